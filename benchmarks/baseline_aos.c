@@ -1,0 +1,86 @@
+/* baseline_aos.c: the unfused array-of-structs reference implementation (see baseline_aos.h). */
+#include "baseline_aos.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct aos_point {
+    double r[3];
+    double K, D;
+    double Z[3];
+    br_point_kin kin;
+    double N;
+    double F[3];
+    double P;
+} aos_point;
+
+struct br_baseline {
+    long n;
+    int law;
+    br_normal_params normal;
+    br_friction_params fric;
+    double v_stick;
+    aos_point *p;
+};
+
+br_baseline *br_baseline_create(const br_contact_set_desc *d)
+{
+    br_baseline *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->n = d->npoints;
+    b->law = d->law;
+    b->normal = d->normal;
+    b->fric = d->fric;
+    b->v_stick = d->v_stick;
+    b->p = calloc((size_t)d->npoints, sizeof *b->p);
+    if (!b->p) {
+        free(b);
+        return NULL;
+    }
+    for (long i = 0; i < d->npoints; i++) {
+        memcpy(b->p[i].r, d->r + 3 * i, sizeof b->p[i].r);
+        b->p[i].K = d->K ? d->K[i] : d->K0;
+        b->p[i].D = d->D ? d->D[i] : d->D0;
+    }
+    return b;
+}
+
+void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_sums *out)
+{
+    const int ns = br_law_nstate(b->law);
+    /* pass 1: kinematics */
+    for (long i = 0; i < b->n; i++) br_kin_plane(f, b->p[i].r, &b->p[i].kin);
+    /* pass 2: normal force */
+    for (long i = 0; i < b->n; i++) {
+        aos_point *q = &b->p[i];
+        q->N = br_hunt_crossley(&b->normal, q->K, q->D, q->kin.delta, q->kin.deltadot);
+    }
+    /* pass 3: friction law and state */
+    for (long i = 0; i < b->n; i++) {
+        aos_point *q = &b->p[i];
+        if (q->kin.delta > 0.0) {
+            br_friction_eval(b->law, &b->fric, h, q->kin.Vt, q->kin.v, q->N, q->Z, 1, q->F, &q->P);
+        } else {
+            for (int k = 0; k < ns; k++) q->Z[k] = 0.0;
+            q->F[0] = q->F[1] = q->F[2] = q->P = 0.0;
+        }
+    }
+    /* pass 4: reduction, in point order */
+    br_sums_zero(out);
+    for (long i = 0; i < b->n; i++) {
+        const aos_point *q = &b->p[i];
+        if (!(q->kin.delta > 0.0)) continue;
+        const double Kd = q->K * br_pow_half(q->kin.delta, b->normal.pK);
+        const double Eb = br_friction_stored_energy(b->law, &b->fric, q->N, q->Z, 1);
+        br_sums_add_point(out, 1, &q->kin, f->n, q->N, Kd, b->normal.pK, q->F, q->P, Eb, b->v_stick);
+    }
+}
+
+size_t br_baseline_bytes_per_point(void) { return sizeof(aos_point); }
+
+void br_baseline_destroy(br_baseline *b)
+{
+    if (!b) return;
+    free(b->p);
+    free(b);
+}

@@ -1,0 +1,339 @@
+/* field.c: the backend-neutral contact field: validates and stores contact
+ * sets, condenses frames into per-set frame data, calls the backend's step
+ * and turns per-set sums into wrenches on both frames (physics.md 1, 6). */
+#include "field.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "field_internal.h"
+
+static const char *const law_names[BR_LAW_COUNT] = {"lugre3d", "lugre3d_classic", "dahl3d",
+                                                    "gkf", "static_reg"};
+
+int br_law_from_name(const char *name)
+{
+    for (int k = 0; k < BR_LAW_COUNT; k++)
+        if (strcmp(name, law_names[k]) == 0) return k;
+    return -1;
+}
+
+const char *br_law_name(int law)
+{
+    return (law >= 0 && law < BR_LAW_COUNT) ? law_names[law] : "?";
+}
+
+static int fail(char *err, size_t n, const char *fmt, ...)
+{
+    if (err && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* desc -> 0 if every number is finite and physical, else -1 with err */
+static int check_desc(const br_contact_set_desc *d, char *err, size_t n)
+{
+    const char *nm = d->name ? d->name : "(unnamed)";
+    if (d->law < 0 || d->law >= BR_LAW_COUNT) return fail(err, n, "set %s: unknown friction law", nm);
+    if (d->npoints <= 0 || !d->r) return fail(err, n, "set %s: no contact points", nm);
+    double nn = sqrt(d->plane_n[0] * d->plane_n[0] + d->plane_n[1] * d->plane_n[1] +
+                     d->plane_n[2] * d->plane_n[2]);
+    if (!(fabs(nn - 1.0) < 1e-9)) return fail(err, n, "set %s: plane normal is not a unit vector", nm);
+    for (long i = 0; i < 3 * d->npoints; i++)
+        if (!isfinite(d->r[i])) return fail(err, n, "set %s: point %ld is not finite", nm, i / 3);
+    for (long i = 0; i < d->npoints; i++) {
+        double K = d->K ? d->K[i] : d->K0, D = d->D ? d->D[i] : d->D0;
+        if (!(K >= 0.0 && isfinite(K) && D >= 0.0 && isfinite(D)))
+            return fail(err, n, "set %s: point %ld has a negative or non-finite K or D", nm, i);
+    }
+    if (!(d->normal.pK > 0.0 && br_pow_half_ok(d->normal.pK) && br_pow_half_ok(d->normal.pD)))
+        return fail(err, n, "set %s: Hunt-Crossley exponents pK, pD must be multiples of 0.5 in [0, 4] "
+                            "(pK > 0)", nm);
+    const br_friction_params *p = &d->fric;
+    if (!(p->mu_s >= 0.0 && p->mu_k >= 0.0)) return fail(err, n, "set %s: negative mu", nm);
+    if (d->law != BR_LAW_DAHL3D && !(p->mu_s >= p->mu_k))
+        return fail(err, n, "set %s: mu_s < mu_k", nm);
+    if (d->law != BR_LAW_DAHL3D && !(p->V_st > 0.0 && p->alpha > 0.0 && br_pow_half_ok(p->alpha)))
+        return fail(err, n, "set %s: need V_st > 0 and a Stribeck exponent that is a multiple of 0.5 "
+                            "in (0, 4]", nm);
+    if (br_law_nstate(d->law) > 0 && !(p->sigma0 > 0.0 && p->sigma1 >= 0.0 && p->sigma2 >= 0.0))
+        return fail(err, n, "set %s: need sigma0 > 0, sigma1 >= 0, sigma2 >= 0", nm);
+    if (d->law == BR_LAW_DAHL3D && !(p->mu_k > 0.0)) return fail(err, n, "set %s: dahl3d needs mu_k > 0", nm);
+    if (d->law == BR_LAW_GKF && !(p->eps > 0.0 && p->f_v >= 0.0))
+        return fail(err, n, "set %s: gkf needs eps > 0, f_v >= 0", nm);
+    if (d->law == BR_LAW_STATIC_REG && !(p->v_r > 0.0 && p->nu >= 0.0))
+        return fail(err, n, "set %s: static_reg needs v_r > 0, nu >= 0", nm);
+    if (p->update != BR_UPDATE_EXP && p->update != BR_UPDATE_EULER)
+        return fail(err, n, "set %s: unknown bristle update", nm);
+    if (!(d->v_stick >= 0.0)) return fail(err, n, "set %s: v_stick must be >= 0", nm);
+    return 0;
+}
+
+int br_cuda_available(char *why, size_t whylen)
+{
+#ifdef BRISTLE_HAVE_CUDA
+    extern int br_cuda_device_count(char *why, size_t whylen);
+    return br_cuda_device_count(why, whylen);
+#else
+    if (why && whylen) snprintf(why, whylen, "this binary was built without CUDA");
+    return 0;
+#endif
+}
+
+br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend_kind backend,
+                          char *err, size_t errlen)
+{
+    if (nsets <= 0) {
+        fail(err, errlen, "no contact sets");
+        return NULL;
+    }
+    for (int s = 0; s < nsets; s++)
+        if (check_desc(&sets[s], err, errlen)) return NULL;
+
+    const br_backend_ops *ops = &br_backend_cpu;
+    char why[256] = "";
+    int ngpu = br_cuda_available(why, sizeof why);
+    if (backend == BR_BACKEND_CUDA && ngpu <= 0) {
+        fail(err, errlen, "backend cuda requested but no usable GPU: %s", why);
+        return NULL;
+    }
+#ifdef BRISTLE_HAVE_CUDA
+    if (backend != BR_BACKEND_CPU && ngpu > 0) ops = &br_backend_cuda;
+#endif
+
+    br_field *f = calloc(1, sizeof *f);
+    if (!f) {
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    f->nsets = nsets;
+    f->sets = calloc((size_t)nsets, sizeof *f->sets);
+    f->frames = calloc((size_t)nsets, sizeof *f->frames);
+    f->sums = calloc((size_t)nsets, sizeof *f->sums);
+    f->E = calloc((size_t)nsets, sizeof(double));
+    f->E_nd = calloc((size_t)nsets, sizeof(double));
+
+    /* One host block for every per-point array: geometry, optional K/D, state. */
+    size_t ndoubles = 0;
+    long npartials = 0;
+    for (int s = 0; s < nsets; s++) {
+        const br_contact_set_desc *d = &sets[s];
+        ndoubles += (size_t)d->npoints * (5 + (size_t)br_law_nstate(d->law));
+        npartials += (d->npoints + BR_CPU_CHUNK - 1) / BR_CPU_CHUNK;
+        f->npoints += d->npoints;
+    }
+    f->host_block = calloc(ndoubles ? ndoubles : 1, sizeof(double));
+    f->host_bytes = ndoubles * sizeof(double);
+    f->partials = calloc((size_t)npartials, sizeof *f->partials);
+    f->npartials = npartials;
+    if (!f->sets || !f->frames || !f->sums || !f->E || !f->E_nd || !f->host_block || !f->partials) {
+        br_field_destroy(f);
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    double *p = f->host_block;
+    long poff = 0;
+    for (int s = 0; s < nsets; s++) {
+        const br_contact_set_desc *d = &sets[s];
+        br_field_set *fs = &f->sets[s];
+        snprintf(fs->name, sizeof fs->name, "%s", d->name ? d->name : "set");
+        fs->frame_a = d->frame_a;
+        fs->frame_b = d->frame_b;
+        memcpy(fs->plane_p, d->plane_p, sizeof fs->plane_p);
+        memcpy(fs->plane_n, d->plane_n, sizeof fs->plane_n);
+        br_set_view *v = &fs->view;
+        long n = d->npoints;
+        v->n = n;
+        v->law = d->law;
+        v->nstate = br_law_nstate(d->law);
+        double *rx = p, *ry = p + n, *rz = p + 2 * n;
+        p += 3 * n;
+        for (long i = 0; i < n; i++) {
+            rx[i] = d->r[3 * i];
+            ry[i] = d->r[3 * i + 1];
+            rz[i] = d->r[3 * i + 2];
+        }
+        v->rx = rx;
+        v->ry = ry;
+        v->rz = rz;
+        double *K = p, *D = p + n; /* per point always: one loop shape for all sets */
+        p += 2 * n;
+        for (long i = 0; i < n; i++) {
+            K[i] = d->K ? d->K[i] : d->K0;
+            D[i] = d->D ? d->D[i] : d->D0;
+        }
+        v->K = K;
+        v->D = D;
+        v->v_stick = d->v_stick;
+        v->normal = d->normal;
+        v->fric = d->fric;
+        v->state = p;
+        p += (size_t)v->nstate * n;
+        fs->partial_off = poff;
+        fs->npartial = (n + BR_CPU_CHUNK - 1) / BR_CPU_CHUNK;
+        poff += fs->npartial;
+    }
+    f->ops = ops;
+    snprintf(f->device, sizeof f->device, "cpu");
+    if (ops->create(f, err, errlen)) {
+        br_field_destroy(f);
+        return NULL;
+    }
+    return f;
+}
+
+void br_field_destroy(br_field *f)
+{
+    if (!f) return;
+    if (f->ops && f->backend) f->ops->destroy(f);
+    free(f->sets);
+    free(f->frames);
+    free(f->sums);
+    free(f->E);
+    free(f->E_nd);
+    free(f->host_block);
+    free(f->partials);
+    free(f->outF);
+    free(f->outN);
+    free(f);
+}
+
+void br_set_frame_build(const double plane_p[3], const double plane_n[3], const br_frame_state *A,
+                        const br_frame_state *B, br_set_frame *out)
+{
+    memcpy(out->xA, A->x, sizeof out->xA);
+    memcpy(out->RA, A->R, sizeof out->RA);
+    double dx[3] = {A->x[0] - B->x[0], A->x[1] - B->x[1], A->x[2] - B->x[2]}, wBdx[3];
+    br_cross3(B->w, dx, wBdx);
+    for (int j = 0; j < 3; j++) {
+        out->c[j] = A->v[j] - B->v[j] - wBdx[j];
+        out->w[j] = A->w[j] - B->w[j];
+    }
+    double pw[3];
+    br_mat3_vec(B->R, plane_n, out->n);
+    br_mat3_vec(B->R, plane_p, pw);
+    double rel[3] = {B->x[0] + pw[0] - A->x[0], B->x[1] + pw[1] - A->x[1],
+                     B->x[2] + pw[2] - A->x[2]};
+    out->d = br_dot3(out->n, rel);
+    out->surface = BR_SURF_PLANE;
+}
+
+static int sums_finite(const br_set_sums *s)
+{
+    const double *a = (const double *)s;
+    for (int k = 0; k < BR_SUMS_NADD + 2; k++)
+        if (!isfinite(a[k])) return 0;
+    return 1;
+}
+
+/* set s after a non-finite step -> index of the first point with a non-finite state, or -1 */
+static long first_bad_point(const br_field *f, int s)
+{
+    const br_set_view *v = &f->sets[s].view;
+    for (long i = 0; i < v->n; i++)
+        for (int k = 0; k < v->nstate; k++)
+            if (!isfinite(v->state[k * v->n + i])) return i;
+    return -1;
+}
+
+int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_result *res,
+                  char *err, size_t errlen)
+{
+    for (int s = 0; s < f->nsets; s++) {
+        const br_field_set *fs = &f->sets[s];
+        br_set_frame_build(fs->plane_p, fs->plane_n, &frames[fs->frame_a], &frames[fs->frame_b],
+                           &f->frames[s]);
+    }
+    if (f->ops->step(f, f->frames, h, f->sums, err, errlen)) return -1;
+    for (int s = 0; s < f->nsets; s++) {
+        const br_set_sums *m = &f->sums[s];
+        if (!sums_finite(m)) {
+            f->ops->sync_to_host(f);
+            return fail(err, errlen, "non-finite contact force in set %s (first bad point %ld)",
+                        f->sets[s].name, first_bad_point(f, s));
+        }
+        br_set_result *r = &res[s];
+        const br_set_frame *sf = &f->frames[s];
+        const br_frame_state *B = &frames[f->sets[s].frame_b];
+        double dx[3] = {sf->xA[0] - B->x[0], sf->xA[1] - B->x[1], sf->xA[2] - B->x[2]}, dxF[3];
+        br_cross3(dx, m->Fc, dxF);
+        for (int j = 0; j < 3; j++) {
+            r->F_A[j] = m->Fc[j];
+            r->M_A[j] = m->Mc[j];
+            r->F_B[j] = -m->Fc[j];
+            r->M_B[j] = -(m->Mc[j] + dxF[j]);
+            r->Ff_A[j] = m->F[j];
+            r->Mf_A[j] = m->Mf[j];
+        }
+        f->E[s] += m->P * h;
+        f->E_nd[s] += m->P_nd * h;
+        r->N = m->N;
+        r->P = m->P;
+        r->E = f->E[s];
+        r->E_el = m->E_el;
+        r->E_nd = f->E_nd[s];
+        r->E_b = m->E_b;
+        r->ncontact = (long)m->ncontact;
+        r->nstick = (long)m->nstick;
+        r->pen_max = m->pen_max;
+        r->vt_max = m->vt_max;
+    }
+    return 0;
+}
+
+void br_field_record_points(br_field *f, int on)
+{
+    if (on && !f->outF) {
+        f->outF = calloc((size_t)(3 * f->npoints), sizeof(double));
+        f->outN = calloc((size_t)f->npoints, sizeof(double));
+        long off = 0;
+        for (int s = 0; s < f->nsets; s++) {
+            f->sets[s].view.outF = f->outF + 3 * off;
+            f->sets[s].view.outN = f->outN + off;
+            off += f->sets[s].view.n;
+        }
+    }
+    f->record = on && f->outF && f->outN;
+    if (f->ops->sync_from_host) f->ops->sync_from_host(f);
+}
+
+int br_field_points(br_field *f, int set, double *F, double *N)
+{
+    if (set < 0 || set >= f->nsets || !f->record) return -1;
+    if (f->ops->sync_to_host(f)) return -1;
+    const br_set_view *v = &f->sets[set].view;
+    for (long i = 0; i < v->n; i++) {
+        for (int j = 0; j < 3; j++) F[3 * i + j] = v->outF[j * v->n + i];
+        if (N) N[i] = v->outN[i];
+    }
+    return 0;
+}
+
+int br_field_get_state(br_field *f, int set, double *state)
+{
+    if (set < 0 || set >= f->nsets) return -1;
+    if (f->ops->sync_to_host(f)) return -1;
+    const br_set_view *v = &f->sets[set].view;
+    memcpy(state, v->state, (size_t)v->nstate * (size_t)v->n * sizeof(double));
+    return 0;
+}
+
+int br_field_set_state(br_field *f, int set, const double *state)
+{
+    if (set < 0 || set >= f->nsets) return -1;
+    if (f->ops->sync_to_host(f)) return -1;
+    const br_set_view *v = &f->sets[set].view;
+    memcpy(v->state, state, (size_t)v->nstate * (size_t)v->n * sizeof(double));
+    return f->ops->sync_from_host(f);
+}
+
+const char *br_field_backend_name(const br_field *f) { return f->ops->name; }
+const char *br_field_device_name(const br_field *f) { return f->device; }
+size_t br_field_bytes(const br_field *f) { return f->host_bytes; }

@@ -1,0 +1,119 @@
+/* field_cpu.c: the CPU backend of the contact field. OpenMP over fixed
+ * chunks of BR_CPU_CHUNK points; each chunk is summed sequentially into its
+ * own slot and the slots are combined in index order, so the sums are bitwise
+ * the same whatever the thread count or schedule. */
+#include <stdio.h>
+
+#include "field_internal.h"
+
+
+/* law and rec (constants after inlining), set view, frame, h, points [i0, i1)
+ * -> their states advanced, their sums in *out, and with rec their forces in
+ * v->outF, v->outN. The points are vectorized: each
+ * point's contribution goes into a one-point br_set_sums that the compiler
+ * keeps in registers, and the chunk sums are OpenMP simd reductions whose
+ * order is fixed by the compiled code (the same binary gives the same bits). */
+BR_HD void cpu_chunk(int law, int rec, const br_set_view *vp, const br_set_frame *frp,
+                     double h, long i0, long i1, br_set_sums *out)
+{
+    /* Local copies: state stores cannot alias them, so the loop is not versioned. */
+    const br_set_view vl = *vp;
+    const br_set_frame fl = *frp;
+    const br_set_view *v = &vl;
+    const br_set_frame *fr = &fl;
+    double F0 = 0, F1 = 0, F2 = 0, C0 = 0, C1 = 0, C2 = 0, M0 = 0, M1 = 0, M2 = 0;
+    double m0 = 0, m1 = 0, m2 = 0, N = 0, P = 0, Eel = 0, Pnd = 0, Eb = 0, nc = 0, ns = 0;
+    double pen = 0, vt = 0;
+#pragma omp simd reduction(+ : F0, F1, F2, C0, C1, C2, M0, M1, M2, m0, m1, m2, N, P, Eel, Pnd, Eb, \
+                               nc, ns) reduction(max : pen, vt)
+    for (long i = i0; i < i1; i++) {
+        br_set_sums q;
+        br_sums_zero(&q);
+        br_point_step(law, v, fr, h, i, &q);
+        if (rec) {
+            v->outF[i] = q.F[0];
+            v->outF[v->n + i] = q.F[1];
+            v->outF[2 * v->n + i] = q.F[2];
+            v->outN[i] = q.N;
+        }
+        F0 += q.F[0], F1 += q.F[1], F2 += q.F[2];
+        C0 += q.Fc[0], C1 += q.Fc[1], C2 += q.Fc[2];
+        M0 += q.Mc[0], M1 += q.Mc[1], M2 += q.Mc[2];
+        m0 += q.Mf[0], m1 += q.Mf[1], m2 += q.Mf[2];
+        N += q.N, P += q.P, Eel += q.E_el, Pnd += q.P_nd, Eb += q.E_b;
+        nc += q.ncontact, ns += q.nstick;
+        pen = q.pen_max > pen ? q.pen_max : pen;
+        vt = q.vt_max > vt ? q.vt_max : vt;
+    }
+    *out = (br_set_sums){{F0, F1, F2}, {C0, C1, C2}, {M0, M1, M2}, {m0, m1, m2}, N, P, Eel, Pnd, Eb,
+                         nc, ns, pen, vt};
+}
+
+/* One specialised chunk loop per law and recording flag, so the law switch
+ * inside br_point_step folds away and the loop body has no branches left. */
+#define BR_CPU_CASE(LAW)                                                            \
+    case LAW:                                                                       \
+        if (v->outF) cpu_chunk(LAW, 1, v, fr, h, i0, i1, out);                      \
+        else cpu_chunk(LAW, 0, v, fr, h, i0, i1, out);                              \
+        break;
+
+static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
+                          br_set_sums *out)
+{
+    switch (v->law) {
+        BR_CPU_CASE(BR_LAW_LUGRE3D)
+        BR_CPU_CASE(BR_LAW_LUGRE3D_CLASSIC)
+        BR_CPU_CASE(BR_LAW_DAHL3D)
+        BR_CPU_CASE(BR_LAW_GKF)
+        BR_CPU_CASE(BR_LAW_STATIC_REG)
+    default: br_sums_zero(out); break;
+    }
+}
+
+/* set view, frame, h -> one partial per fixed chunk of BR_CPU_CHUNK points, threads over chunks */
+static void cpu_set_step(const br_set_view *v, const br_set_frame *fr, double h,
+                         br_set_sums *partials, long nchunks)
+{
+#pragma omp parallel for schedule(static)
+    for (long c = 0; c < nchunks; c++) {
+        const long i0 = c * BR_CPU_CHUNK;
+        const long i1 = i0 + BR_CPU_CHUNK < v->n ? i0 + BR_CPU_CHUNK : v->n;
+        cpu_chunk_law(v, fr, h, i0, i1, &partials[c]);
+    }
+}
+
+static int cpu_create(br_field *f, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    f->backend = f; /* nothing of its own: works on the host arrays */
+    snprintf(f->device, sizeof f->device, "cpu");
+    return 0;
+}
+
+static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_sums *sums,
+                    char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    for (int s = 0; s < f->nsets; s++) {
+        br_field_set *fs = &f->sets[s];
+        br_set_view v = fs->view;
+        if (!f->record) v.outF = v.outN = NULL;
+        br_set_sums *part = f->partials + fs->partial_off;
+        cpu_set_step(&v, &frames[s], h, part, fs->npartial);
+        br_sums_zero(&sums[s]);
+        for (long c = 0; c < fs->npartial; c++) br_sums_combine(&sums[s], &part[c]);
+    }
+    return 0;
+}
+
+static int cpu_sync(br_field *f)
+{
+    (void)f;
+    return 0;
+}
+
+static void cpu_destroy(br_field *f) { f->backend = NULL; }
+
+const br_backend_ops br_backend_cpu = {"cpu", cpu_create, cpu_step, cpu_sync, cpu_sync, cpu_destroy};

@@ -1,0 +1,45 @@
+/* main.c: the `bristle` command line: dispatches to run, eig, bench, info. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "field.h"
+
+static int usage(FILE *o)
+{
+    fprintf(o,
+            "usage: bristle <command> [options]\n"
+            "  bench field ...   contact-field throughput (bristle bench field --help)\n"
+            "  info              version, build options, detected GPUs\n");
+    return o == stderr ? 2 : 0;
+}
+
+/* -> version, build options and GPUs on stdout */
+static int cmd_info(void)
+{
+    char why[256] = "";
+    int n = br_cuda_available(why, sizeof why);
+    printf("bristle %s (%s)\n", BRISTLE_VERSION, BRISTLE_BUILD_TYPE);
+#ifdef BRISTLE_HAVE_CUDA
+    printf("cuda backend: compiled\n");
+#else
+    printf("cuda backend: not compiled\n");
+#endif
+    if (n > 0) printf("gpus: %d\n", n);
+    else printf("gpus: none (%s)\n", why);
+    printf("friction laws:");
+    for (int k = 0; k < BR_LAW_COUNT; k++) printf(" %s", br_law_name(k));
+    printf("\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return usage(stderr);
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "info")) return cmd_info();
+    if (!strcmp(cmd, "bench")) return br_bench_main(argc - 2, argv + 2);
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) return usage(stdout);
+    fprintf(stderr, "bristle: unknown command '%s'\n", cmd);
+    return usage(stderr);
+}

@@ -1,0 +1,143 @@
+/* br_hd.h: the BR_HD qualifier and small 3-vector helpers shared by the CPU
+ * and CUDA backends. Under nvcc BR_HD is __host__ __device__; in C it is
+ * plain static inline. No globals, no allocation. */
+#ifndef BR_HD_H
+#define BR_HD_H
+
+#include <math.h>
+#include <stdint.h>
+#if !defined(__CUDACC__)
+#include <string.h>
+#endif
+
+#if defined(__CUDACC__)
+#define BR_HD static __forceinline__ __host__ __device__
+#elif defined(__GNUC__)
+#define BR_HD static inline __attribute__((always_inline))
+#else
+#define BR_HD static inline
+#endif
+
+/* 3-vector dot product: a . b */
+BR_HD double br_dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* 3-vector cross product: out = a x b (out may not alias a or b) */
+BR_HD void br_cross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Euclidean norm |a| */
+BR_HD double br_norm3(const double a[3])
+{
+    return sqrt(br_dot3(a, a));
+}
+
+/* Row-major 3x3 matrix times vector: out = R a */
+BR_HD void br_mat3_vec(const double R[9], const double a[3], double out[3])
+{
+    out[0] = R[0] * a[0] + R[1] * a[1] + R[2] * a[2];
+    out[1] = R[3] * a[0] + R[4] * a[1] + R[5] * a[2];
+    out[2] = R[6] * a[0] + R[7] * a[1] + R[8] * a[2];
+}
+
+/* x >= 0, p in {0, 0.5, 1, ..., 4} -> x^p from multiplies and one sqrt, branch-free.
+ * Exponents of the normal and Stribeck laws are restricted to multiples of 0.5
+ * up to 4 (validated at set creation; docs/physics-choices.md), which covers
+ * every value in the specification and keeps the point loop vectorizable. */
+BR_HD double br_pow_half(double x, double p)
+{
+    const int n = (int)(2.0 * p);
+    const int ip = n >> 1;
+    const double x2 = x * x;
+    const double xi = ip == 0 ? 1.0 : (ip == 1 ? x : (ip == 2 ? x2 : (ip == 3 ? x2 * x : x2 * x2)));
+    return (n & 1) ? xi * sqrt(x) : xi;
+}
+
+/* p -> 1 if br_pow_half handles it */
+BR_HD int br_pow_half_ok(double p)
+{
+    return p >= 0.0 && p <= 4.0 && 2.0 * p == (double)(int)(2.0 * p);
+}
+
+/* double -> its IEEE-754 bits, and back (vectorizable in C, intrinsics on the GPU) */
+BR_HD uint64_t br_bits(double x)
+{
+#if defined(__CUDA_ARCH__)
+    return (uint64_t)__double_as_longlong(x);
+#else
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+#endif
+}
+
+BR_HD double br_from_bits(uint64_t b)
+{
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double((long long)b);
+#else
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+#endif
+}
+
+/* x -> 2^k and r with x = k ln2 + r, |r| <= ln2/2, for x clamped to [-708, 709]
+ * (Cody-Waite split of ln2; k rounded with the 1.5*2^52 trick, so 2^k is built
+ * from the bits of the same sum without an integer conversion). */
+BR_HD double br_exp_reduce(double x, double *r)
+{
+    const double xc = x < -708.0 ? -708.0 : (x > 709.0 ? 709.0 : x);
+    const double shift = 0x1.8p52;
+    const double t = xc * 0x1.71547652b82fep0 + shift; /* log2(e) */
+    const double k = t - shift;
+    *r = (xc - k * 0x1.62e42fefa39efp-1) - k * 0x1.abc9e3b39803fp-56; /* ln2 hi, lo */
+    return br_from_bits(br_bits(k + (1023.0 + shift)) << 52);
+}
+
+/* r -> exp(r) - 1 for |r| <= ln2/2: Taylor series to degree 13 (truncation
+ * below 2e-16 relative), Horner form */
+BR_HD double br_expm1_poly(double r)
+{
+    double p = 1.0 / 6227020800.0;
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    return p * r;
+}
+
+/* x -> exp(x), within 2 ulp; 0 below -708 (no subnormals), finite up to 709.
+ * Branch-free so the CPU loop vectorizes; the GPU evaluates the same polynomial. */
+BR_HD double br_exp(double x)
+{
+    double r;
+    const double s = br_exp_reduce(x, &r);
+    const double e = s + s * br_expm1_poly(r);
+    return x < -708.0 ? 0.0 : e;
+}
+
+/* x -> exp(x) - 1 without cancellation near 0: 2^k (exp(r) - 1) + (2^k - 1) */
+BR_HD double br_expm1(double x)
+{
+    double r;
+    const double s = br_exp_reduce(x, &r);
+    const double e = s * br_expm1_poly(r) + (s - 1.0);
+    return x < -708.0 ? -1.0 : e;
+}
+
+#endif

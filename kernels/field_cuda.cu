@@ -1,0 +1,293 @@
+/* field_cuda.cu: CUDA backend of the contact field.
+ *
+ * Per step and contact set, one fused kernel (templated on the friction law)
+ * does kinematics, Hunt-Crossley normal force, state update, force and a CUB
+ * block reduction of the set sums; each block writes one partial. A second
+ * kernel (one block per set) combines the partials of each set in a fixed
+ * strided order and reduces them with CUB again. No atomics: the same input
+ * gives bitwise the same sums on the same device. The grid depends only on
+ * the point count, not on the device. */
+#include <cub/block/block_reduce.cuh>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "field_cuda.h"
+
+namespace {
+
+constexpr int kBlock = 256;      /* threads per block */
+constexpr int kItems = 4;        /* points per thread */
+constexpr int kFinishBlock = 128;
+
+struct SumsOp {
+    __device__ br_set_sums operator()(const br_set_sums &a, const br_set_sums &b) const
+    {
+        br_set_sums r = a;
+        br_sums_combine(&r, &b);
+        return r;
+    }
+};
+
+template <int LAW>
+__global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_set_frame f, double h,
+                                                            br_set_sums *partials)
+{
+    using Reduce = cub::BlockReduce<br_set_sums, kBlock>;
+    __shared__ typename Reduce::TempStorage tmp;
+    br_set_sums acc;
+    br_sums_zero(&acc);
+    const long base = (long)blockIdx.x * kBlock * kItems + threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < kItems; j++) {
+        const long i = base + (long)j * kBlock;
+        if (i < v.n) {
+            br_set_sums q;
+            br_sums_zero(&q);
+            br_point_step(LAW, &v, &f, h, i, &q);
+            br_sums_combine(&acc, &q);
+            if (v.outF) {
+                v.outF[i] = q.F[0];
+                v.outF[v.n + i] = q.F[1];
+                v.outF[2 * v.n + i] = q.F[2];
+                v.outN[i] = q.N;
+            }
+        }
+    }
+    br_set_sums tot = Reduce(tmp).Reduce(acc, SumsOp());
+    if (threadIdx.x == 0) partials[blockIdx.x] = tot;
+}
+
+__global__ void __launch_bounds__(kFinishBlock)
+    field_finish_kernel(const br_set_sums *partials, const long *offsets, br_set_sums *out)
+{
+    using Reduce = cub::BlockReduce<br_set_sums, kFinishBlock>;
+    __shared__ typename Reduce::TempStorage tmp;
+    const int s = blockIdx.x;
+    br_set_sums acc;
+    br_sums_zero(&acc);
+    for (long j = offsets[s] + threadIdx.x; j < offsets[s + 1]; j += kFinishBlock)
+        br_sums_combine(&acc, &partials[j]);
+    br_set_sums tot = Reduce(tmp).Reduce(acc, SumsOp());
+    if (threadIdx.x == 0) out[s] = tot;
+}
+
+long blocks_for(long n) { return (n + (long)kBlock * kItems - 1) / ((long)kBlock * kItems); }
+
+}  // namespace
+
+struct br_cuda_field {
+    int nsets;
+    std::vector<br_set_view> views; /* device pointers */
+    std::vector<long> poff;         /* partial offsets per set, nsets + 1 */
+    double *block;                  /* geometry, K, D, state */
+    size_t block_bytes;
+    double *out;                    /* per-point outputs (4 n), when recorded */
+    br_set_sums *partials;
+    long *d_poff;
+    br_set_sums *d_sums;
+    br_set_sums *h_sums;            /* pinned */
+};
+
+#define BR_CU(call)                                                                            \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            if (err && errlen)                                                                 \
+                snprintf(err, errlen, "CUDA error %s at %s:%d: %s", cudaGetErrorName(e_),      \
+                         __FILE__, __LINE__, cudaGetErrorString(e_));                          \
+            return FAILVAL;                                                                    \
+        }                                                                                      \
+    } while (0)
+
+extern "C" int br_cuda_device_count(char *why, size_t whylen)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        if (why && whylen) snprintf(why, whylen, "%s", cudaGetErrorString(e));
+        cudaGetLastError();
+        return 0;
+    }
+    if (n == 0 && why && whylen) snprintf(why, whylen, "no CUDA device found");
+    return n;
+}
+
+static size_t view_doubles(const br_set_view &v)
+{
+    return (size_t)v.n * (5 + (size_t)v.nstate);
+}
+
+extern "C" void br_cuda_field_destroy(br_cuda_field *g)
+{
+    if (!g) return;
+    cudaFree(g->block);
+    cudaFree(g->out);
+    cudaFree(g->partials);
+    cudaFree(g->d_poff);
+    cudaFree(g->d_sums);
+    cudaFreeHost(g->h_sums);
+    delete g;
+}
+
+#define FAILVAL (br_cuda_field_destroy(g), (br_cuda_field *)NULL)
+extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, int nsets, char *dev,
+                                               size_t devlen, char *err, size_t errlen)
+{
+    br_cuda_field *g = new br_cuda_field();
+    g->nsets = nsets;
+    cudaDeviceProp prop;
+    BR_CU(cudaGetDeviceProperties(&prop, 0));
+    if (dev && devlen) snprintf(dev, devlen, "%s (sm_%d%d)", prop.name, prop.major, prop.minor);
+    size_t nd = 0;
+    g->poff.push_back(0);
+    for (int s = 0; s < nsets; s++) {
+        nd += view_doubles(views[s]);
+        g->poff.push_back(g->poff.back() + blocks_for(views[s].n));
+    }
+    g->block_bytes = nd * sizeof(double);
+    BR_CU(cudaMalloc(&g->block, g->block_bytes));
+    BR_CU(cudaMalloc(&g->partials, (size_t)g->poff.back() * sizeof(br_set_sums)));
+    BR_CU(cudaMalloc(&g->d_poff, g->poff.size() * sizeof(long)));
+    BR_CU(cudaMalloc(&g->d_sums, (size_t)nsets * sizeof(br_set_sums)));
+    BR_CU(cudaMallocHost(&g->h_sums, (size_t)nsets * sizeof(br_set_sums)));
+    BR_CU(cudaMemcpy(g->d_poff, g->poff.data(), g->poff.size() * sizeof(long),
+                     cudaMemcpyHostToDevice));
+    double *p = g->block;
+    for (int s = 0; s < nsets; s++) {
+        br_set_view d = views[s];
+        const size_t n = (size_t)d.n, b = n * sizeof(double);
+        double *rx = p, *ry = p + n, *rz = p + 2 * n;
+        BR_CU(cudaMemcpy(rx, views[s].rx, b, cudaMemcpyHostToDevice));
+        BR_CU(cudaMemcpy(ry, views[s].ry, b, cudaMemcpyHostToDevice));
+        BR_CU(cudaMemcpy(rz, views[s].rz, b, cudaMemcpyHostToDevice));
+        d.rx = rx;
+        d.ry = ry;
+        d.rz = rz;
+        p += 3 * n;
+        BR_CU(cudaMemcpy(p, views[s].K, b, cudaMemcpyHostToDevice));
+        d.K = p;
+        p += n;
+        BR_CU(cudaMemcpy(p, views[s].D, b, cudaMemcpyHostToDevice));
+        d.D = p;
+        p += n;
+        d.state = p;
+        if (d.nstate)
+            BR_CU(cudaMemcpy(p, views[s].state, (size_t)d.nstate * b, cudaMemcpyHostToDevice));
+        p += (size_t)d.nstate * n;
+        d.outF = d.outN = NULL;
+        g->views.push_back(d);
+    }
+    return g;
+}
+#undef FAILVAL
+
+#define FAILVAL (-1)
+extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h,
+                                  int record, br_set_sums *sums, char *err, size_t errlen)
+{
+    for (int s = 0; s < g->nsets; s++) {
+        br_set_view v = g->views[s];
+        if (!record) v.outF = v.outN = NULL;
+        const long nb = blocks_for(v.n);
+        br_set_sums *part = g->partials + g->poff[s];
+        switch (v.law) {
+        case BR_LAW_LUGRE3D:
+            field_step_kernel<BR_LAW_LUGRE3D><<<nb, kBlock>>>(v, frames[s], h, part);
+            break;
+        case BR_LAW_LUGRE3D_CLASSIC:
+            field_step_kernel<BR_LAW_LUGRE3D_CLASSIC><<<nb, kBlock>>>(v, frames[s], h, part);
+            break;
+        case BR_LAW_DAHL3D:
+            field_step_kernel<BR_LAW_DAHL3D><<<nb, kBlock>>>(v, frames[s], h, part);
+            break;
+        case BR_LAW_GKF: field_step_kernel<BR_LAW_GKF><<<nb, kBlock>>>(v, frames[s], h, part); break;
+        case BR_LAW_STATIC_REG:
+            field_step_kernel<BR_LAW_STATIC_REG><<<nb, kBlock>>>(v, frames[s], h, part);
+            break;
+        default:
+            if (err && errlen) snprintf(err, errlen, "CUDA backend: unknown law %d", v.law);
+            return -1;
+        }
+        BR_CU(cudaGetLastError());
+    }
+    field_finish_kernel<<<g->nsets, kFinishBlock>>>(g->partials, g->d_poff, g->d_sums);
+    BR_CU(cudaGetLastError());
+    BR_CU(cudaMemcpy(g->h_sums, g->d_sums, (size_t)g->nsets * sizeof(br_set_sums),
+                     cudaMemcpyDeviceToHost));
+    memcpy(sums, g->h_sums, (size_t)g->nsets * sizeof(br_set_sums));
+    return 0;
+}
+
+extern "C" int br_cuda_field_download(br_cuda_field *g, const br_set_view *views, int record)
+{
+    char *err = NULL;
+    size_t errlen = 0;
+    for (int s = 0; s < g->nsets; s++) {
+        const br_set_view &d = g->views[s];
+        const size_t b = (size_t)d.n * sizeof(double);
+        if (d.nstate)
+            BR_CU(cudaMemcpy(views[s].state, d.state, (size_t)d.nstate * b, cudaMemcpyDeviceToHost));
+        if (record && d.outF && views[s].outF) {
+            BR_CU(cudaMemcpy(views[s].outF, d.outF, 3 * b, cudaMemcpyDeviceToHost));
+            BR_CU(cudaMemcpy(views[s].outN, d.outN, b, cudaMemcpyDeviceToHost));
+        }
+    }
+    return 0;
+}
+
+extern "C" int br_cuda_field_upload(br_cuda_field *g, const br_set_view *views, int record)
+{
+    char *err = NULL;
+    size_t errlen = 0;
+    if (record && !g->out) {
+        long n = 0;
+        for (int s = 0; s < g->nsets; s++) n += g->views[s].n;
+        BR_CU(cudaMalloc(&g->out, 4 * (size_t)n * sizeof(double)));
+        BR_CU(cudaMemset(g->out, 0, 4 * (size_t)n * sizeof(double)));
+        double *p = g->out;
+        for (int s = 0; s < g->nsets; s++) {
+            g->views[s].outF = p;
+            g->views[s].outN = p + 3 * g->views[s].n;
+            p += 4 * g->views[s].n;
+        }
+    }
+    for (int s = 0; s < g->nsets; s++) {
+        const br_set_view &d = g->views[s];
+        if (d.nstate)
+            BR_CU(cudaMemcpy(d.state, views[s].state, (size_t)d.nstate * d.n * sizeof(double),
+                             cudaMemcpyHostToDevice));
+    }
+    return 0;
+}
+#undef FAILVAL
+
+extern "C" size_t br_cuda_field_bytes(const br_cuda_field *g) { return g->block_bytes; }
+
+#define FAILVAL (-1.0)
+extern "C" double br_cuda_copy_bandwidth(size_t bytes, int reps, char *err, size_t errlen)
+{
+    char *a = NULL, *b = NULL;
+    cudaEvent_t t0, t1;
+    BR_CU(cudaMalloc(&a, bytes));
+    BR_CU(cudaMalloc(&b, bytes));
+    BR_CU(cudaMemset(a, 1, bytes));
+    BR_CU(cudaEventCreate(&t0));
+    BR_CU(cudaEventCreate(&t1));
+    BR_CU(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice)); /* warm-up */
+    BR_CU(cudaEventRecord(t0));
+    for (int r = 0; r < reps; r++) BR_CU(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+    BR_CU(cudaEventRecord(t1));
+    BR_CU(cudaEventSynchronize(t1));
+    float ms = 0.0f;
+    BR_CU(cudaEventElapsedTime(&ms, t0, t1));
+    cudaEventDestroy(t0);
+    cudaEventDestroy(t1);
+    cudaFree(a);
+    cudaFree(b);
+    return 2.0 * (double)bytes * reps / (ms * 1e-3) / 1e9;
+}
+#undef FAILVAL

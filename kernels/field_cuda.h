@@ -1,0 +1,46 @@
+/* field_cuda.h: the C API of the CUDA contact-field backend (field_cuda.cu).
+ * Host code stays C; everything CUDA lives behind these functions. */
+#ifndef BR_FIELD_CUDA_H
+#define BR_FIELD_CUDA_H
+
+#include <stddef.h>
+
+#include "point_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct br_cuda_field br_cuda_field;
+
+/* -> number of usable CUDA devices; 0 with the reason in why when none */
+int br_cuda_device_count(char *why, size_t whylen);
+
+/* host set views (host arrays) -> device copies of every array, or NULL with err;
+ * dev receives the device name */
+br_cuda_field *br_cuda_field_create(const br_set_view *views, int nsets, char *dev, size_t devlen,
+                                    char *err, size_t errlen);
+
+/* set frames, h, record -> states advanced on the device, sums[nsets] on the host */
+int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h, int record,
+                       br_set_sums *sums, char *err, size_t errlen);
+
+/* device states (and per-point outputs when recorded) -> host views' arrays */
+int br_cuda_field_download(br_cuda_field *g, const br_set_view *views, int record);
+
+/* host views' states -> device; record != 0 allocates the per-point output buffers */
+int br_cuda_field_upload(br_cuda_field *g, const br_set_view *views, int record);
+
+/* -> bytes of per-point device memory */
+size_t br_cuda_field_bytes(const br_cuda_field *g);
+
+void br_cuda_field_destroy(br_cuda_field *g);
+
+/* bytes, reps -> device-to-device copy bandwidth in GB/s (read + write counted), or -1 */
+double br_cuda_copy_bandwidth(size_t bytes, int reps, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

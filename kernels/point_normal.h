@@ -1,0 +1,23 @@
+/* point_normal.h: Hunt-Crossley normal force of one contact point
+ * (physics.md section 2). */
+#ifndef BR_POINT_NORMAL_H
+#define BR_POINT_NORMAL_H
+
+#include "br_hd.h"
+
+/* Exponents of the Hunt-Crossley law, shared by every point of a set. The
+ * stiffness K and damping D may be per point (tributary areas) or per set. */
+typedef struct br_normal_params {
+    double pK;  /* stiffness exponent (reference 2), a multiple of 0.5 up to 4 */
+    double pD;  /* damping exponent (reference 0.5), a multiple of 0.5 up to 4 */
+} br_normal_params;
+
+/* delta, deltadot, K, D -> N = max(K delta^pK + D delta^pD deltadot, 0); 0 when delta <= 0. */
+BR_HD double br_hunt_crossley(const br_normal_params *p, double K, double D,
+                              double delta, double deltadot)
+{
+    const double N = K * br_pow_half(delta, p->pK) + D * br_pow_half(delta, p->pD) * deltadot;
+    return (delta > 0.0 && N > 0.0) ? N : 0.0; /* NaN from delta < 0 is selected away */
+}
+
+#endif

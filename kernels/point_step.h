@@ -1,0 +1,123 @@
+/* point_step.h: the fused step of one contact point, shared by the CPU loop
+ * (host/field_cpu.c) and the CUDA kernel (kernels/field_cuda.cu):
+ *     body point + set frame -> kinematics (1) -> Hunt-Crossley N (2)
+ *     -> friction law and state update (3) -> contribution to the set sums (6).
+ * Per-point data live in structure-of-arrays form; a set's law is passed as a
+ * compile-time constant by both backends so the law switch folds away. */
+#ifndef BR_POINT_STEP_H
+#define BR_POINT_STEP_H
+
+#include "point_friction.h"
+#include "point_kinematics.h"
+#include "point_normal.h"
+
+/* One contact set's per-point arrays and parameters, as the backend sees them
+ * (host pointers on the CPU, device pointers on the GPU). */
+typedef struct br_set_view {
+    long n;                      /* points in the set */
+    int law;                     /* enum br_law */
+    int nstate;                  /* br_law_nstate(law) */
+    const double *rx, *ry, *rz;  /* point positions in frame A */
+    const double *K, *D;         /* per-point Hunt-Crossley K and D */
+    double v_stick;              /* a point in contact with |Vt| < v_stick counts as stuck */
+    br_normal_params normal;
+    br_friction_params fric;
+    double *state;               /* nstate * n doubles, state k of point i at [k*n + i] */
+    double *outF;                /* optional (NULL): friction force on A, [k*n + i] */
+    double *outN;                /* optional (NULL): normal force; both written by the backends */
+} br_set_view;
+
+/* Per-set sums of one step (physics.md section 6), all in world axes. The
+ * first BR_SUMS_NADD entries are added, the last two are maxima. */
+typedef struct br_set_sums {
+    double F[3];     /* friction force on A: sum of -F_i */
+    double Fc[3];    /* total contact force on A: sum of N_i n - F_i */
+    double Mc[3];    /* moment of the contact forces on A about A's origin */
+    double Mf[3];    /* moment of the friction forces on A about A's origin */
+    double N;        /* total normal force */
+    double P;        /* friction power sum F_i . Vt_i */
+    double E_el;     /* elastic energy in the normal springs */
+    double P_nd;     /* power dissipated by normal damping (N - K delta^pK) deltadot */
+    double E_b;      /* energy stored in the bristles */
+    double ncontact; /* points with delta > 0 */
+    double nstick;   /* of those, points with |Vt| < v_stick */
+    double pen_max;  /* largest penetration (0 if none) */
+    double vt_max;   /* largest sliding speed of a point in contact (0 if none) */
+} br_set_sums;
+
+#define BR_SUMS_NADD 19
+
+/* -> sums with every entry zero */
+BR_HD void br_sums_zero(br_set_sums *s)
+{
+    *s = (br_set_sums){{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, 0.0, 0.0,
+                       0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+}
+
+/* acc, b -> acc combined with b (added, maxima for the last two); fixed order */
+BR_HD void br_sums_combine(br_set_sums *acc, const br_set_sums *b)
+{
+    double *a = (double *)acc;
+    const double *c = (const double *)b;
+    for (int k = 0; k < BR_SUMS_NADD; k++) a[k] += c[k];
+    for (int k = BR_SUMS_NADD; k < BR_SUMS_NADD + 2; k++) a[k] = c[k] > a[k] ? c[k] : a[k];
+}
+
+/* One contact point's contribution -> acc: in-contact flag, kinematics k, plane
+ * normal n, normal force N with elastic part Kd = K delta^pK, friction F on B,
+ * power P, bristle energy Eb. Out of contact every force and energy passed in
+ * is zero; the flag keeps the point out of the counts and maxima. */
+BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, const double n[3],
+                             double N, double Kd, double pK, const double F[3], double P,
+                             double Eb, double v_stick)
+{
+    double fc[3], mF[3], m[3];
+    for (int j = 0; j < 3; j++) {
+        acc->F[j] -= F[j];
+        fc[j] = N * n[j] - F[j];
+        mF[j] = -F[j];
+        acc->Fc[j] += fc[j];
+    }
+    br_cross3(k->rw, fc, m);
+    for (int j = 0; j < 3; j++) acc->Mc[j] += m[j];
+    br_cross3(k->rw, mF, m);
+    for (int j = 0; j < 3; j++) acc->Mf[j] += m[j];
+    acc->N += N;
+    acc->P += P;
+    acc->E_el += in ? Kd * k->delta / (pK + 1.0) : 0.0; /* K delta^(pK+1)/(pK+1) */
+    acc->P_nd += (N - Kd) * k->deltadot;                 /* damping part of N times deltadot */
+    acc->E_b += Eb;
+    acc->ncontact += in ? 1.0 : 0.0;
+    acc->nstick += (in && k->v < v_stick) ? 1.0 : 0.0;
+    const double pen = in ? k->delta : 0.0, vt = in ? k->v : 0.0;
+    acc->pen_max = pen > acc->pen_max ? pen : acc->pen_max;
+    acc->vt_max = vt > acc->vt_max ? vt : acc->vt_max;
+}
+
+/* Point i of set s over a step of length h: advances its state in place and
+ * adds its force, moment, power and counts to acc (for a one-point acc, acc->F
+ * and acc->N are the point's friction force on A and normal force). Out of contact (delta <= 0)
+ * the point carries no force and its bristle state is reset to zero. Every
+ * branch is a select: the CPU loop vectorizes and GPU threads do not diverge. */
+BR_HD void br_point_step(int law, const br_set_view *s, const br_set_frame *f, double h, long i,
+                         br_set_sums *acc)
+{
+    const double r[3] = {s->rx[i], s->ry[i], s->rz[i]};
+    br_point_kin k;
+    br_kin_plane(f, r, &k);
+    double *st = s->state + i;
+    const long stride = s->n;
+    const int in = k.delta > 0.0;
+    const double K = s->K[i], D = s->D[i];
+    const double N = br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
+    double F[3], P;
+    br_friction_eval(law, &s->fric, h, k.Vt, k.v, N, st, stride, F, &P);
+    for (int j = 0; j < br_law_nstate(law); j++) st[j * stride] = in ? st[j * stride] : 0.0;
+    for (int j = 0; j < 3; j++) F[j] = in ? F[j] : 0.0;
+    P = in ? P : 0.0;
+    const double Kd = in ? K * br_pow_half(k.delta, s->normal.pK) : 0.0;
+    const double Eb = br_friction_stored_energy(law, &s->fric, N, st, stride);
+    br_sums_add_point(acc, in, &k, f->n, N, Kd, s->normal.pK, F, P, Eb, s->v_stick);
+}
+
+#endif
