@@ -70,11 +70,12 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
     }
 }
 
-/* set view, frame, h -> one partial per fixed chunk of BR_CPU_CHUNK points, threads over chunks */
+/* set view, frame, h -> one partial per fixed chunk of BR_CPU_CHUNK points, threads over
+ * chunks (a set of one chunk runs on the calling thread: no fork for small sets) */
 static void cpu_set_step(const br_set_view *v, const br_set_frame *fr, double h,
                          br_set_sums *partials, long nchunks)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nchunks > 1)
     for (long c = 0; c < nchunks; c++) {
         const long i0 = c * BR_CPU_CHUNK;
         const long i1 = i0 + BR_CPU_CHUNK < v->n ? i0 + BR_CPU_CHUNK : v->n;

@@ -85,7 +85,8 @@ void br_patch_frames(double t, br_frame_state fr[2])
     /* Carrier: tilted 6 urad about X (penetration varies by about +-0.3 um
      * across the disk), pressed 1 um +- 20 % at 5 Hz, sliding at
      * 2 mm/s * sin(2 pi 10 t) along a direction turning at 1 rad/s, spinning
-     * at 0.02 rad/s about Z. */
+     * at 2e-4 rad/s about Z (rim speed 3e-5 m/s: near the speed reversals
+     * every point sticks). */
     const double tilt = 6e-6, pen0 = 1e-6, wz = 2.0 * M_PI * 5.0;
     fr[1].R[4] = cos(tilt);
     fr[1].R[5] = -sin(tilt);
@@ -96,7 +97,7 @@ void br_patch_frames(double t, br_frame_state fr[2])
     const double speed = 2e-3 * sin(2.0 * M_PI * 10.0 * t);
     fr[1].v[0] = speed * cos(t);
     fr[1].v[1] = speed * sin(t);
-    fr[1].w[2] = 0.02;
+    fr[1].w[2] = 2e-4;
 }
 
 void br_patch_free(br_patch *p)

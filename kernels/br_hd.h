@@ -97,7 +97,8 @@ BR_HD double br_exp_reduce(double x, double *r)
     const double shift = 0x1.8p52;
     const double t = xc * 0x1.71547652b82fep0 + shift; /* log2(e) */
     const double k = t - shift;
-    *r = (xc - k * 0x1.62e42fefa39efp-1) - k * 0x1.abc9e3b39803fp-56; /* ln2 hi, lo */
+    /* ln2 = hi + lo with 11 trailing zero bits in hi, so k * hi is exact for |k| < 2^11 */
+    *r = (xc - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
     return br_from_bits(br_bits(k + (1023.0 + shift)) << 52);
 }
 
