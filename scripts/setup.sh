@@ -1,0 +1,19 @@
+#!/bin/sh
+# scripts/setup.sh: install the Debian packages Bristle needs (if missing) and
+# build it into build/. Safe to run again: installs nothing that is present.
+set -eu
+cd "$(dirname "$0")/.."
+PKGS="cmake make gcc g++ pkg-config libcriterion-dev"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "setup: installing$missing" >&2
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >&2
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$(nproc)" >&2
