@@ -150,8 +150,7 @@ static int bench_field(int argc, char **argv)
 
     int nthreads = omp_get_max_threads();
     printf("bristle bench field: law %s, %ld points, %ld steps, dt %g s\n", law_name, n, steps, dt);
-    printf("  backend                 %s (%s%s)\n", br_field_backend_name(f), br_field_device_name(f),
-           cuda ? "" : "");
+    printf("  backend                 %s (%s)\n", br_field_backend_name(f), br_field_device_name(f));
     if (!cuda) printf("  threads                 %d\n", nthreads);
     printf("  field memory            %.1f B/point (%.1f MiB)\n", (double)mem / (double)n,
            (double)mem / 1048576.0);

@@ -290,6 +290,8 @@ int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_re
 
 void br_field_record_points(br_field *f, int on)
 {
+    /* the backend's state is current: fetch it so the upload below pushes it back unchanged */
+    f->ops->sync_to_host(f);
     if (on && !f->outF) {
         f->outF = calloc((size_t)(3 * f->npoints), sizeof(double));
         f->outN = calloc((size_t)f->npoints, sizeof(double));
