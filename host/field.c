@@ -290,8 +290,6 @@ int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_re
 
 void br_field_record_points(br_field *f, int on)
 {
-    /* the backend's state is current: fetch it so the upload below pushes it back unchanged */
-    f->ops->sync_to_host(f);
     if (on && !f->outF) {
         f->outF = calloc((size_t)(3 * f->npoints), sizeof(double));
         f->outN = calloc((size_t)f->npoints, sizeof(double));
@@ -303,7 +301,7 @@ void br_field_record_points(br_field *f, int on)
         }
     }
     f->record = on && f->outF && f->outN;
-    if (f->ops->sync_from_host) f->ops->sync_from_host(f);
+    if (f->record && f->ops->start_recording && f->ops->start_recording(f)) f->record = 0;
 }
 
 int br_field_points(br_field *f, int set, double *F, double *N)

@@ -117,4 +117,5 @@ static int cpu_sync(br_field *f)
 
 static void cpu_destroy(br_field *f) { f->backend = NULL; }
 
-const br_backend_ops br_backend_cpu = {"cpu", cpu_create, cpu_step, cpu_sync, cpu_sync, cpu_destroy};
+const br_backend_ops br_backend_cpu = {"cpu",    cpu_create, cpu_step, cpu_sync,
+                                       cpu_sync, NULL,       cpu_destroy};

@@ -43,7 +43,12 @@ static int gpu_to_host(br_field *f)
 static int gpu_from_host(br_field *f)
 {
     br_set_view tmp[BR_MAX_SETS_STACK];
-    return br_cuda_field_upload((br_cuda_field *)f->backend, host_views(f, tmp), f->record);
+    return br_cuda_field_upload((br_cuda_field *)f->backend, host_views(f, tmp));
+}
+
+static int gpu_start_recording(br_field *f)
+{
+    return br_cuda_field_record((br_cuda_field *)f->backend);
 }
 
 static void gpu_destroy(br_field *f)
@@ -52,5 +57,5 @@ static void gpu_destroy(br_field *f)
     f->backend = NULL;
 }
 
-const br_backend_ops br_backend_cuda = {"cuda", gpu_create, gpu_step, gpu_to_host, gpu_from_host,
-                                        gpu_destroy};
+const br_backend_ops br_backend_cuda = {"cuda",        gpu_create,          gpu_step, gpu_to_host,
+                                        gpu_from_host, gpu_start_recording, gpu_destroy};

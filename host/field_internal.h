@@ -25,6 +25,8 @@ typedef struct br_backend_ops {
     int (*sync_to_host)(br_field *f);
     /* host state arrays -> backend state */
     int (*sync_from_host)(br_field *f);
+    /* recording switched on -> backend per-point output buffers exist (NULL: nothing to do) */
+    int (*start_recording)(br_field *f);
     void (*destroy)(br_field *f);
 } br_backend_ops;
 

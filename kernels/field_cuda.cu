@@ -239,11 +239,11 @@ extern "C" int br_cuda_field_download(br_cuda_field *g, const br_set_view *views
     return 0;
 }
 
-extern "C" int br_cuda_field_upload(br_cuda_field *g, const br_set_view *views, int record)
+extern "C" int br_cuda_field_record(br_cuda_field *g)
 {
     char *err = NULL;
     size_t errlen = 0;
-    if (record && !g->out) {
+    if (!g->out) {
         long n = 0;
         for (int s = 0; s < g->nsets; s++) n += g->views[s].n;
         BR_CU(cudaMalloc(&g->out, 4 * (size_t)n * sizeof(double)));
@@ -255,6 +255,13 @@ extern "C" int br_cuda_field_upload(br_cuda_field *g, const br_set_view *views, 
             p += 4 * g->views[s].n;
         }
     }
+    return 0;
+}
+
+extern "C" int br_cuda_field_upload(br_cuda_field *g, const br_set_view *views)
+{
+    char *err = NULL;
+    size_t errlen = 0;
     for (int s = 0; s < g->nsets; s++) {
         const br_set_view &d = g->views[s];
         if (d.nstate)

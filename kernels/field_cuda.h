@@ -28,8 +28,11 @@ int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h, i
 /* device states (and per-point outputs when recorded) -> host views' arrays */
 int br_cuda_field_download(br_cuda_field *g, const br_set_view *views, int record);
 
-/* host views' states -> device; record != 0 allocates the per-point output buffers */
-int br_cuda_field_upload(br_cuda_field *g, const br_set_view *views, int record);
+/* host views' states -> device */
+int br_cuda_field_upload(br_cuda_field *g, const br_set_view *views);
+
+/* -> the per-point output buffers allocated (once), so steps with record != 0 fill them */
+int br_cuda_field_record(br_cuda_field *g);
 
 /* -> bytes of per-point device memory */
 size_t br_cuda_field_bytes(const br_cuda_field *g);
