@@ -205,13 +205,18 @@ Test(field, field_equals_sum_of_single_points, .timeout = 120)
             memset(&rb, 0, sizeof rb);
             E += m.P * h;
             Eb_nd += m.P_nd * h;
+            /* on B about B's origin: F_B = -F_A, M_B = -(M_A + (x_A - x_B) x F_A) */
+            const double *xa = fr[1].x, *xb = fr[0].x;
+            const double l[3] = {xa[0] - xb[0], xa[1] - xb[1], xa[2] - xb[2]};
+            const double lxF[3] = {l[1] * m.Fc[2] - l[2] * m.Fc[1], l[2] * m.Fc[0] - l[0] * m.Fc[2],
+                                   l[0] * m.Fc[1] - l[1] * m.Fc[0]};
             for (int j = 0; j < 3; j++) {
                 rb.F_A[j] = m.Fc[j];
                 rb.M_A[j] = m.Mc[j];
                 rb.Ff_A[j] = m.F[j];
                 rb.Mf_A[j] = m.Mf[j];
-                rb.F_B[j] = rf.F_B[j]; /* derived on the host from F_A, checked elsewhere */
-                rb.M_B[j] = rf.M_B[j];
+                rb.F_B[j] = -m.Fc[j];
+                rb.M_B[j] = -(m.Mc[j] + lxF[j]);
             }
             rb.N = m.N, rb.P = m.P, rb.E = E, rb.E_el = m.E_el, rb.E_nd = Eb_nd, rb.E_b = m.E_b;
             rb.ncontact = (long)m.ncontact, rb.nstick = (long)m.nstick, rb.pen_max = m.pen_max;

@@ -7,7 +7,7 @@
 #include "field.h"
 
 /* Number of scalar entries of a br_set_result compared by tests. */
-#define BR_NRES 27
+#define BR_NRES 28
 
 /* result -> its scalar entries in a fixed order (counts as doubles) */
 static inline void res_flatten(const br_set_result *r, double out[BR_NRES])
@@ -28,6 +28,7 @@ static inline void res_flatten(const br_set_result *r, double out[BR_NRES])
     out[k++] = (double)r->ncontact;
     out[k++] = (double)r->nstick;
     out[k++] = r->pen_max;
+    out[k++] = r->vt_max;
 }
 
 /* Running comparison of two histories of every entry: the largest difference
