@@ -4,11 +4,13 @@
 
 #include "bench.h"
 #include "field.h"
+#include "run.h"
 
 static int usage(FILE *o)
 {
     fprintf(o,
             "usage: bristle <command> [options]\n"
+            "  run [SCENARIO]    run a scenario (none: the built-in S1 cube demo); bristle run --help\n"
             "  bench field ...   contact-field throughput (bristle bench field --help)\n"
             "  info              version, build options, detected GPUs\n");
     return o == stderr ? 2 : 0;
@@ -38,6 +40,7 @@ int main(int argc, char **argv)
     if (argc < 2) return usage(stderr);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "info")) return cmd_info();
+    if (!strcmp(cmd, "run")) return br_run_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return br_bench_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) return usage(stdout);
     fprintf(stderr, "bristle: unknown command '%s'\n", cmd);

@@ -1,0 +1,93 @@
+/* model.h: the read-only model of a scenario and the mutable data of a run,
+ * split as in MuJoCo's mjModel / mjData. host/scenario.c builds a model from a
+ * YAML file; nothing else parses text. host/sim.c advances the data.
+ *
+ * Frames are numbered: 0 is the ground, 1..nbody the rigid bodies (frame
+ * origin at the centre of mass, axes the body axes), then the kinematic
+ * frames with prescribed motion. Contact sets, loads and springs refer to
+ * frames by this number. */
+#ifndef BR_MODEL_H
+#define BR_MODEL_H
+
+#include <stddef.h>
+
+#include "field.h"
+#include "timefn.h"
+
+#define BR_NAME_MAX 64
+
+enum { BR_LOCK_X = 1, BR_LOCK_Y = 2, BR_LOCK_Z = 4, BR_LOCK_RX = 8, BR_LOCK_RY = 16, BR_LOCK_RZ = 32 };
+
+/* A 6-DOF rigid body; locked DOFs (world axes) keep their initial velocity. */
+typedef struct br_body {
+    char name[BR_NAME_MAX];
+    double mass;
+    double I[9];           /* inertia about the centre of mass, body axes, row-major */
+    double x0[3], q0[4];   /* initial centre of mass (world) and attitude (w, x, y, z) */
+    double v0[3], w0[3];   /* initial velocity and angular velocity (world) */
+    int lock;              /* BR_LOCK_* bits */
+} br_body;
+
+/* A frame with prescribed motion: x(t) = x0 + v t + d(t), fixed attitude. */
+typedef struct br_kframe {
+    char name[BR_NAME_MAX];
+    double x0[3], q0[4];
+    double v[3];           /* constant velocity */
+    br_timefn disp[3];     /* added displacement per world axis (constant 0 when absent) */
+} br_kframe;
+
+enum { BR_LOAD_FORCE = 0, BR_LOAD_TORQUE = 1 };
+
+/* A force or torque of magnitude fn(t) along a fixed direction. */
+typedef struct br_load {
+    char name[BR_NAME_MAX];
+    int type;              /* BR_LOAD_FORCE or BR_LOAD_TORQUE */
+    int frame;             /* a body frame */
+    double point[3];       /* force: point of application, body coordinates about the CoM */
+    double dir[3];         /* unit direction */
+    int body_axes;         /* 1: dir in body axes (turns with the body), 0: world axes */
+    br_timefn mag;
+} br_load;
+
+/* A linear spring-damper between a point of frame a and a point of frame b.
+ * rest == 0: a vector spring F = k d + c ddot (d = pb - pa); rest > 0: an axial
+ * spring F = (k (|d| - rest) + c (ddot . e)) e with e = d / |d|. */
+typedef struct br_spring {
+    char name[BR_NAME_MAX];
+    int frame_a, frame_b;
+    double pa[3], pb[3];   /* frame coordinates (ground: world) */
+    double k, c, rest;
+} br_spring;
+
+/* A contact set: the field's description plus the names and arrays it points to. */
+typedef struct br_cset {
+    char name[BR_NAME_MAX];
+    br_contact_set_desc desc; /* desc.name, desc.r, desc.K, desc.D point into this struct */
+    double *r, *K, *D, *area; /* per point: frame-A position (3n), K, D, tributary area */
+} br_cset;
+
+typedef struct br_model {
+    char name[BR_NAME_MAX];   /* scenario name (file name without .yaml) */
+    char source[512];         /* scenario file path, for messages */
+    double t_end, dt;
+    double out_interval;      /* sampling interval of timeseries.csv */
+    long out_every;           /* steps per sample */
+    int out_points;           /* write points.csv */
+    long points_every;        /* steps per points.csv sample */
+    int backend;              /* br_backend_kind requested by the scenario */
+    double gravity[3];
+    int nbody, nkframe, nload, nspring, nset;
+    br_body *body;
+    br_kframe *kframe;
+    br_load *load;
+    br_spring *spring;
+    br_cset *cset;
+} br_model;
+
+/* model -> number of frames (ground, bodies, kinematic frames) */
+static inline int br_model_nframe(const br_model *m) { return 1 + m->nbody + m->nkframe; }
+
+/* model -> everything it owns freed (the struct too) */
+void br_model_free(br_model *m);
+
+#endif

@@ -1,0 +1,45 @@
+/* output.h: what `bristle run` writes: the time-series columns (design.md part A),
+ * timeseries.csv, points.csv and summary.json. Files are written under a
+ * temporary name and renamed when complete. */
+#ifndef BR_OUTPUT_H
+#define BR_OUTPUT_H
+
+#include <stdio.h>
+
+#include "sim.h"
+
+/* model -> number of time-series columns (t included) */
+int br_output_ncols(const br_model *m);
+
+/* model, column -> its name ("t", "cube.x", "base.Fx", "press.F", "energy.input", ...) into buf */
+void br_output_colname(const br_model *m, int col, char *buf, size_t len);
+
+/* model, data (after the contact and load stages of a step) -> one row of values */
+void br_output_row(const br_model *m, const br_data *d, double *row);
+
+/* model, stream -> CSV header line */
+void br_output_csv_header(const br_model *m, FILE *fp);
+
+/* row of ncols values -> one CSV line */
+void br_output_csv_row(const double *row, int ncols, FILE *fp);
+
+/* stream -> points.csv header (long format: one line per point and sample) */
+void br_output_points_header(FILE *fp);
+
+/* model, data, field with recording on -> one line per contact point at the current time */
+int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double *scratch);
+
+/* Everything summary.json reports that is not in the model or data. */
+typedef struct br_run_info {
+    const char *backend, *device;
+    double wall, wall_output;
+    const char *status;      /* "complete" or "failed" */
+    const char *error;       /* failure message or NULL */
+    const char **files;      /* output files written, NULL-terminated */
+    const char **warnings;   /* NULL-terminated */
+} br_run_info;
+
+/* model, data, run info, path -> summary.json written (via a temporary name); 0 or -1 */
+int br_output_summary(const br_model *m, const br_data *d, const br_run_info *info, const char *path);
+
+#endif

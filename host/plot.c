@@ -1,0 +1,199 @@
+/* plot.c: min/max bucket buffer and cairo line plots. */
+#include "plot.h"
+
+#include <cairo.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct br_plotbuf {
+    int ncols;
+    long per;      /* rows per bucket */
+    long nb, cap;  /* buckets used, allocated */
+    long fill;     /* rows in the current bucket */
+    double *lo, *hi; /* cap * ncols each; column 0 holds the bucket's first and last time */
+};
+
+br_plotbuf *br_plotbuf_create(int ncols, long rows_expected, long buckets)
+{
+    br_plotbuf *pb = calloc(1, sizeof *pb);
+    if (!pb) return NULL;
+    pb->ncols = ncols;
+    pb->per = rows_expected / buckets + 1;
+    pb->cap = rows_expected / pb->per + 2;
+    pb->lo = malloc((size_t)pb->cap * (size_t)ncols * sizeof(double));
+    pb->hi = malloc((size_t)pb->cap * (size_t)ncols * sizeof(double));
+    if (!pb->lo || !pb->hi) {
+        br_plotbuf_free(pb);
+        return NULL;
+    }
+    return pb;
+}
+
+void br_plotbuf_add(br_plotbuf *pb, const double *row)
+{
+    if (pb->fill == 0) {
+        if (pb->nb == pb->cap) return; /* more rows than announced: the tail is not plotted */
+        memcpy(pb->lo + pb->nb * pb->ncols, row, (size_t)pb->ncols * sizeof(double));
+        memcpy(pb->hi + pb->nb * pb->ncols, row, (size_t)pb->ncols * sizeof(double));
+        pb->nb++;
+    } else {
+        double *lo = pb->lo + (pb->nb - 1) * pb->ncols, *hi = pb->hi + (pb->nb - 1) * pb->ncols;
+        hi[0] = row[0];
+        for (int c = 1; c < pb->ncols; c++) {
+            lo[c] = row[c] < lo[c] ? row[c] : lo[c];
+            hi[c] = row[c] > hi[c] ? row[c] : hi[c];
+        }
+    }
+    if (++pb->fill == pb->per) pb->fill = 0;
+}
+
+void br_plotbuf_free(br_plotbuf *pb)
+{
+    if (!pb) return;
+    free(pb->lo);
+    free(pb->hi);
+    free(pb);
+}
+
+/* range -> a 1, 2 or 5 times a power of ten step giving about n ticks */
+static double nice_step(double range, int n)
+{
+    const double raw = range / n, p = pow(10.0, floor(log10(raw))), f = raw / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+static const double PALETTE[8][3] = {{0.12, 0.47, 0.71}, {0.84, 0.15, 0.16}, {0.17, 0.63, 0.17},
+                                     {0.0, 0.0, 0.0},    {1.0, 0.5, 0.05},   {0.58, 0.4, 0.74},
+                                     {0.55, 0.34, 0.29}, {0.5, 0.5, 0.5}};
+
+enum { W = 1100, PH = 300, TOP = 44, LEFT = 100, RIGHT = 170, BOTTOM = 46 };
+
+static void draw_panel(cairo_t *cr, const br_plotbuf *pb, const br_panel *p, double y0, double t0,
+                       double t1, int last)
+{
+    const double x0 = LEFT, x1 = W - RIGHT, top = y0 + 10, bot = y0 + PH - (last ? BOTTOM : 16);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < p->ncurves; k++)
+        for (long b = 0; b < pb->nb; b++) {
+            const double a = pb->lo[b * pb->ncols + p->curves[k].col], c = pb->hi[b * pb->ncols + p->curves[k].col];
+            if (isfinite(a)) lo = a < lo ? a : lo;
+            if (isfinite(c)) hi = c > hi ? c : hi;
+        }
+    if (!(lo <= hi)) lo = -1, hi = 1;
+    if (hi - lo <= 1e-300 + 1e-12 * fabs(hi)) {
+        const double pad = fabs(hi) > 0 ? 0.1 * fabs(hi) : 1.0;
+        lo -= pad, hi += pad;
+    }
+    const double pad = 0.05 * (hi - lo);
+    lo -= pad, hi += pad;
+#define PX(t) (x0 + ((t) - t0) / (t1 - t0) * (x1 - x0))
+#define PY(v) (bot - ((v) - lo) / (hi - lo) * (bot - top))
+    cairo_set_line_width(cr, 1.0);
+    cairo_set_font_size(cr, 12);
+    char lab[64];
+    /* grid and ticks */
+    const double ys = nice_step(hi - lo, 5);
+    for (double v = ceil(lo / ys) * ys; v <= hi; v += ys) {
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, x0, PY(v));
+        cairo_line_to(cr, x1, PY(v));
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        snprintf(lab, sizeof lab, "%.4g", fabs(v) < 1e-9 * ys ? 0.0 : v);
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, lab, &te);
+        cairo_move_to(cr, x0 - 6 - te.width, PY(v) + 4);
+        cairo_show_text(cr, lab);
+    }
+    const double ts = nice_step(t1 - t0, 8);
+    for (double t = ceil(t0 / ts) * ts; t <= t1 + 1e-9 * ts; t += ts) {
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, PX(t), top);
+        cairo_line_to(cr, PX(t), bot);
+        cairo_stroke(cr);
+        if (last) {
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            snprintf(lab, sizeof lab, "%.4g", t);
+            cairo_move_to(cr, PX(t) - 8, bot + 16);
+            cairo_show_text(cr, lab);
+        }
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_rectangle(cr, x0, top, x1 - x0, bot - top);
+    cairo_stroke(cr);
+    if (last) {
+        cairo_move_to(cr, (x0 + x1) / 2 - 20, bot + 36);
+        cairo_show_text(cr, "t [s]");
+    }
+    cairo_save(cr);
+    cairo_move_to(cr, 22, (top + bot) / 2 + 40);
+    cairo_rotate(cr, -M_PI / 2);
+    cairo_show_text(cr, p->ylabel);
+    cairo_restore(cr);
+    /* curves: each bucket drawn as a vertical stroke from its minimum to its maximum */
+    cairo_rectangle(cr, x0, top, x1 - x0, bot - top);
+    cairo_save(cr);
+    cairo_clip(cr);
+    cairo_set_line_width(cr, 1.3);
+    for (int k = 0; k < p->ncurves; k++) {
+        const int c = p->curves[k].col;
+        cairo_set_source_rgb(cr, PALETTE[k % 8][0], PALETTE[k % 8][1], PALETTE[k % 8][2]);
+        int pen = 0;
+        for (long b = 0; b < pb->nb; b++) {
+            const double ta = pb->lo[b * pb->ncols], tb = pb->hi[b * pb->ncols];
+            const double a = pb->lo[b * pb->ncols + c], z = pb->hi[b * pb->ncols + c];
+            if (!isfinite(a) || !isfinite(z)) {
+                pen = 0;
+                continue;
+            }
+            if (pen) cairo_line_to(cr, PX(ta), PY(a));
+            else cairo_move_to(cr, PX(ta), PY(a));
+            cairo_line_to(cr, PX(tb), PY(z));
+            pen = 1;
+        }
+        cairo_stroke(cr);
+    }
+    cairo_restore(cr);
+    /* legend */
+    for (int k = 0; k < p->ncurves; k++) {
+        const double ly = top + 14 + 18 * k;
+        cairo_set_source_rgb(cr, PALETTE[k % 8][0], PALETTE[k % 8][1], PALETTE[k % 8][2]);
+        cairo_set_line_width(cr, 2.5);
+        cairo_move_to(cr, x1 + 10, ly - 4);
+        cairo_line_to(cr, x1 + 30, ly - 4);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_move_to(cr, x1 + 36, ly);
+        cairo_show_text(cr, p->curves[k].label);
+    }
+#undef PX
+#undef PY
+}
+
+int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const br_panel *panels,
+                int npanels)
+{
+    if (pb->nb < 1) return -1;
+    const int H = TOP + npanels * PH;
+    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *cr = cairo_create(sf);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_font_size(cr, 16);
+    cairo_move_to(cr, LEFT, 26);
+    cairo_show_text(cr, title);
+    double t0 = pb->lo[0], t1 = pb->hi[(pb->nb - 1) * pb->ncols];
+    if (!(t1 > t0)) t1 = t0 + 1.0;
+    for (int k = 0; k < npanels; k++) draw_panel(cr, pb, &panels[k], TOP + k * PH, t0, t1, k == npanels - 1);
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    const cairo_status_t st = cairo_surface_write_to_png(sf, tmp);
+    cairo_destroy(cr);
+    cairo_surface_destroy(sf);
+    if (st != CAIRO_STATUS_SUCCESS) return -1;
+    return rename(tmp, path) == 0 ? 0 : -1;
+}

@@ -1,0 +1,33 @@
+/* plot.h: PNG line plots of time-series columns (cairo). Rows are kept as
+ * min/max envelopes over fixed buckets of samples, so a run of any length
+ * plots from bounded memory and fast oscillations show as a band instead of
+ * aliasing. */
+#ifndef BR_PLOT_H
+#define BR_PLOT_H
+
+typedef struct br_plotbuf br_plotbuf;
+
+/* columns per row, rows expected, buckets wanted -> buffer (NULL: out of memory) */
+br_plotbuf *br_plotbuf_create(int ncols, long rows_expected, long buckets);
+
+/* row (ncols values, column 0 the time) -> folded into the current bucket */
+void br_plotbuf_add(br_plotbuf *pb, const double *row);
+
+void br_plotbuf_free(br_plotbuf *pb);
+
+typedef struct br_curve {
+    const char *label;
+    int col;
+} br_curve;
+
+typedef struct br_panel {
+    const char *ylabel;
+    int ncurves;
+    br_curve curves[8];
+} br_panel;
+
+/* path, title, buffer, panels -> PNG written (via a temporary name); 0 or -1 */
+int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const br_panel *panels,
+                int npanels);
+
+#endif

@@ -1,0 +1,343 @@
+/* run.c: `bristle run [SCENARIO] [--out DIR] [--backend auto|cpu|cuda] [--set KEY=VALUE]...`
+ * Loads a scenario, steps it to the end, writes timeseries.csv, points.csv (on
+ * request), summary.json and PNG plots into DIR. Files are written under
+ * temporary names (.part) and renamed when complete; a failed run leaves its
+ * .part files and a summary.json whose status is "failed".
+ * Exit status: 0 done, 1 the run failed (non-finite state, I/O), 2 bad input. */
+#include "run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "plot.h"
+#include "scenario.h"
+#include "sim.h"
+
+extern const unsigned char br_builtin_cube_yaml[];
+extern const unsigned long br_builtin_cube_yaml_len;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int usage(FILE *o)
+{
+    fprintf(o, "usage: bristle run [SCENARIO.yaml] [--out DIR] [--backend auto|cpu|cuda] [--set KEY=VALUE]...\n"
+               "  no SCENARIO: the built-in demo (scenario S1, cube_00)\n"
+               "  --out DIR      output folder (default runs/<scenario name>)\n"
+               "  --backend B    overrides the scenario's backend\n"
+               "  --set K=V      overrides one value of the scenario, e.g. --set time.dt=2e-5,\n"
+               "                 --set contacts.base.friction.mu_s=0.2 (list items by name or index)\n"
+               "  --quiet        no progress line\n");
+    return o == stderr ? 2 : 0;
+}
+
+/* path -> every missing directory on it created; 0 or -1 */
+static int mkdir_p(const char *path)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return (mkdir(buf, 0777) && errno != EEXIST) ? -1 : 0;
+}
+
+typedef struct run_files {
+    char dir[900];
+    char names[64][BR_NAME_MAX + 16];
+    const char *list[65];
+    int n;
+} run_files;
+
+static void file_path(const run_files *rf, const char *name, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s", rf->dir, name);
+}
+
+/* name -> remembered as an output of this run (for summary.json and clean-up) */
+static void file_add(run_files *rf, const char *name)
+{
+    if (rf->n >= 64) return;
+    snprintf(rf->names[rf->n], sizeof rf->names[0], "%s", name);
+    rf->list[rf->n] = rf->names[rf->n];
+    rf->list[++rf->n] = NULL;
+}
+
+/* progress line: percent, simulated time, steps per second, time left */
+static void progress(double frac, double t, long steps, double wall, int tty, int final)
+{
+    const double rate = wall > 0 ? steps / wall : 0, left = frac > 0 ? wall * (1 - frac) / frac : 0;
+    fprintf(stderr, "%s%5.1f %%  t = %.6g s  %.3g steps/s  %.0f s left%s", tty ? "\r" : "", 100 * frac, t,
+            rate, left, (tty && !final) ? "   " : "\n");
+    fflush(stderr);
+}
+
+static void plots(const br_model *m, const br_plotbuf *pb, run_files *rf, double *wall_out)
+{
+    const double t0 = now_s();
+    char path[1200], title[300], name[BR_NAME_MAX + 16];
+    const int nb = 6, ns = 11, set0 = 1 + nb * m->nbody;
+    char labels[8][BR_NAME_MAX + 8];
+    for (int s = 0; s < m->nset; s++) {
+        const int c0 = set0 + ns * s;
+        br_panel p[3] = {{"friction force on the point frame [N]", 4,
+                          {{"Fx", c0}, {"Fy", c0 + 1}, {"Fz", c0 + 2}, {"|F|", c0 + 3}}},
+                         {"normal force [N]", 1, {{"N", c0 + 4}}},
+                         {"friction power [W]", 1, {{"P", c0 + 5}}}};
+        snprintf(title, sizeof title, "%s: contact set %s", m->name, m->cset[s].name);
+        snprintf(name, sizeof name, "%s.png", m->cset[s].name);
+        file_path(rf, name, path, sizeof path);
+        if (br_plot_png(path, title, pb, p, 3) == 0) file_add(rf, name);
+    }
+    for (int b = 0; b < m->nbody; b++) {
+        const int c0 = 1 + nb * b;
+        br_panel p[2] = {{"displacement [m]", 3, {{"x", c0}, {"y", c0 + 1}, {"z", c0 + 2}}},
+                         {"velocity [m/s]", 3, {{"vx", c0 + 3}, {"vy", c0 + 4}, {"vz", c0 + 5}}}};
+        snprintf(title, sizeof title, "%s: body %s (centre of mass)", m->name, m->body[b].name);
+        snprintf(name, sizeof name, "%s.png", m->body[b].name);
+        file_path(rf, name, path, sizeof path);
+        if (br_plot_png(path, title, pb, p, 2) == 0) file_add(rf, name);
+    }
+    const int e0 = br_output_ncols(m) - 5;
+    br_panel p[2] = {{"friction power [W]", 0, {{0}}},
+                     {"energy [J]", 5,
+                      {{"input work", e0}, {"kinetic", e0 + 1}, {"stored", e0 + 2}, {"dissipated", e0 + 3},
+                       {"residual", e0 + 4}}}};
+    for (int s = 0; s < m->nset && s < 8; s++) {
+        snprintf(labels[s], sizeof labels[s], "%s.P", m->cset[s].name);
+        p[0].curves[p[0].ncurves++] = (br_curve){labels[s], set0 + ns * s + 5};
+    }
+    snprintf(title, sizeof title, "%s: power loss and energy balance", m->name);
+    file_path(rf, "energy.png", path, sizeof path);
+    if (br_plot_png(path, title, pb, m->nset ? p : p + 1, m->nset ? 2 : 1) == 0) file_add(rf, "energy.png");
+    *wall_out += now_s() - t0;
+}
+
+int br_run_main(int argc, char **argv)
+{
+    const char *scen = NULL, *out = NULL, *backend_arg = NULL;
+    const char *sets[256];
+    int nsets = 0, quiet = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
+        if (!strcmp(a, "--quiet")) quiet = 1;
+        else if ((!strcmp(a, "--out") || !strcmp(a, "--backend") || !strcmp(a, "--set")) && i + 1 >= argc) {
+            fprintf(stderr, "bristle run: %s needs a value\n", a);
+            return 2;
+        } else if (!strcmp(a, "--out")) out = argv[++i];
+        else if (!strcmp(a, "--backend")) backend_arg = argv[++i];
+        else if (!strcmp(a, "--set")) {
+            if (nsets == 256) {
+                fprintf(stderr, "bristle run: more than 256 --set options\n");
+                return 2;
+            }
+            sets[nsets++] = argv[++i];
+        } else if (a[0] == '-') {
+            fprintf(stderr, "bristle run: unknown option '%s'\n", a);
+            return usage(stderr);
+        } else if (scen) {
+            fprintf(stderr, "bristle run: one scenario at a time ('%s' and '%s')\n", scen, a);
+            return 2;
+        } else scen = a;
+    }
+    char err[1024] = "";
+    br_model *m = scen ? br_scenario_load(scen, sets, nsets, err, sizeof err)
+                       : br_scenario_parse("cube_00.yaml (built-in demo)", (const char *)br_builtin_cube_yaml,
+                                           br_builtin_cube_yaml_len, sets, nsets, err, sizeof err);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    if (!scen) snprintf(m->name, sizeof m->name, "cube_00");
+    int backend = m->backend;
+    if (backend_arg) {
+        if (!strcmp(backend_arg, "auto")) backend = BR_BACKEND_AUTO;
+        else if (!strcmp(backend_arg, "cpu")) backend = BR_BACKEND_CPU;
+        else if (!strcmp(backend_arg, "cuda")) backend = BR_BACKEND_CUDA;
+        else {
+            fprintf(stderr, "bristle run: --backend must be auto, cpu or cuda (got '%s')\n", backend_arg);
+            br_model_free(m);
+            return 2;
+        }
+    }
+    br_data *d = br_data_create(m, (br_backend_kind)backend, err, sizeof err);
+    if (!d) {
+        fprintf(stderr, "bristle run: %s\n", err);
+        br_model_free(m);
+        return 2;
+    }
+    run_files rf = {.n = 0};
+    rf.list[0] = NULL;
+    if (out) snprintf(rf.dir, sizeof rf.dir, "%s", out);
+    else snprintf(rf.dir, sizeof rf.dir, "runs/%s", m->name);
+    if (mkdir_p(rf.dir)) {
+        fprintf(stderr, "bristle run: cannot create %s: %s\n", rf.dir, strerror(errno));
+        br_data_free(d), br_model_free(m);
+        return 1;
+    }
+    /* outputs of an earlier run in this folder would look like this run's: remove them */
+    char path[1200], tmp[1300];
+    static const char *const stale[] = {"timeseries.csv", "points.csv", "summary.json", "energy.png"};
+    for (int k = 0; k < 4; k++) file_path(&rf, stale[k], path, sizeof path), unlink(path);
+    for (int b = 0; b < m->nbody; b++) snprintf(path, sizeof path, "%s/%s.png", rf.dir, m->body[b].name), unlink(path);
+    for (int s = 0; s < m->nset; s++) snprintf(path, sizeof path, "%s/%s.png", rf.dir, m->cset[s].name), unlink(path);
+
+    const long nsteps = (long)nearbyint(m->t_end / m->dt);
+    const int ncols = br_output_ncols(m);
+    double *row = malloc((size_t)ncols * sizeof(double));
+    long maxpts = 0;
+    for (int s = 0; s < m->nset; s++) maxpts = m->cset[s].desc.npoints > maxpts ? m->cset[s].desc.npoints : maxpts;
+    double *scratch = malloc((size_t)(4 * maxpts + 1) * sizeof(double));
+    br_plotbuf *pb = br_plotbuf_create(ncols, nsteps / m->out_every + 2, 2000);
+    file_path(&rf, "timeseries.csv.part", tmp, sizeof tmp);
+    FILE *ts = fopen(tmp, "w");
+    FILE *pts = NULL;
+    if (m->out_points && d->field) {
+        file_path(&rf, "points.csv.part", path, sizeof path);
+        pts = fopen(path, "w");
+    }
+    if (!row || !scratch || !pb || !ts || (m->out_points && d->field && !pts)) {
+        fprintf(stderr, "bristle run: cannot write into %s: %s\n", rf.dir, strerror(errno));
+        if (ts) fclose(ts);
+        if (pts) fclose(pts);
+        free(row), free(scratch), br_plotbuf_free(pb), br_data_free(d), br_model_free(m);
+        return 1;
+    }
+    static char tsbuf[1 << 16];
+    setvbuf(ts, tsbuf, _IOFBF, sizeof tsbuf);
+    br_output_csv_header(m, ts);
+    if (pts) br_output_points_header(pts);
+
+    const char *warnings[16];
+    int nwarn = 0;
+    char wbuf[4][256];
+    if (fabs(nsteps * m->dt - m->t_end) > 1e-9 * m->t_end) {
+        snprintf(wbuf[0], sizeof wbuf[0], "time.end (%g) is not a multiple of dt; the run ends at %.12g s",
+                 m->t_end, nsteps * m->dt);
+        warnings[nwarn++] = wbuf[0];
+    }
+    const int tty = isatty(2);
+    const double start = now_s();
+    double wall_out = 0.0, next_report = start + 2.0;
+    int reported = 0, failed = 0;
+    char ferr[2048] = "";
+    for (long n = 0; n <= nsteps; n++) {
+        const int sample = (n % m->out_every == 0) || n == nsteps;
+        const int psample = pts && ((n % m->points_every == 0) || n == nsteps);
+        br_fwd_frames(m, d);
+        if (psample) br_field_record_points(d->field, 1);
+        if (br_fwd_contacts(m, d, m->dt, ferr, sizeof ferr)) {
+            failed = 1;
+            break;
+        }
+        br_fwd_loads(m, d);
+        if (br_check_finite(m, d, ferr, sizeof ferr)) {
+            failed = 1;
+            break;
+        }
+        if (sample || psample) {
+            const double t0 = now_s();
+            if (sample) {
+                br_output_row(m, d, row);
+                br_output_csv_row(row, ncols, ts);
+                br_plotbuf_add(pb, row);
+            }
+            if (psample) {
+                br_output_points_rows(m, d, pts, scratch);
+                br_field_record_points(d->field, 0);
+            }
+            wall_out += now_s() - t0;
+        }
+        if (n == nsteps) break;
+        br_integrate(m, d, m->dt);
+        if (!quiet && (n & 1023) == 0) {
+            const double now = now_s();
+            if (now >= next_report) {
+                progress((double)(n + 1) / nsteps, d->t, d->step, now - start, tty, 0);
+                reported = 1;
+                next_report = now + (tty ? 0.5 : 10.0);
+            }
+        }
+    }
+    const double t_io = now_s();
+    int io_ok = !ferror(ts);
+    io_ok &= fclose(ts) == 0;
+    if (pts) {
+        io_ok &= !ferror(pts);
+        io_ok &= fclose(pts) == 0;
+    }
+    if (!failed && !io_ok) {
+        snprintf(ferr, sizeof ferr, "writing into %s failed", rf.dir);
+        failed = 1;
+    }
+    if (!failed) {
+        file_path(&rf, "timeseries.csv", path, sizeof path);
+        if (rename(tmp, path)) failed = 1, snprintf(ferr, sizeof ferr, "cannot rename %s", tmp);
+        else file_add(&rf, "timeseries.csv");
+        if (pts && !failed) {
+            file_path(&rf, "points.csv.part", tmp, sizeof tmp);
+            file_path(&rf, "points.csv", path, sizeof path);
+            if (rename(tmp, path)) failed = 1, snprintf(ferr, sizeof ferr, "cannot rename %s", tmp);
+            else file_add(&rf, "points.csv");
+        }
+    }
+    wall_out += now_s() - t_io;
+    if (!failed) plots(m, pb, &rf, &wall_out);
+    const double wall = now_s() - start;
+    if (reported && !quiet) progress(1.0, d->t, d->step, wall, tty, 1);
+    if (!failed && d->en.residual_rel > 0.01) {
+        snprintf(wbuf[1], sizeof wbuf[1], "energy balance residual is %.3g of the input work (above 1 %%)",
+                 d->en.residual_rel);
+        warnings[nwarn++] = wbuf[1];
+    }
+    if (backend == BR_BACKEND_AUTO && d->field && strcmp(br_field_backend_name(d->field), "cpu") == 0) {
+        char why[200] = "";
+        if (br_cuda_available(why, sizeof why) == 0) {
+            snprintf(wbuf[2], sizeof wbuf[2], "backend auto: no usable GPU (%s), ran on the CPU", why);
+            warnings[nwarn++] = wbuf[2];
+        }
+    }
+    warnings[nwarn] = NULL;
+    file_add(&rf, "summary.json");
+    br_run_info info = {d->field ? br_field_backend_name(d->field) : "cpu",
+                        d->field ? br_field_device_name(d->field) : "cpu",
+                        wall,
+                        wall_out,
+                        failed ? "failed" : "complete",
+                        failed ? ferr : NULL,
+                        rf.list,
+                        warnings};
+    file_path(&rf, "summary.json", path, sizeof path);
+    if (br_output_summary(m, d, &info, path)) {
+        fprintf(stderr, "bristle run: cannot write %s\n", path);
+        failed = 1;
+    }
+    if (failed) {
+        fprintf(stderr, "bristle run: %s: %s\n", m->name, ferr);
+        fprintf(stderr, "bristle run: partial output left as %s/*.part; summary.json has status \"failed\"\n",
+                rf.dir);
+    } else {
+        printf("%s: %ld steps in %.3g s (%.3g steps/s) on %s; energy residual %.2g of the input work; "
+               "output in %s/\n",
+               m->name, d->step, wall, wall > 0 ? d->step / wall : 0.0, info.backend, d->en.residual_rel,
+               rf.dir);
+        for (int k = 0; k < nwarn; k++) fprintf(stderr, "warning: %s\n", warnings[k]);
+    }
+    free(row), free(scratch), br_plotbuf_free(pb), br_data_free(d), br_model_free(m);
+    return failed ? 1 : 0;
+}

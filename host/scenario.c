@@ -1,0 +1,980 @@
+/* scenario.c: YAML scenario -> br_model, with libyaml's document API (node
+ * tree with line marks). libyaml rather than libcyaml: the schema checks that
+ * matter here (unphysical values, cross references, law-dependent keys) need
+ * the line of the offending value, which libcyaml's schema loader does not
+ * give back. Errors are sticky: the first one is kept, later reads return
+ * defaults, and the caller sees "file:line: message". */
+#include "scenario.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef struct ysrc {
+    yaml_document_t doc;
+    const char *file;
+    char *err;
+    size_t errlen;
+    int failed;
+    int nover;             /* --set overrides applied: node index and key, for messages */
+    int over_node[64];
+    const char *over_key[64];
+} ysrc;
+
+typedef yaml_node_t ynode;
+
+static ynode *yget(ysrc *c, int idx) { return yaml_document_get_node(&c->doc, idx); }
+
+static int yindex(ysrc *c, const ynode *n) { return (int)(n - c->doc.nodes.start) + 1; }
+
+/* node, message -> first error kept as "file:line: message" */
+static void yerr(ysrc *c, const ynode *n, const char *fmt, ...)
+{
+    if (c->failed) return;
+    c->failed = 1;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *via = NULL;
+    for (int k = 0; n && k < c->nover; k++)
+        if (c->over_node[k] == yindex(c, n)) via = c->over_key[k];
+    const long line = n ? (long)n->start_mark.line + 1 : 1;
+    if (via) snprintf(c->err, c->errlen, "%s:%ld: %s (value from --set %s)", c->file, line, msg, via);
+    else snprintf(c->err, c->errlen, "%s:%ld: %s", c->file, line, msg);
+}
+
+static const char *ystr(const ynode *n) { return (const char *)n->data.scalar.value; }
+
+static int is_scalar(const ynode *n) { return n && n->type == YAML_SCALAR_NODE; }
+
+/* mapping, key -> value node or NULL */
+static ynode *ymap(ysrc *c, ynode *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE) return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        ynode *k = yget(c, p->key);
+        if (is_scalar(k) && !strcmp(ystr(k), key)) return yget(c, p->value);
+    }
+    return NULL;
+}
+
+/* node must be a mapping whose keys are all in allowed (NULL-terminated) and unique */
+static int ykeys(ysrc *c, ynode *map, const char *what, const char *const *allowed)
+{
+    if (c->failed) return -1;
+    if (!map || map->type != YAML_MAPPING_NODE) {
+        yerr(c, map, "%s must be a mapping (key: value lines)", what);
+        return -1;
+    }
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        ynode *k = yget(c, p->key);
+        if (!is_scalar(k)) {
+            yerr(c, k, "%s: keys must be plain words", what);
+            return -1;
+        }
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++) ok |= !strcmp(*a, ystr(k));
+        if (!ok) {
+            char list[400] = "";
+            for (const char *const *a = allowed; *a; a++) {
+                strncat(list, *a, sizeof list - strlen(list) - 3);
+                if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            yerr(c, k, "unknown key '%s' in %s (expected one of: %s)", ystr(k), what, list);
+            return -1;
+        }
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
+            if (!strcmp(ystr(yget(c, q->key)), ystr(k))) {
+                yerr(c, k, "duplicate key '%s' in %s", ystr(k), what);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* scalar node -> finite double, or error */
+static double ynum_node(ysrc *c, ynode *n, const char *key)
+{
+    if (c->failed) return 0.0;
+    if (!is_scalar(n)) {
+        yerr(c, n, "%s: expected a number", key);
+        return 0.0;
+    }
+    const char *s = ystr(n);
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (*end && isspace((unsigned char)*end)) end++;
+    if (end == s || *end || errno == ERANGE || !isfinite(v)) {
+        yerr(c, n, "%s: expected a finite number, got '%s'", key, s);
+        return 0.0;
+    }
+    return v;
+}
+
+/* map[key] -> number; missing: error if required, else def */
+static double ynum(ysrc *c, ynode *map, const char *key, int required, double def)
+{
+    ynode *n = ymap(c, map, key);
+    if (!n) {
+        if (required) yerr(c, map, "missing key '%s'", key);
+        return def;
+    }
+    return ynum_node(c, n, key);
+}
+
+/* map[key] -> vector of exactly len numbers into out (def copied when optional and missing) */
+static void yvec(ysrc *c, ynode *map, const char *key, int len, int required, const double *def,
+                 double *out)
+{
+    ynode *n = ymap(c, map, key);
+    if (!n) {
+        if (required) yerr(c, map, "missing key '%s'", key);
+        else if (def) memcpy(out, def, (size_t)len * sizeof(double));
+        return;
+    }
+    if (n->type != YAML_SEQUENCE_NODE || n->data.sequence.items.top - n->data.sequence.items.start != len) {
+        yerr(c, n, "%s: expected a list of %d numbers", key, len);
+        return;
+    }
+    for (int k = 0; k < len; k++) out[k] = ynum_node(c, yget(c, n->data.sequence.items.start[k]), key);
+}
+
+/* map[key] -> string (NULL if missing; error if required) */
+static const char *ystring(ysrc *c, ynode *map, const char *key, int required)
+{
+    ynode *n = ymap(c, map, key);
+    if (!n) {
+        if (required) yerr(c, map, "missing key '%s'", key);
+        return NULL;
+    }
+    if (!is_scalar(n)) {
+        yerr(c, n, "%s: expected a word", key);
+        return NULL;
+    }
+    return ystr(n);
+}
+
+static int ybool(ysrc *c, ynode *map, const char *key, int def)
+{
+    ynode *n = ymap(c, map, key);
+    if (!n) return def;
+    const char *s = is_scalar(n) ? ystr(n) : "";
+    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")) return 1;
+    if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off")) return 0;
+    yerr(c, n, "%s: expected true or false", key);
+    return def;
+}
+
+/* condition, node -> error "msg" at node when the condition fails */
+static void ycheck(ysrc *c, int ok, ynode *n, const char *fmt, ...)
+{
+    if (ok || c->failed) return;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    yerr(c, n, "%s", msg);
+}
+
+/* map[key] node, or the map itself when the key is missing (for messages) */
+static ynode *yat(ysrc *c, ynode *map, const char *key)
+{
+    ynode *n = ymap(c, map, key);
+    return n ? n : map;
+}
+
+/* list node -> number of items (error if not a list) */
+static int ylen(ysrc *c, ynode *n, const char *what)
+{
+    if (c->failed) return 0;
+    if (!n || n->type != YAML_SEQUENCE_NODE) {
+        yerr(c, n, "%s must be a list (lines starting with '-')", what);
+        return 0;
+    }
+    return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+}
+
+static ynode *yitem(ysrc *c, ynode *seq, int k) { return yget(c, seq->data.sequence.items.start[k]); }
+
+static double norm3(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+/* map[key] -> unit 3-vector (required unless def) with the check |n| = 1 within 1e-9 */
+static void yunit(ysrc *c, ynode *map, const char *key, const double *def, double out[3])
+{
+    yvec(c, map, key, 3, def == NULL, def, out);
+    if (c->failed) return;
+    const double n = norm3(out);
+    ycheck(c, n > 0.0, yat(c, map, key), "%s is a zero vector", key);
+    ycheck(c, fabs(n - 1.0) < 1e-9, yat(c, map, key),
+           "%s must be a unit vector (its length is %.17g)", key, n);
+}
+
+/* names: letters, digits, '_' and '-' (they become CSV column names) */
+static void yname(ysrc *c, ynode *map, char out[BR_NAME_MAX], const char *what)
+{
+    const char *s = ystring(c, map, "name", 1);
+    if (!s) return;
+    int ok = *s && strlen(s) < BR_NAME_MAX;
+    for (const char *p = s; *p; p++) ok &= isalnum((unsigned char)*p) || *p == '_' || *p == '-';
+    ycheck(c, ok, yat(c, map, "name"),
+           "%s name '%s' must be 1-%d letters, digits, '_' or '-'", what, s, BR_NAME_MAX - 1);
+    snprintf(out, BR_NAME_MAX, "%s", s);
+}
+
+/* ---- time functions ---- */
+
+static const char *const TF_KEYS[] = {"constant", "table", "ramp", "harmonic", "sweep", NULL};
+
+/* node (a number or a one-key mapping) -> time function */
+static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
+{
+    memset(fn, 0, sizeof *fn);
+    if (c->failed) return;
+    if (is_scalar(n)) {
+        fn->kind = BR_TF_CONSTANT;
+        fn->c = ynum_node(c, n, what);
+        return;
+    }
+    if (ykeys(c, n, what, TF_KEYS)) return;
+    if (n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1) {
+        yerr(c, n, "%s: give exactly one of constant, table, ramp, harmonic, sweep", what);
+        return;
+    }
+    ynode *v;
+    if ((v = ymap(c, n, "constant"))) {
+        fn->kind = BR_TF_CONSTANT;
+        fn->c = ynum_node(c, v, "constant");
+    } else if ((v = ymap(c, n, "table"))) {
+        fn->kind = BR_TF_TABLE;
+        const int len = ylen(c, v, "table");
+        ycheck(c, len >= 1, v, "table needs at least one [t, value] pair");
+        if (c->failed) return;
+        fn->n = len;
+        fn->t = malloc((size_t)len * sizeof(double));
+        fn->y = malloc((size_t)len * sizeof(double));
+        for (int k = 0; k < len && !c->failed; k++) {
+            ynode *row = yitem(c, v, k);
+            if (ylen(c, row, "table row") != 2) {
+                yerr(c, row, "table rows are [t, value] pairs");
+                return;
+            }
+            fn->t[k] = ynum_node(c, yitem(c, row, 0), "table time");
+            fn->y[k] = ynum_node(c, yitem(c, row, 1), "table value");
+            ycheck(c, k == 0 || fn->t[k] > fn->t[k - 1], row, "table times must increase");
+        }
+    } else if ((v = ymap(c, n, "ramp"))) {
+        static const char *const K[] = {"t0", "t1", "from", "to", NULL};
+        if (ykeys(c, v, "ramp", K)) return;
+        fn->kind = BR_TF_RAMP;
+        fn->t0 = ynum(c, v, "t0", 1, 0), fn->t1 = ynum(c, v, "t1", 1, 0);
+        fn->y0 = ynum(c, v, "from", 1, 0), fn->y1 = ynum(c, v, "to", 1, 0);
+        ycheck(c, fn->t1 > fn->t0, v, "ramp needs t1 > t0");
+    } else if ((v = ymap(c, n, "harmonic"))) {
+        static const char *const K[] = {"amplitude", "frequency", "phase", NULL};
+        if (ykeys(c, v, "harmonic", K)) return;
+        fn->kind = BR_TF_HARMONIC;
+        fn->f = ynum(c, v, "frequency", 1, 0);
+        fn->phase = ynum(c, v, "phase", 0, 0);
+        ycheck(c, fn->f >= 0, yat(c, v, "frequency"), "frequency must be >= 0");
+        fn->amp = calloc(1, sizeof *fn->amp);
+        ynode *a = ymap(c, v, "amplitude");
+        if (!a) yerr(c, v, "missing key 'amplitude'");
+        else ytimefn(c, a, "amplitude", fn->amp);
+    } else if ((v = ymap(c, n, "sweep"))) {
+        static const char *const K[] = {"amplitude", "f0", "f1", "t0", "t1", "mode", NULL};
+        if (ykeys(c, v, "sweep", K)) return;
+        fn->kind = BR_TF_SWEEP;
+        fn->f0 = ynum(c, v, "f0", 1, 0), fn->f1 = ynum(c, v, "f1", 1, 0);
+        fn->t0 = ynum(c, v, "t0", 1, 0), fn->t1 = ynum(c, v, "t1", 1, 0);
+        const char *mode = ystring(c, v, "mode", 0);
+        ycheck(c, !mode || !strcmp(mode, "linear") || !strcmp(mode, "log"), yat(c, v, "mode"),
+               "sweep mode must be linear or log");
+        fn->log_sweep = mode && !strcmp(mode, "log");
+        ycheck(c, fn->t1 > fn->t0, v, "sweep needs t1 > t0");
+        ycheck(c, fn->f0 > 0 && fn->f1 > 0, v, "sweep frequencies must be > 0");
+        fn->amp = calloc(1, sizeof *fn->amp);
+        ynode *a = ymap(c, v, "amplitude");
+        if (!a) yerr(c, v, "missing key 'amplitude'");
+        else ytimefn(c, a, "amplitude", fn->amp);
+    }
+}
+
+/* ---- model sections ---- */
+
+/* name -> frame index (0 ground, bodies, kinematic frames), or error at node */
+static int yframe(ysrc *c, const br_model *m, ynode *n, const char *name)
+{
+    if (c->failed || !name) return 0;
+    if (!strcmp(name, "ground")) return 0;
+    for (int b = 0; b < m->nbody; b++)
+        if (!strcmp(m->body[b].name, name)) return 1 + b;
+    for (int k = 0; k < m->nkframe; k++)
+        if (!strcmp(m->kframe[k].name, name)) return 1 + m->nbody + k;
+    yerr(c, n, "no body or frame named '%s'", name);
+    return 0;
+}
+
+/* -> 1 if name is already a body or kinematic frame */
+static int frame_name_taken(const br_model *m, const char *name, int nb, int nk)
+{
+    if (!strcmp(name, "ground")) return 1;
+    for (int b = 0; b < nb; b++)
+        if (!strcmp(m->body[b].name, name)) return 1;
+    for (int k = 0; k < nk; k++)
+        if (!strcmp(m->kframe[k].name, name)) return 1;
+    return 0;
+}
+
+static void read_bodies(ysrc *c, ynode *seq, br_model *m)
+{
+    static const char *const K[] = {"name", "mass", "inertia", "box", "position", "orientation",
+                                    "velocity", "angular_velocity", "lock", NULL};
+    m->nbody = seq ? ylen(c, seq, "bodies") : 0;
+    m->body = calloc((size_t)(m->nbody ? m->nbody : 1), sizeof *m->body);
+    for (int b = 0; b < m->nbody && !c->failed; b++) {
+        ynode *n = yitem(c, seq, b);
+        br_body *B = &m->body[b];
+        if (ykeys(c, n, "a body", K)) return;
+        yname(c, n, B->name, "body");
+        ycheck(c, !frame_name_taken(m, B->name, b, 0), yat(c, n, "name"),
+               "body name '%s' is taken (or reserved)", B->name);
+        B->mass = ynum(c, n, "mass", 1, 0);
+        ycheck(c, B->mass > 0, yat(c, n, "mass"), "mass must be > 0 (got %g)", B->mass);
+        ynode *in = ymap(c, n, "inertia"), *box = ymap(c, n, "box");
+        ycheck(c, (in != NULL) != (box != NULL), n, "give exactly one of 'inertia' and 'box'");
+        if (c->failed) return;
+        if (box) {
+            double s[3];
+            yvec(c, n, "box", 3, 1, NULL, s);
+            ycheck(c, s[0] > 0 && s[1] > 0 && s[2] > 0, box, "box edges must be > 0");
+            B->I[0] = B->mass * (s[1] * s[1] + s[2] * s[2]) / 12.0;
+            B->I[4] = B->mass * (s[0] * s[0] + s[2] * s[2]) / 12.0;
+            B->I[8] = B->mass * (s[0] * s[0] + s[1] * s[1]) / 12.0;
+        } else {
+            const int len = ylen(c, in, "inertia");
+            ycheck(c, len == 3 || len == 6, in,
+                   "inertia: give [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]");
+            double v[6] = {0};
+            for (int k = 0; k < len && k < 6 && !c->failed; k++) v[k] = ynum_node(c, yitem(c, in, k), "inertia");
+            B->I[0] = v[0], B->I[4] = v[1], B->I[8] = v[2];
+            B->I[1] = B->I[3] = v[3], B->I[2] = B->I[6] = v[4], B->I[5] = B->I[7] = v[5];
+            /* positive definite (Sylvester) and the triangle inequalities of a real body */
+            const double d2 = v[0] * v[1] - v[3] * v[3];
+            const double d3 = v[0] * (v[1] * v[2] - v[5] * v[5]) - v[3] * (v[3] * v[2] - v[5] * v[4]) +
+                              v[4] * (v[3] * v[5] - v[1] * v[4]);
+            ycheck(c, v[0] > 0 && d2 > 0 && d3 > 0, in, "inertia must be positive definite");
+            ycheck(c, v[0] + v[1] >= v[2] && v[1] + v[2] >= v[0] && v[0] + v[2] >= v[1], in,
+                   "principal moments violate the triangle inequality (no real body has them)");
+        }
+        static const double z3[3] = {0, 0, 0}, q1[4] = {1, 0, 0, 0};
+        yvec(c, n, "position", 3, 1, NULL, B->x0);
+        yvec(c, n, "orientation", 4, 0, q1, B->q0);
+        const double qn = sqrt(B->q0[0] * B->q0[0] + B->q0[1] * B->q0[1] + B->q0[2] * B->q0[2] +
+                               B->q0[3] * B->q0[3]);
+        ycheck(c, fabs(qn - 1.0) < 1e-9, yat(c, n, "orientation"),
+               "orientation must be a unit quaternion (w, x, y, z); its norm is %.17g", qn);
+        yvec(c, n, "velocity", 3, 0, z3, B->v0);
+        yvec(c, n, "angular_velocity", 3, 0, z3, B->w0);
+        ynode *lk = ymap(c, n, "lock");
+        if (lk) {
+            static const char *const dof[] = {"x", "y", "z", "rx", "ry", "rz"};
+            const int len = ylen(c, lk, "lock");
+            for (int k = 0; k < len && !c->failed; k++) {
+                ynode *it = yitem(c, lk, k);
+                int bit = -1;
+                for (int j = 0; j < 6; j++)
+                    if (is_scalar(it) && !strcmp(ystr(it), dof[j])) bit = j;
+                ycheck(c, bit >= 0, it, "lock entries are x, y, z, rx, ry, rz");
+                if (bit >= 0) B->lock |= 1 << bit;
+            }
+        }
+    }
+}
+
+static void read_frames(ysrc *c, ynode *seq, br_model *m)
+{
+    static const char *const K[] = {"name", "position", "orientation", "velocity", "displacement", NULL};
+    m->nkframe = seq ? ylen(c, seq, "frames") : 0;
+    m->kframe = calloc((size_t)(m->nkframe ? m->nkframe : 1), sizeof *m->kframe);
+    for (int k = 0; k < m->nkframe && !c->failed; k++) {
+        ynode *n = yitem(c, seq, k);
+        br_kframe *F = &m->kframe[k];
+        if (ykeys(c, n, "a frame", K)) return;
+        yname(c, n, F->name, "frame");
+        ycheck(c, !frame_name_taken(m, F->name, m->nbody, k), yat(c, n, "name"),
+               "frame name '%s' is taken (or reserved)", F->name);
+        static const double z3[3] = {0, 0, 0}, q1[4] = {1, 0, 0, 0};
+        yvec(c, n, "position", 3, 0, z3, F->x0);
+        yvec(c, n, "orientation", 4, 0, q1, F->q0);
+        const double qn = sqrt(F->q0[0] * F->q0[0] + F->q0[1] * F->q0[1] + F->q0[2] * F->q0[2] +
+                               F->q0[3] * F->q0[3]);
+        ycheck(c, fabs(qn - 1.0) < 1e-9, yat(c, n, "orientation"), "orientation must be a unit quaternion");
+        yvec(c, n, "velocity", 3, 0, z3, F->v);
+        ynode *dsp = ymap(c, n, "displacement");
+        static const char *const XYZ[] = {"x", "y", "z", NULL};
+        if (dsp && ykeys(c, dsp, "displacement", XYZ)) return;
+        for (int j = 0; j < 3; j++) {
+            ynode *fn = dsp ? ymap(c, dsp, XYZ[j]) : NULL;
+            if (fn) ytimefn(c, fn, XYZ[j], &F->disp[j]);
+            else F->disp[j].kind = BR_TF_CONSTANT;
+        }
+    }
+}
+
+static void read_loads(ysrc *c, ynode *seq, br_model *m)
+{
+    static const char *const K[] = {"name", "type", "body", "point", "direction", "axes", "magnitude", NULL};
+    m->nload = seq ? ylen(c, seq, "loads") : 0;
+    m->load = calloc((size_t)(m->nload ? m->nload : 1), sizeof *m->load);
+    for (int l = 0; l < m->nload && !c->failed; l++) {
+        ynode *n = yitem(c, seq, l);
+        br_load *L = &m->load[l];
+        if (ykeys(c, n, "a load", K)) return;
+        yname(c, n, L->name, "load");
+        for (int j = 0; j < l; j++)
+            ycheck(c, strcmp(m->load[j].name, L->name) != 0, yat(c, n, "name"), "duplicate load name '%s'",
+                   L->name);
+        const char *type = ystring(c, n, "type", 0);
+        ycheck(c, !type || !strcmp(type, "force") || !strcmp(type, "torque"), yat(c, n, "type"),
+               "load type must be force or torque");
+        L->type = type && !strcmp(type, "torque") ? BR_LOAD_TORQUE : BR_LOAD_FORCE;
+        const char *body = ystring(c, n, "body", 1);
+        L->frame = yframe(c, m, yat(c, n, "body"), body);
+        ycheck(c, L->frame >= 1 && L->frame <= m->nbody, yat(c, n, "body"),
+               "loads act on bodies; '%s' is not a body", body ? body : "");
+        static const double z3[3] = {0, 0, 0};
+        yvec(c, n, "point", 3, 0, z3, L->point);
+        ycheck(c, L->type == BR_LOAD_FORCE || !ymap(c, n, "point"), yat(c, n, "point"),
+               "a torque has no point of application");
+        yunit(c, n, "direction", NULL, L->dir);
+        const char *axes = ystring(c, n, "axes", 0);
+        ycheck(c, !axes || !strcmp(axes, "world") || !strcmp(axes, "body"), yat(c, n, "axes"),
+               "axes must be world or body");
+        L->body_axes = axes && !strcmp(axes, "body");
+        ynode *mag = ymap(c, n, "magnitude");
+        if (!mag) yerr(c, n, "missing key 'magnitude'");
+        else ytimefn(c, mag, "magnitude", &L->mag);
+    }
+}
+
+static void read_springs(ysrc *c, ynode *seq, br_model *m)
+{
+    static const char *const K[] = {"name", "a", "b", "stiffness", "damping", "rest_length", NULL};
+    static const char *const E[] = {"frame", "point", NULL};
+    m->nspring = seq ? ylen(c, seq, "springs") : 0;
+    m->spring = calloc((size_t)(m->nspring ? m->nspring : 1), sizeof *m->spring);
+    for (int s = 0; s < m->nspring && !c->failed; s++) {
+        ynode *n = yitem(c, seq, s);
+        br_spring *S = &m->spring[s];
+        if (ykeys(c, n, "a spring", K)) return;
+        yname(c, n, S->name, "spring");
+        for (int j = 0; j < s; j++)
+            ycheck(c, strcmp(m->spring[j].name, S->name) != 0, yat(c, n, "name"),
+                   "duplicate spring name '%s'", S->name);
+        static const double z3[3] = {0, 0, 0};
+        ynode *ends[2] = {ymap(c, n, "a"), ymap(c, n, "b")};
+        for (int e = 0; e < 2 && !c->failed; e++) {
+            if (!ends[e]) {
+                yerr(c, n, "missing key '%s' (an end: frame and point)", e ? "b" : "a");
+                return;
+            }
+            if (ykeys(c, ends[e], "a spring end", E)) return;
+            const char *fr = ystring(c, ends[e], "frame", 1);
+            const int idx = yframe(c, m, yat(c, ends[e], "frame"), fr);
+            yvec(c, ends[e], "point", 3, 0, z3, e ? S->pb : S->pa);
+            if (e) S->frame_b = idx;
+            else S->frame_a = idx;
+        }
+        S->k = ynum(c, n, "stiffness", 1, 0);
+        S->c = ynum(c, n, "damping", 0, 0);
+        S->rest = ynum(c, n, "rest_length", 0, 0);
+        ycheck(c, S->k >= 0, yat(c, n, "stiffness"), "stiffness must be >= 0");
+        ycheck(c, S->c >= 0, yat(c, n, "damping"), "damping must be >= 0");
+        ycheck(c, S->rest >= 0, yat(c, n, "rest_length"), "rest_length must be >= 0");
+        ycheck(c, S->frame_a != S->frame_b, n, "a spring needs two different frames");
+    }
+}
+
+/* friction keys each law reads: required (r) and optional (o) */
+typedef struct law_keys {
+    const char *req[9];
+    const char *opt[4];
+} law_keys;
+
+static const law_keys LAW_KEYS[BR_LAW_COUNT] = {
+    [BR_LAW_LUGRE3D] = {{"mu_s", "mu_k", "V_st", "alpha", "sigma0", "sigma1", "sigma2"}, {"update"}},
+    [BR_LAW_LUGRE3D_CLASSIC] = {{"mu_s", "mu_k", "V_st", "alpha", "sigma0", "sigma1", "sigma2"},
+                                {"update", "G_min"}},
+    [BR_LAW_DAHL3D] = {{"mu_k", "sigma0"}, {"update"}},
+    [BR_LAW_GKF] = {{"mu_s", "mu_k", "V_st", "alpha", "eps"}, {"f_v"}},
+    [BR_LAW_STATIC_REG] = {{"mu_s", "mu_k", "V_st", "alpha", "v_r"}, {"nu"}},
+};
+
+static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
+{
+    const char *law = ystring(c, n, "law", 1);
+    if (c->failed) return;
+    d->law = br_law_from_name(law);
+    if (d->law < 0) {
+        char list[200] = "";
+        for (int k = 0; k < BR_LAW_COUNT; k++) {
+            strcat(list, br_law_name(k));
+            if (k + 1 < BR_LAW_COUNT) strcat(list, ", ");
+        }
+        yerr(c, yat(c, n, "law"), "unknown friction law '%s' (known: %s)", law, list);
+        return;
+    }
+    const law_keys *lk = &LAW_KEYS[d->law];
+    const char *allowed[16];
+    int na = 0;
+    allowed[na++] = "law";
+    for (int k = 0; k < 9 && lk->req[k]; k++) allowed[na++] = lk->req[k];
+    for (int k = 0; k < 4 && lk->opt[k]; k++) allowed[na++] = lk->opt[k];
+    allowed[na] = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "friction (law %s)", law);
+    if (ykeys(c, n, what, allowed)) return;
+    for (int k = 0; k < 9 && lk->req[k]; k++)
+        if (!ymap(c, n, lk->req[k])) {
+            yerr(c, n, "missing friction parameter '%s' (law %s needs it)", lk->req[k], law);
+            return;
+        }
+    br_friction_params *p = &d->fric;
+    p->mu_s = ynum(c, n, "mu_s", 0, 0);
+    p->mu_k = ynum(c, n, "mu_k", 0, 0);
+    p->V_st = ynum(c, n, "V_st", 0, 1);
+    p->alpha = ynum(c, n, "alpha", 0, 2);
+    p->sigma0 = ynum(c, n, "sigma0", 0, 0);
+    p->sigma1 = ynum(c, n, "sigma1", 0, 0);
+    p->sigma2 = ynum(c, n, "sigma2", 0, 0);
+    p->eps = ynum(c, n, "eps", 0, 0);
+    p->f_v = ynum(c, n, "f_v", 0, 0);
+    p->v_r = ynum(c, n, "v_r", 0, 0);
+    p->nu = ynum(c, n, "nu", 0, 0);
+    p->G_min = ynum(c, n, "G_min", 0, 1e-12);
+    const char *up = ystring(c, n, "update", 0);
+    ycheck(c, !up || !strcmp(up, "exponential") || !strcmp(up, "euler"), yat(c, n, "update"),
+           "update must be exponential or euler");
+    p->update = up && !strcmp(up, "euler") ? BR_UPDATE_EULER : BR_UPDATE_EXP;
+    if (d->law == BR_LAW_DAHL3D) p->mu_s = p->mu_k;
+    ycheck(c, p->mu_k >= 0, yat(c, n, "mu_k"), "mu_k must be >= 0 (got %g)", p->mu_k);
+    ycheck(c, p->mu_s >= p->mu_k, yat(c, n, "mu_s"), "mu_s (%g) < mu_k (%g): static friction must not be "
+                                                     "below kinetic", p->mu_s, p->mu_k);
+    ycheck(c, p->V_st > 0, yat(c, n, "V_st"), "V_st must be > 0");
+    ycheck(c, p->alpha > 0 && br_pow_half_ok(p->alpha), yat(c, n, "alpha"),
+           "alpha must be a multiple of 0.5 in (0, 4] (got %g)", p->alpha);
+    ycheck(c, br_law_nstate(d->law) == 0 || p->sigma0 > 0, yat(c, n, "sigma0"), "sigma0 must be > 0");
+    ycheck(c, p->sigma1 >= 0, yat(c, n, "sigma1"), "sigma1 must be >= 0");
+    ycheck(c, p->sigma2 >= 0, yat(c, n, "sigma2"), "sigma2 must be >= 0");
+    ycheck(c, d->law != BR_LAW_GKF || p->eps > 0, yat(c, n, "eps"), "eps must be > 0");
+    ycheck(c, d->law != BR_LAW_GKF || p->eps < p->V_st, yat(c, n, "eps"), "eps must be below V_st");
+    ycheck(c, p->f_v >= 0, yat(c, n, "f_v"), "f_v must be >= 0");
+    ycheck(c, d->law != BR_LAW_STATIC_REG || p->v_r > 0, yat(c, n, "v_r"), "v_r must be > 0");
+    ycheck(c, p->nu >= 0, yat(c, n, "nu"), "nu must be >= 0");
+    ycheck(c, p->G_min > 0, yat(c, n, "G_min"), "G_min must be > 0");
+}
+
+/* ring/grid/list -> cs->r (3n, frame A) and the default per-point area (0: none) */
+static void read_points(ysrc *c, ynode *n, br_cset *cs, double *cell_area)
+{
+    static const char *const K[] = {"ring", "grid", "list", NULL};
+    *cell_area = 0.0;
+    if (ykeys(c, n, "points", K)) return;
+    if (n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1) {
+        yerr(c, n, "points: give exactly one of ring, grid, list");
+        return;
+    }
+    static const double ez[3] = {0, 0, 1}, ex[3] = {1, 0, 0};
+    ynode *g;
+    long np = 0;
+    if ((g = ymap(c, n, "list"))) {
+        np = ylen(c, g, "list");
+        ycheck(c, np > 0, g, "list has no points");
+        if (c->failed) return;
+        cs->r = malloc((size_t)np * 3 * sizeof(double));
+        for (long i = 0; i < np && !c->failed; i++) {
+            ynode *it = yitem(c, g, (int)i);
+            if (ylen(c, it, "a point") != 3) {
+                yerr(c, it, "points are [x, y, z]");
+                return;
+            }
+            for (int j = 0; j < 3; j++) cs->r[3 * i + j] = ynum_node(c, yitem(c, it, j), "point");
+        }
+    } else {
+        const int ring = (g = ymap(c, n, "ring")) != NULL;
+        if (!ring) g = ymap(c, n, "grid");
+        static const char *const KR[] = {"center", "radius", "count", "normal", "start", NULL};
+        static const char *const KG[] = {"center", "size", "count", "normal", "start", NULL};
+        if (ykeys(c, g, ring ? "ring" : "grid", ring ? KR : KG)) return;
+        double ctr[3] = {0, 0, 0}, nz[3] = {0, 0, 1}, u[3] = {1, 0, 0}, v[3];
+        yvec(c, g, "center", 3, 1, NULL, ctr);
+        yunit(c, g, "normal", ez, nz);
+        yunit(c, g, "start", ex, u);
+        if (c->failed) return;
+        ycheck(c, fabs(u[0] * nz[0] + u[1] * nz[1] + u[2] * nz[2]) < 1e-9, yat(c, g, "start"),
+               "start must be perpendicular to normal");
+        v[0] = nz[1] * u[2] - nz[2] * u[1], v[1] = nz[2] * u[0] - nz[0] * u[2], v[2] = nz[0] * u[1] - nz[1] * u[0];
+        if (ring) {
+            const double R = ynum(c, g, "radius", 1, 0);
+            const double cnt = ynum(c, g, "count", 1, 0);
+            ycheck(c, R > 0, yat(c, g, "radius"), "radius must be > 0");
+            ycheck(c, cnt >= 1 && cnt == floor(cnt) && cnt < 1e9, yat(c, g, "count"),
+                   "count must be a positive whole number");
+            if (c->failed) return;
+            np = (long)cnt;
+            cs->r = malloc((size_t)np * 3 * sizeof(double));
+            for (long i = 0; i < np; i++) {
+                const double ph = 6.283185307179586 * (double)i / (double)np;
+                for (int j = 0; j < 3; j++) cs->r[3 * i + j] = ctr[j] + R * (cos(ph) * u[j] + sin(ph) * v[j]);
+            }
+        } else {
+            double sz[2] = {0, 0}, cnt[2] = {0, 0};
+            yvec(c, g, "size", 2, 1, NULL, sz);
+            yvec(c, g, "count", 2, 1, NULL, cnt);
+            ycheck(c, sz[0] > 0 && sz[1] > 0, yat(c, g, "size"), "size must be > 0");
+            ycheck(c, cnt[0] >= 1 && cnt[1] >= 1 && cnt[0] == floor(cnt[0]) && cnt[1] == floor(cnt[1]) &&
+                          cnt[0] * cnt[1] < 1e9,
+                   yat(c, g, "count"), "count must be two positive whole numbers");
+            if (c->failed) return;
+            const long nu = (long)cnt[0], nv = (long)cnt[1];
+            np = nu * nv;
+            cs->r = malloc((size_t)np * 3 * sizeof(double));
+            for (long a = 0; a < nu; a++)
+                for (long b = 0; b < nv; b++) {
+                    const double su = sz[0] * ((a + 0.5) / nu - 0.5), sv = sz[1] * ((b + 0.5) / nv - 0.5);
+                    for (int j = 0; j < 3; j++) cs->r[3 * (a * nv + b) + j] = ctr[j] + su * u[j] + sv * v[j];
+                }
+            *cell_area = sz[0] * sz[1] / (double)np;
+        }
+    }
+    cs->desc.npoints = np;
+}
+
+static void read_contacts(ysrc *c, ynode *seq, br_model *m)
+{
+    static const char *const K[] = {"name", "body", "surface", "points", "area", "total_area",
+                                    "normal", "friction", "v_stick", NULL};
+    static const char *const KS[] = {"type", "frame", "point", "normal", NULL};
+    static const char *const KN[] = {"law", "sigma", "K", "pK", "D", "d_area", "pD", NULL};
+    m->nset = seq ? ylen(c, seq, "contacts") : 0;
+    m->cset = calloc((size_t)(m->nset ? m->nset : 1), sizeof *m->cset);
+    for (int s = 0; s < m->nset && !c->failed; s++) {
+        ynode *n = yitem(c, seq, s);
+        br_cset *cs = &m->cset[s];
+        br_contact_set_desc *d = &cs->desc;
+        if (ykeys(c, n, "a contact set", K)) return;
+        yname(c, n, cs->name, "contact set");
+        for (int j = 0; j < s; j++)
+            ycheck(c, strcmp(m->cset[j].name, cs->name) != 0, yat(c, n, "name"),
+                   "duplicate contact set name '%s'", cs->name);
+        d->name = cs->name;
+        const char *body = ystring(c, n, "body", 1);
+        d->frame_a = yframe(c, m, yat(c, n, "body"), body);
+        ynode *sf = ymap(c, n, "surface");
+        if (!sf) {
+            yerr(c, n, "missing key 'surface'");
+            return;
+        }
+        if (ykeys(c, sf, "surface", KS)) return;
+        const char *type = ystring(c, sf, "type", 1);
+        ycheck(c, !type || !strcmp(type, "plane"), yat(c, sf, "type"),
+               "surface type '%s' is not supported (plane)", type ? type : "");
+        const char *fr = ystring(c, sf, "frame", 0);
+        d->frame_b = fr ? yframe(c, m, yat(c, sf, "frame"), fr) : 0;
+        ycheck(c, d->frame_a != d->frame_b, sf, "points and surface are on the same frame");
+        static const double z3[3] = {0, 0, 0};
+        yvec(c, sf, "point", 3, 0, z3, d->plane_p);
+        yunit(c, sf, "normal", NULL, d->plane_n);
+        static const char *const need[] = {"points", "normal", "friction"};
+        for (int k = 0; k < 3; k++)
+            if (!ymap(c, n, need[k])) yerr(c, n, "missing key '%s' in contact set '%s'", need[k], cs->name);
+        double cell_area = 0.0;
+        read_points(c, ymap(c, n, "points"), cs, &cell_area);
+        if (c->failed) return;
+        const long np = d->npoints;
+        cs->area = malloc((size_t)np * sizeof(double));
+        cs->K = malloc((size_t)np * sizeof(double));
+        cs->D = malloc((size_t)np * sizeof(double));
+        ynode *an = ymap(c, n, "area"), *tn = ymap(c, n, "total_area");
+        ycheck(c, !(an && tn), n, "give at most one of 'area' (per point) and 'total_area'");
+        double A = cell_area;
+        if (an) A = ynum_node(c, an, "area");
+        if (tn) A = ynum_node(c, tn, "total_area") / (double)np;
+        ycheck(c, an || tn || cell_area > 0, n, "missing key 'area' (tributary area of each point, m^2)");
+        ycheck(c, A > 0, an ? an : tn ? tn : n, "contact areas must be > 0 (got %g per point)", A);
+        for (long i = 0; i < np; i++) cs->area[i] = A;
+        ynode *nl = ymap(c, n, "normal");
+        if (ykeys(c, nl, "normal", KN)) return;
+        const char *nlaw = ystring(c, nl, "law", 0);
+        ycheck(c, !nlaw || !strcmp(nlaw, "hunt_crossley"), yat(c, nl, "law"),
+               "normal law '%s' is not supported (hunt_crossley)", nlaw ? nlaw : "");
+        d->normal.pK = ynum(c, nl, "pK", 0, 2.0);
+        d->normal.pD = ynum(c, nl, "pD", 0, 0.5 * (d->normal.pK - 1.0));
+        ycheck(c, d->normal.pK > 0 && br_pow_half_ok(d->normal.pK), yat(c, nl, "pK"),
+               "pK must be a multiple of 0.5 in (0, 4]");
+        ycheck(c, br_pow_half_ok(d->normal.pD), yat(c, nl, "pD"), "pD must be a multiple of 0.5 in [0, 4]");
+        ynode *sg = ymap(c, nl, "sigma"), *kk = ymap(c, nl, "K");
+        ycheck(c, (sg != NULL) != (kk != NULL), nl,
+               "give exactly one of 'sigma' (roughness: K = A / sigma^pK) and 'K' (per point)");
+        ynode *dd = ymap(c, nl, "D"), *da = ymap(c, nl, "d_area");
+        ycheck(c, (dd != NULL) != (da != NULL), nl,
+               "give exactly one of 'D' (damping per point) and 'd_area' (per unit area)");
+        if (c->failed) return;
+        const double sig = sg ? ynum_node(c, sg, "sigma") : 0, K0 = kk ? ynum_node(c, kk, "K") : 0;
+        const double D0 = dd ? ynum_node(c, dd, "D") : 0, Da = da ? ynum_node(c, da, "d_area") : 0;
+        ycheck(c, !sg || sig > 0, sg, "sigma must be > 0");
+        ycheck(c, !kk || K0 > 0, kk, "K must be > 0");
+        ycheck(c, D0 >= 0 && Da >= 0, dd ? dd : da, "damping must be >= 0");
+        for (long i = 0; i < np; i++) {
+            cs->K[i] = sg ? cs->area[i] / pow(sig, d->normal.pK) : K0;
+            cs->D[i] = dd ? D0 : Da * cs->area[i];
+        }
+        d->r = cs->r, d->K = cs->K, d->D = cs->D;
+        read_friction(c, ymap(c, n, "friction"), d);
+        d->v_stick = ynum(c, n, "v_stick", 0, 1e-6);
+        ycheck(c, d->v_stick >= 0, yat(c, n, "v_stick"), "v_stick must be >= 0");
+    }
+}
+
+/* ---- --set overrides ---- */
+
+/* "a.b.c=value" -> the scalar at that path replaced (or added to an existing mapping) */
+static void apply_set(ysrc *c, const char *kv)
+{
+    if (c->failed) return;
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv) {
+        snprintf(c->err, c->errlen, "--set %s: expected KEY=VALUE", kv);
+        c->failed = 1;
+        return;
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%.*s", (int)(eq - kv), kv);
+    const char *val = eq + 1;
+    int node = 1; /* the root */
+    char *save = NULL, buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *seg = strtok_r(buf, ".", &save);
+    while (seg) {
+        char *next = strtok_r(NULL, ".", &save);
+        ynode *cur = yget(c, node);
+        int found = 0;
+        if (cur->type == YAML_MAPPING_NODE) {
+            for (yaml_node_pair_t *p = cur->data.mapping.pairs.start; p < cur->data.mapping.pairs.top; p++) {
+                ynode *k = yget(c, p->key);
+                if (is_scalar(k) && !strcmp(ystr(k), seg)) node = p->value, found = 1;
+            }
+            if (!found && !next) { /* add a new key to this mapping */
+                const yaml_mark_t mark = cur->start_mark;
+                const int kn = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)seg, -1,
+                                                        YAML_PLAIN_SCALAR_STYLE);
+                const int vn = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)val, -1,
+                                                        YAML_PLAIN_SCALAR_STYLE);
+                if (!kn || !vn || !yaml_document_append_mapping_pair(&c->doc, node, kn, vn)) {
+                    snprintf(c->err, c->errlen, "--set %s: out of memory", path);
+                    c->failed = 1;
+                    return;
+                }
+                yget(c, kn)->start_mark = yget(c, vn)->start_mark = mark;
+                node = vn;
+                found = 2;
+            }
+        } else if (cur->type == YAML_SEQUENCE_NODE) {
+            const int len = (int)(cur->data.sequence.items.top - cur->data.sequence.items.start);
+            char *end;
+            const long idx = strtol(seg, &end, 10);
+            if (!*end && end != seg && idx >= 0 && idx < len) {
+                node = cur->data.sequence.items.start[idx], found = 1;
+            } else {
+                for (int k = 0; k < len; k++) {
+                    ynode *it = yget(c, cur->data.sequence.items.start[k]);
+                    ynode *nm = ymap(c, it, "name");
+                    if (is_scalar(nm) && !strcmp(ystr(nm), seg)) node = cur->data.sequence.items.start[k], found = 1;
+                }
+            }
+        }
+        if (!found) {
+            snprintf(c->err, c->errlen, "--set %s: no '%s' in the scenario at %s:%ld", path, seg, c->file,
+                     (long)cur->start_mark.line + 1);
+            c->failed = 1;
+            return;
+        }
+        if (!next) {
+            ynode *t = yget(c, node);
+            if (t->type != YAML_SCALAR_NODE) {
+                snprintf(c->err, c->errlen, "--set %s: %s:%ld holds a list or mapping, not a single value",
+                         path, c->file, (long)t->start_mark.line + 1);
+                c->failed = 1;
+                return;
+            }
+            if (found == 1) {
+                yaml_char_t *copy = (yaml_char_t *)strdup(val);
+                if (!copy) {
+                    c->failed = 1;
+                    return;
+                }
+                free(t->data.scalar.value);
+                t->data.scalar.value = copy;
+                t->data.scalar.length = strlen(val);
+            }
+            if (c->nover < 64) {
+                c->over_node[c->nover] = node;
+                c->over_key[c->nover++] = kv;
+            }
+            return;
+        }
+        seg = next;
+    }
+}
+
+void br_model_free(br_model *m)
+{
+    if (!m) return;
+    for (int k = 0; k < m->nkframe; k++)
+        for (int j = 0; j < 3; j++) br_timefn_free(&m->kframe[k].disp[j]);
+    for (int l = 0; l < m->nload; l++) br_timefn_free(&m->load[l].mag);
+    for (int s = 0; s < m->nset; s++) {
+        free(m->cset[s].r), free(m->cset[s].K), free(m->cset[s].D), free(m->cset[s].area);
+    }
+    free(m->body), free(m->kframe), free(m->load), free(m->spring), free(m->cset);
+    free(m);
+}
+
+/* path -> scenario name: file name without directory and .yaml/.yml */
+static void base_name(const char *path, char out[BR_NAME_MAX])
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, BR_NAME_MAX, "%s", b);
+    char *dot = strrchr(out, '.');
+    if (dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml"))) *dot = 0;
+}
+
+br_model *br_scenario_parse(const char *path, const char *text, size_t len, const char *const *sets,
+                            int nsets, char *err, size_t errlen)
+{
+    ysrc c;
+    memset(&c, 0, sizeof c);
+    c.file = path, c.err = err, c.errlen = errlen;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        snprintf(err, errlen, "%s: cannot initialise the YAML parser", path);
+        return NULL;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &c.doc)) {
+        const yaml_mark_t mk = parser.problem_mark;
+        snprintf(err, errlen, "%s:%ld: not valid YAML: %s%s%s", path, (long)mk.line + 1,
+                 parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
+                 parser.context ? parser.context : "");
+        yaml_parser_delete(&parser);
+        return NULL;
+    }
+    yaml_parser_delete(&parser);
+    ynode *root = yaml_document_get_root_node(&c.doc);
+    if (!root || (is_scalar(root) && root->data.scalar.length == 0)) {
+        snprintf(err, errlen, "%s:1: the scenario file is empty", path);
+        yaml_document_delete(&c.doc);
+        return NULL;
+    }
+    br_model *m = calloc(1, sizeof *m);
+    static const char *const K[] = {"name", "description", "time", "output", "backend", "gravity",
+                                    "bodies", "frames", "loads", "springs", "contacts", NULL};
+    if (!m) {
+        snprintf(err, errlen, "out of memory");
+        yaml_document_delete(&c.doc);
+        return NULL;
+    }
+    if (ykeys(&c, root, "the scenario", K) == 0)
+        for (int k = 0; k < nsets; k++) apply_set(&c, sets[k]);
+    root = yaml_document_get_root_node(&c.doc); /* adding nodes may have moved the node array */
+    snprintf(m->source, sizeof m->source, "%s", path);
+    base_name(path, m->name);
+    const char *nm = ystring(&c, root, "name", 0);
+    if (nm) snprintf(m->name, sizeof m->name, "%s", nm);
+    ynode *tm = ymap(&c, root, "time");
+    static const char *const KT[] = {"end", "dt", NULL};
+    if (!tm) yerr(&c, root, "missing key 'time' (end, dt)");
+    else if (ykeys(&c, tm, "time", KT) == 0) {
+        m->t_end = ynum(&c, tm, "end", 1, 0);
+        m->dt = ynum(&c, tm, "dt", 1, 0);
+        ycheck(&c, m->dt > 0, yat(&c, tm, "dt"), "dt must be > 0 (got %g)", m->dt);
+        ycheck(&c, m->t_end > 0, yat(&c, tm, "end"), "end must be > 0 (got %g)", m->t_end);
+        ycheck(&c, m->t_end / m->dt < 1e12, yat(&c, tm, "dt"), "more than 1e12 steps");
+    }
+    ynode *out = ymap(&c, root, "output");
+    static const char *const KO[] = {"interval", "points", "points_interval", NULL};
+    if (out) ykeys(&c, out, "output", KO);
+    m->out_interval = ynum(&c, out, "interval", 0, 1e-4);
+    m->out_points = ybool(&c, out, "points", 0);
+    const double pint = ynum(&c, out, "points_interval", 0, m->out_interval);
+    if (!c.failed && m->dt > 0) {
+        const double r = m->out_interval / m->dt, rp = pint / m->dt;
+        ycheck(&c, m->out_interval > 0 && fabs(r - nearbyint(r)) < 1e-6 * r && r >= 0.5,
+               yat(&c, out, "interval"), "output interval (%g) must be a positive multiple of dt (%g)",
+               m->out_interval, m->dt);
+        ycheck(&c, pint > 0 && fabs(rp - nearbyint(rp)) < 1e-6 * rp && rp >= 0.5,
+               yat(&c, out, "points_interval"), "points_interval (%g) must be a positive multiple of dt (%g)",
+               pint, m->dt);
+        m->out_every = (long)nearbyint(r);
+        m->points_every = (long)nearbyint(rp);
+    }
+    const char *be = ystring(&c, root, "backend", 0);
+    m->backend = BR_BACKEND_AUTO;
+    if (be) {
+        if (!strcmp(be, "cpu")) m->backend = BR_BACKEND_CPU;
+        else if (!strcmp(be, "cuda")) m->backend = BR_BACKEND_CUDA;
+        else ycheck(&c, !strcmp(be, "auto"), yat(&c, root, "backend"), "backend must be auto, cpu or cuda");
+    }
+    static const double z3[3] = {0, 0, 0};
+    yvec(&c, root, "gravity", 3, 0, z3, m->gravity);
+    read_bodies(&c, ymap(&c, root, "bodies"), m);
+    read_frames(&c, ymap(&c, root, "frames"), m);
+    read_loads(&c, ymap(&c, root, "loads"), m);
+    read_springs(&c, ymap(&c, root, "springs"), m);
+    read_contacts(&c, ymap(&c, root, "contacts"), m);
+    ycheck(&c, m->nbody + m->nkframe > 0 || m->nset > 0, root, "the scenario has no bodies and no contacts");
+    yaml_document_delete(&c.doc);
+    if (c.failed) {
+        br_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+br_model *br_scenario_load(const char *path, const char *const *sets, int nsets, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, errlen, "%s:1: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + len, 1, cap - len, fp)) > 0) {
+        len += got;
+        if (len == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) free(buf);
+            buf = nb;
+        }
+    }
+    fclose(fp);
+    if (!buf) {
+        snprintf(err, errlen, "%s:1: out of memory reading the file", path);
+        return NULL;
+    }
+    br_model *m = br_scenario_parse(path, buf, len, sets, nsets, err, errlen);
+    free(buf);
+    return m;
+}

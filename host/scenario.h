@@ -1,0 +1,20 @@
+/* scenario.h: YAML scenario files -> br_model (the only code that parses text).
+ * The format is documented in docs/scenario-format.md. Every error names the
+ * file and line: "cube.yaml:12: mu_s (0.05) < mu_k (0.1)". */
+#ifndef BR_SCENARIO_H
+#define BR_SCENARIO_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+/* path (for messages), text, --set overrides ("a.b.c=value") -> model, or NULL with
+ * "file:line: message" in err */
+br_model *br_scenario_parse(const char *path, const char *text, size_t len, const char *const *sets,
+                            int nsets, char *err, size_t errlen);
+
+/* path, overrides -> model read from the file, or NULL with "file:line: message" in err */
+br_model *br_scenario_load(const char *path, const char *const *sets, int nsets, char *err,
+                           size_t errlen);
+
+#endif

@@ -1,0 +1,342 @@
+/* sim.c: data of a run and the stages of one step (see sim.h for the scheme). */
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rigid.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void cross(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* R, p -> R p */
+static void rot(const double R[9], const double p[3], double out[3])
+{
+    for (int i = 0; i < 3; i++) out[i] = R[3 * i] * p[0] + R[3 * i + 1] * p[1] + R[3 * i + 2] * p[2];
+}
+
+/* frame index -> body index, or -1 for the ground and kinematic frames */
+static int frame_body(const br_model *m, int fr) { return fr >= 1 && fr <= m->nbody ? fr - 1 : -1; }
+
+br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, size_t errlen)
+{
+    br_data *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    const int nb = m->nbody > 0 ? m->nbody : 1, nf = br_model_nframe(m);
+    const int ns = m->nset > 0 ? m->nset : 1;
+    d->x = calloc((size_t)nb * 3, sizeof(double));
+    d->q = calloc((size_t)nb * 4, sizeof(double));
+    d->v = calloc((size_t)nb * 3, sizeof(double));
+    d->w = calloc((size_t)nb * 3, sizeof(double));
+    d->f = calloc((size_t)nb * 3, sizeof(double));
+    d->tau = calloc((size_t)nb * 3, sizeof(double));
+    d->fext = calloc((size_t)nb * 3, sizeof(double));
+    d->text = calloc((size_t)nb * 3, sizeof(double));
+    d->frames = calloc((size_t)nf, sizeof *d->frames);
+    d->res = calloc((size_t)ns, sizeof *d->res);
+    d->E_upto = calloc((size_t)ns, sizeof(double));
+    d->End_upto = calloc((size_t)ns, sizeof(double));
+    d->load_val = calloc((size_t)(m->nload > 0 ? m->nload : 1), sizeof(double));
+    d->spring_val = calloc((size_t)(m->nspring > 0 ? m->nspring : 1), sizeof(double));
+    if (!d->x || !d->q || !d->v || !d->w || !d->f || !d->tau || !d->fext || !d->text || !d->frames ||
+        !d->res || !d->E_upto || !d->End_upto || !d->load_val || !d->spring_val) {
+        snprintf(err, errlen, "out of memory");
+        br_data_free(d);
+        return NULL;
+    }
+    for (int b = 0; b < m->nbody; b++) {
+        memcpy(d->x + 3 * b, m->body[b].x0, sizeof(double[3]));
+        memcpy(d->q + 4 * b, m->body[b].q0, sizeof(double[4]));
+        memcpy(d->v + 3 * b, m->body[b].v0, sizeof(double[3]));
+        memcpy(d->w + 3 * b, m->body[b].w0, sizeof(double[3]));
+    }
+    if (m->nset > 0) {
+        br_contact_set_desc *desc = malloc((size_t)m->nset * sizeof *desc);
+        if (!desc) {
+            snprintf(err, errlen, "out of memory");
+            br_data_free(d);
+            return NULL;
+        }
+        for (int s = 0; s < m->nset; s++) desc[s] = m->cset[s].desc;
+        d->field = br_field_create(desc, m->nset, backend, err, errlen);
+        free(desc);
+        if (!d->field) {
+            br_data_free(d);
+            return NULL;
+        }
+    }
+    /* energy reference state at t = 0 */
+    br_fwd_frames(m, d);
+    br_fwd_loads(m, d);
+    d->en.kinetic0 = d->en.kinetic;
+    d->en.spring0 = d->en.spring;
+    d->res_ref = d->en.kinetic0 + d->en.spring0;
+    return d;
+}
+
+void br_data_free(br_data *d)
+{
+    if (!d) return;
+    br_field_destroy(d->field);
+    free(d->x), free(d->q), free(d->v), free(d->w), free(d->f), free(d->tau);
+    free(d->fext), free(d->text), free(d->frames), free(d->res), free(d->E_upto), free(d->End_upto);
+    free(d->load_val), free(d->spring_val);
+    free(d);
+}
+
+void br_fwd_frames(const br_model *m, br_data *d)
+{
+    br_frame_state *g = &d->frames[0];
+    memset(g, 0, sizeof *g);
+    g->R[0] = g->R[4] = g->R[8] = 1.0;
+    for (int b = 0; b < m->nbody; b++) {
+        br_frame_state *fs = &d->frames[1 + b];
+        memcpy(fs->x, d->x + 3 * b, sizeof fs->x);
+        br_quat_to_R(d->q + 4 * b, fs->R);
+        memcpy(fs->v, d->v + 3 * b, sizeof fs->v);
+        memcpy(fs->w, d->w + 3 * b, sizeof fs->w);
+    }
+    for (int k = 0; k < m->nkframe; k++) br_kframe_state(&m->kframe[k], d->t, &d->frames[1 + m->nbody + k]);
+}
+
+int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t errlen)
+{
+    if (!d->field) return 0;
+    for (int s = 0; s < m->nset; s++) {
+        d->E_upto[s] = d->res[s].E;
+        d->End_upto[s] = d->res[s].E_nd;
+    }
+    const double t0 = now_s();
+    const int rc = br_field_step(d->field, d->frames, h, d->res, err, errlen);
+    d->wall_field += now_s() - t0;
+    return rc;
+}
+
+/* wrench (force f at world point p) -> added to body b's total (and external if ext) */
+static void add_force(const br_model *m, br_data *d, int fr, const double f[3], const double p[3],
+                      int ext)
+{
+    const int b = frame_body(m, fr);
+    const br_frame_state *fs = &d->frames[fr];
+    double r[3] = {p[0] - fs->x[0], p[1] - fs->x[1], p[2] - fs->x[2]}, t[3];
+    cross(r, f, t);
+    if (b < 0) {
+        /* ground or prescribed frame: its driver does the work f does not */
+        double vp[3];
+        cross(fs->w, r, vp);
+        for (int j = 0; j < 3; j++) vp[j] += fs->v[j];
+        d->p_drive -= dot(f, vp);
+        return;
+    }
+    for (int j = 0; j < 3; j++) {
+        d->f[3 * b + j] += f[j];
+        d->tau[3 * b + j] += t[j];
+        if (ext) {
+            d->fext[3 * b + j] += f[j];
+            d->text[3 * b + j] += t[j];
+        }
+    }
+}
+
+/* contact wrench (F, M about the frame origin) -> frame fr's body, or the drive power */
+static void add_wrench(const br_model *m, br_data *d, int fr, const double F[3], const double M[3])
+{
+    const int b = frame_body(m, fr);
+    if (b < 0) {
+        d->p_drive -= dot(F, d->frames[fr].v) + dot(M, d->frames[fr].w);
+        return;
+    }
+    for (int j = 0; j < 3; j++) {
+        d->f[3 * b + j] += F[j];
+        d->tau[3 * b + j] += M[j];
+    }
+}
+
+void br_fwd_loads(const br_model *m, br_data *d)
+{
+    const double t0 = now_s();
+    const int nb = m->nbody;
+    memset(d->f, 0, (size_t)nb * 3 * sizeof(double));
+    memset(d->tau, 0, (size_t)nb * 3 * sizeof(double));
+    memset(d->fext, 0, (size_t)nb * 3 * sizeof(double));
+    memset(d->text, 0, (size_t)nb * 3 * sizeof(double));
+    d->p_drive = 0.0;
+    d->p_spring_loss = 0.0;
+    br_energy_terms *en = &d->en;
+    en->kinetic = 0.0;
+    for (int b = 0; b < nb; b++) {
+        const br_body *B = &m->body[b];
+        for (int j = 0; j < 3; j++) {
+            d->f[3 * b + j] = d->fext[3 * b + j] = B->mass * m->gravity[j];
+        }
+        en->kinetic += br_rigid_kinetic(B, d->frames[1 + b].R, d->v + 3 * b, d->w + 3 * b);
+    }
+    for (int l = 0; l < m->nload; l++) {
+        const br_load *L = &m->load[l];
+        const br_frame_state *fs = &d->frames[L->frame];
+        const double a = br_timefn_eval(&L->mag, d->t);
+        d->load_val[l] = a;
+        double dir[3], f[3];
+        if (L->body_axes) rot(fs->R, L->dir, dir);
+        else memcpy(dir, L->dir, sizeof dir);
+        for (int j = 0; j < 3; j++) f[j] = a * dir[j];
+        const int b = frame_body(m, L->frame);
+        if (L->type == BR_LOAD_TORQUE) {
+            for (int j = 0; j < 3; j++) d->tau[3 * b + j] += f[j], d->text[3 * b + j] += f[j];
+        } else {
+            double p[3];
+            rot(fs->R, L->point, p);
+            for (int j = 0; j < 3; j++) p[j] += fs->x[j];
+            add_force(m, d, L->frame, f, p, 1);
+        }
+    }
+    en->spring = 0.0;
+    for (int k = 0; k < m->nspring; k++) {
+        const br_spring *S = &m->spring[k];
+        const br_frame_state *A = &d->frames[S->frame_a], *B = &d->frames[S->frame_b];
+        double ra[3], rb[3], pa[3], pb[3], va[3], vb[3], dd[3], dv[3], F[3], mF[3];
+        rot(A->R, S->pa, ra);
+        rot(B->R, S->pb, rb);
+        cross(A->w, ra, va);
+        cross(B->w, rb, vb);
+        for (int j = 0; j < 3; j++) {
+            pa[j] = A->x[j] + ra[j], pb[j] = B->x[j] + rb[j];
+            va[j] += A->v[j], vb[j] += B->v[j];
+            dd[j] = pb[j] - pa[j], dv[j] = vb[j] - va[j];
+        }
+        if (S->rest > 0.0) {
+            const double L = sqrt(dot(dd, dd));
+            double e[3] = {0, 0, 0};
+            if (L > 0) for (int j = 0; j < 3; j++) e[j] = dd[j] / L;
+            const double rate = dot(dv, e);
+            const double mag = S->k * (L - S->rest) + S->c * rate;
+            for (int j = 0; j < 3; j++) F[j] = mag * e[j];
+            d->spring_val[k] = mag;
+            en->spring += 0.5 * S->k * (L - S->rest) * (L - S->rest);
+            d->p_spring_loss += S->c * rate * rate;
+        } else {
+            for (int j = 0; j < 3; j++) F[j] = S->k * dd[j] + S->c * dv[j];
+            d->spring_val[k] = sqrt(dot(F, F));
+            en->spring += 0.5 * S->k * dot(dd, dd);
+            d->p_spring_loss += S->c * dot(dv, dv);
+        }
+        for (int j = 0; j < 3; j++) mF[j] = -F[j];
+        add_force(m, d, S->frame_a, F, pa, 0);
+        add_force(m, d, S->frame_b, mF, pb, 0);
+    }
+    en->contact_el = en->bristle = en->friction_loss = en->normal_loss = 0.0;
+    for (int s = 0; s < m->nset; s++) {
+        const br_set_result *r = &d->res[s];
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        add_wrench(m, d, cs->frame_a, r->F_A, r->M_A);
+        add_wrench(m, d, cs->frame_b, r->F_B, r->M_B);
+        en->contact_el += r->E_el;
+        en->bristle += r->E_b;
+        en->friction_loss += d->E_upto[s] - r->E_b;
+        en->normal_loss += d->End_upto[s];
+    }
+    /* balance at t: input work (loads, gravity, drives) plus initial energy against the rest */
+    const double have = en->work_in + en->kinetic0 + en->spring0;
+    en->residual = have - (en->kinetic + en->spring + en->spring_loss + en->contact_el + en->bristle +
+                           en->friction_loss + en->normal_loss);
+    const double ref = fabs(en->work_in) + en->kinetic0 + en->spring0;
+    if (ref > d->res_ref) d->res_ref = ref;
+    en->residual_rel = d->res_ref > 0 ? fabs(en->residual) / d->res_ref : 0.0;
+    d->wall_host += now_s() - t0;
+}
+
+void br_integrate(const br_model *m, br_data *d, double h)
+{
+    const double t0 = now_s();
+    double work = 0.0;
+    for (int b = 0; b < m->nbody; b++) {
+        double *x = d->x + 3 * b, *q = d->q + 4 * b, *v = d->v + 3 * b, *w = d->w + 3 * b;
+        double a[3], al[3], vm[3], wm[3];
+        br_rigid_accel(&m->body[b], d->frames[1 + b].R, w, d->f + 3 * b, d->tau + 3 * b, a, al);
+        for (int j = 0; j < 3; j++) {
+            const double vn = v[j], wn = w[j];
+            v[j] += h * a[j];
+            w[j] += h * al[j];
+            x[j] += h * v[j];
+            vm[j] = 0.5 * (vn + v[j]);
+            wm[j] = 0.5 * (wn + w[j]);
+        }
+        br_quat_advance(q, w, h);
+        /* midpoint velocities make h f . v_mid the exact kinetic-energy change of the translation */
+        work += dot(d->fext + 3 * b, vm) + dot(d->text + 3 * b, wm);
+    }
+    d->en.work_in += h * (work + d->p_drive);
+    d->en.spring_loss += h * d->p_spring_loss;
+    d->step++;
+    d->t = d->step * h;
+    d->wall_host += now_s() - t0;
+}
+
+static int finite3(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
+
+int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        if (!finite3(d->x + 3 * b) || !finite3(d->v + 3 * b) || !finite3(d->w + 3 * b) ||
+            !finite3(d->q + 4 * b) || !isfinite(d->q[4 * b + 3])) {
+            snprintf(err, errlen, "t = %.9g s: body '%s' has a non-finite position or velocity", d->t,
+                     m->body[b].name);
+            return -1;
+        }
+    }
+    for (int s = 0; s < m->nset; s++) {
+        const br_set_result *r = &d->res[s];
+        if (finite3(r->F_A) && finite3(r->M_A) && isfinite(r->N) && isfinite(r->P) && isfinite(r->E_b))
+            continue;
+        /* locate the first point with a non-finite state, or report the set */
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        const int ns = br_law_nstate(cs->law);
+        long bad = -1;
+        if (ns > 0) {
+            double *st = malloc((size_t)ns * (size_t)cs->npoints * sizeof(double));
+            if (st && br_field_get_state(d->field, s, st) == 0) {
+                for (long i = 0; i < cs->npoints && bad < 0; i++)
+                    for (int k = 0; k < ns; k++)
+                        if (!isfinite(st[k * cs->npoints + i])) bad = i;
+            }
+            free(st);
+        }
+        if (bad >= 0)
+            snprintf(err, errlen, "t = %.9g s: contact set '%s', point %ld: non-finite bristle state",
+                     d->t, m->cset[s].name, bad);
+        else
+            snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact force", d->t,
+                     m->cset[s].name);
+        return -1;
+    }
+    return 0;
+}
+
+int br_step(const br_model *m, br_data *d, char *err, size_t errlen)
+{
+    br_fwd_frames(m, d);
+    if (br_fwd_contacts(m, d, m->dt, err, errlen)) return -1;
+    br_fwd_loads(m, d);
+    if (br_check_finite(m, d, err, errlen)) return -1;
+    br_integrate(m, d, m->dt);
+    return 0;
+}

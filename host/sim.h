@@ -1,0 +1,82 @@
+/* sim.h: the mutable data of a run and the stages of one time step.
+ *
+ * One step from t_n to t_{n+1} = t_n + h, data flowing one way:
+ *   br_fwd_frames    body states (x_n, q_n, v_n, w_n), t_n -> world frames
+ *   br_fwd_contacts  frames -> contact field step -> per-set wrenches (bristle
+ *                    states advanced over the step with V_t(t_n) frozen)
+ *   br_fwd_loads     t_n, frames, wrenches -> total force and torque per body
+ *                    and the energy terms at t_n (physics.md section 7)
+ *   br_integrate     forces -> semi-implicit (symplectic) Euler:
+ *                      v_{n+1} = v_n + h a_n,  x_{n+1} = x_n + h v_{n+1},
+ *                      w_{n+1} = w_n + h alpha_n, q_{n+1} = exp(h w_{n+1}/2) q_n
+ *                    and the work of the loads over the step (midpoint velocities)
+ * The contact field therefore sees positions and velocities at the start of
+ * the step, and the bodies feel the forces it returns during that step. See
+ * docs/time-stepping.md for the stability argument at the S1 stiffness. */
+#ifndef BR_SIM_H
+#define BR_SIM_H
+
+#include "model.h"
+
+typedef struct br_energy_terms {
+    double work_in;        /* work of loads, gravity and prescribed frames since t = 0 */
+    double kinetic;        /* kinetic energy of all bodies */
+    double kinetic0;       /* ... at t = 0 */
+    double spring;         /* elastic energy of the springs */
+    double spring0;        /* ... at t = 0 */
+    double spring_loss;    /* dissipated by spring dampers since t = 0 */
+    double contact_el;     /* stored in the normal contact springs */
+    double bristle;        /* stored in the bristles */
+    double friction_loss;  /* friction energy dissipated: integral of P minus stored bristle energy */
+    double normal_loss;    /* dissipated by normal-contact damping */
+    double residual;       /* input - (everything else), J */
+    double residual_rel;   /* |residual| / reference (input work plus initial energy) */
+} br_energy_terms;
+
+typedef struct br_data {
+    double t;                  /* time of the current state */
+    long step;                 /* steps taken */
+    double *x, *q, *v, *w;     /* per body: CoM position (3), attitude (4), velocity (3), angular velocity (3) */
+    double *f, *tau;           /* per body: total force and torque about the CoM this step (world) */
+    double *fext, *text;       /* per body: the part from loads and gravity (for the input work) */
+    br_frame_state *frames;    /* every frame at t (ground, bodies, kinematic frames) */
+    br_set_result *res;        /* per contact set: result of the last field step */
+    double *load_val;          /* per load: signed magnitude at t */
+    double *spring_val;        /* per spring: signed force magnitude at t */
+    br_energy_terms en;
+    double res_ref;            /* reference for residual_rel: largest input energy so far */
+    double max_residual_rel;   /* largest residual_rel seen at a step */
+    double *E_upto, *End_upto; /* per set: friction and normal-damping energy up to t */
+    double p_drive;            /* power the prescribed frames (kinematic frames) put in at t */
+    double p_spring_loss;      /* power dissipated by spring dampers at t */
+    br_field *field;
+    double wall_field, wall_host; /* seconds spent in the field and in host dynamics */
+} br_data;
+
+/* model, backend -> data at t = 0 with a contact field on that backend, or NULL with err */
+br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, size_t errlen);
+
+/* data -> freed (its field too) */
+void br_data_free(br_data *d);
+
+/* model, body states, t -> d->frames */
+void br_fwd_frames(const br_model *m, br_data *d);
+
+/* model, d->frames -> d->res (contact field advanced by h); 0, or -1 with err */
+int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t errlen);
+
+/* model, t, frames, d->res -> d->f, d->tau, d->fext, d->text, d->load_val, d->spring_val,
+ * and d->en (energy terms at t) */
+void br_fwd_loads(const br_model *m, br_data *d);
+
+/* model, forces, h -> body states and t advanced by one step; energy terms updated */
+void br_integrate(const br_model *m, br_data *d, double h);
+
+/* model, data -> 0 if every body state and set result is finite; else -1 with the
+ * time and the body, or the set and point, named in err */
+int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen);
+
+/* model, data -> one full step (the five stages); 0 or -1 with err */
+int br_step(const br_model *m, br_data *d, char *err, size_t errlen);
+
+#endif

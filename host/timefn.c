@@ -1,0 +1,120 @@
+/* timefn.c: evaluation of br_timefn values and derivatives. */
+#include "timefn.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const double TWO_PI = 6.283185307179586;
+
+/* table, t -> index k with t_k <= t < t_{k+1} (t inside the table) */
+static int table_seg(const br_timefn *fn, double t)
+{
+    int lo = 0, hi = fn->n - 1;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (fn->t[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* sweep, t -> phase theta(t) [rad] and frequency [Hz]; constant f0 before t0, f1 after t1 */
+static double sweep_phase(const br_timefn *fn, double t, double *freq)
+{
+    const double T = fn->t1 - fn->t0;
+    if (t <= fn->t0) {
+        *freq = fn->f0;
+        return TWO_PI * fn->f0 * (t - fn->t0);
+    }
+    const double tau = t < fn->t1 ? t - fn->t0 : T;
+    double th, f;
+    if (fn->log_sweep) {
+        const double k = log(fn->f1 / fn->f0) / T;
+        f = fn->f0 * exp(k * tau);
+        th = TWO_PI * fn->f0 * expm1(k * tau) / k;
+    } else {
+        f = fn->f0 + (fn->f1 - fn->f0) * tau / T;
+        th = TWO_PI * (fn->f0 * tau + 0.5 * (fn->f1 - fn->f0) * tau * tau / T);
+    }
+    if (t > fn->t1) th += TWO_PI * fn->f1 * (t - fn->t1);
+    *freq = f;
+    return th;
+}
+
+double br_timefn_eval(const br_timefn *fn, double t)
+{
+    switch (fn->kind) {
+    case BR_TF_CONSTANT: return fn->c;
+    case BR_TF_TABLE: {
+        if (t <= fn->t[0]) return fn->y[0];
+        if (t >= fn->t[fn->n - 1]) return fn->y[fn->n - 1];
+        const int k = table_seg(fn, t);
+        const double s = (t - fn->t[k]) / (fn->t[k + 1] - fn->t[k]);
+        return fn->y[k] + s * (fn->y[k + 1] - fn->y[k]);
+    }
+    case BR_TF_RAMP:
+        if (t <= fn->t0) return fn->y0;
+        if (t >= fn->t1) return fn->y1;
+        return fn->y0 + (fn->y1 - fn->y0) * (t - fn->t0) / (fn->t1 - fn->t0);
+    case BR_TF_HARMONIC: {
+        const double A = fn->amp ? br_timefn_eval(fn->amp, t) : 1.0;
+        return A * sin(TWO_PI * fn->f * t + fn->phase);
+    }
+    case BR_TF_SWEEP: {
+        double f;
+        const double A = fn->amp ? br_timefn_eval(fn->amp, t) : 1.0;
+        return A * sin(sweep_phase(fn, t, &f));
+    }
+    }
+    return 0.0;
+}
+
+double br_timefn_rate(const br_timefn *fn, double t)
+{
+    switch (fn->kind) {
+    case BR_TF_CONSTANT: return 0.0;
+    case BR_TF_TABLE: {
+        if (t < fn->t[0] || t >= fn->t[fn->n - 1]) return 0.0;
+        const int k = table_seg(fn, t);
+        return (fn->y[k + 1] - fn->y[k]) / (fn->t[k + 1] - fn->t[k]);
+    }
+    case BR_TF_RAMP:
+        if (t < fn->t0 || t >= fn->t1) return 0.0;
+        return (fn->y1 - fn->y0) / (fn->t1 - fn->t0);
+    case BR_TF_HARMONIC: {
+        const double A = fn->amp ? br_timefn_eval(fn->amp, t) : 1.0;
+        const double dA = fn->amp ? br_timefn_rate(fn->amp, t) : 0.0;
+        const double th = TWO_PI * fn->f * t + fn->phase;
+        return dA * sin(th) + A * TWO_PI * fn->f * cos(th);
+    }
+    case BR_TF_SWEEP: {
+        double f;
+        const double th = sweep_phase(fn, t, &f);
+        const double A = fn->amp ? br_timefn_eval(fn->amp, t) : 1.0;
+        const double dA = fn->amp ? br_timefn_rate(fn->amp, t) : 0.0;
+        return dA * sin(th) + A * TWO_PI * f * cos(th);
+    }
+    }
+    return 0.0;
+}
+
+double br_timefn_frequency(const br_timefn *fn, double t)
+{
+    double f = 0.0;
+    if (fn->kind == BR_TF_HARMONIC) f = fn->f;
+    if (fn->kind == BR_TF_SWEEP) sweep_phase(fn, t, &f);
+    return f;
+}
+
+void br_timefn_free(br_timefn *fn)
+{
+    if (!fn) return;
+    free(fn->t);
+    free(fn->y);
+    fn->t = fn->y = NULL;
+    if (fn->amp) {
+        br_timefn_free(fn->amp);
+        free(fn->amp);
+        fn->amp = NULL;
+    }
+}
