@@ -1,0 +1,80 @@
+/* csvread.h: a small reader for the CSV files `bristle run` writes (tests only).
+ * Numeric cells are parsed with strtod; a non-numeric cell (a set name in
+ * points.csv) is stored as NaN and its text kept in `text` for that column. */
+#ifndef BR_CSVREAD_H
+#define BR_CSVREAD_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct csv_table {
+    int ncols;
+    long nrows;
+    char **names;
+    double *v; /* nrows * ncols, row-major */
+} csv_table;
+
+static inline void csv_free(csv_table *t)
+{
+    if (!t) return;
+    for (int c = 0; c < t->ncols; c++) free(t->names[c]);
+    free(t->names);
+    free(t->v);
+    free(t);
+}
+
+/* path -> table, or NULL when the file cannot be read or a row has the wrong width */
+static inline csv_table *csv_read(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return NULL;
+    csv_table *t = calloc(1, sizeof *t);
+    char *line = NULL;
+    size_t cap = 0;
+    long cap_rows = 1024;
+    if (getline(&line, &cap, fp) <= 0) goto fail;
+    line[strcspn(line, "\r\n")] = 0;
+    t->names = calloc(strlen(line) + 1, sizeof(char *));
+    for (char *save = NULL, *tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        t->names[t->ncols++] = strdup(tok);
+    t->v = malloc((size_t)cap_rows * (size_t)t->ncols * sizeof(double));
+    while (getline(&line, &cap, fp) > 0) {
+        if (t->nrows == cap_rows) {
+            cap_rows *= 2;
+            t->v = realloc(t->v, (size_t)cap_rows * (size_t)t->ncols * sizeof(double));
+        }
+        double *row = t->v + t->nrows * t->ncols;
+        char *p = line;
+        for (int c = 0; c < t->ncols; c++) {
+            char *end;
+            row[c] = strtod(p, &end);
+            if (end == p) row[c] = NAN;
+            end = p + strcspn(p, ",\r\n");
+            if (c + 1 < t->ncols && *end != ',') goto fail;
+            p = end + 1;
+        }
+        t->nrows++;
+    }
+    free(line);
+    fclose(fp);
+    return t;
+fail:
+    free(line);
+    fclose(fp);
+    csv_free(t);
+    return NULL;
+}
+
+/* table, name -> column index or -1 */
+static inline int csv_col(const csv_table *t, const char *name)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (!strcmp(t->names[c], name)) return c;
+    return -1;
+}
+
+static inline double csv_at(const csv_table *t, long row, int col) { return t->v[row * t->ncols + col]; }
+
+#endif
