@@ -233,14 +233,30 @@ static int sums_finite(const br_set_sums *s)
     return 1;
 }
 
-/* set s after a non-finite step -> index of the first point with a non-finite state, or -1 */
-static long first_bad_point(const br_field *f, int s)
+/* set s after a non-finite step, its frame -> "point i: what" naming the first point with a
+ * non-finite bristle state, or else the first whose kinematics or normal force (recomputed
+ * on the host with the shared per-point functions) is not finite */
+static void describe_bad_point(const br_field *f, int s, const br_set_frame *sf, char *out, size_t len)
 {
     const br_set_view *v = &f->sets[s].view;
     for (long i = 0; i < v->n; i++)
         for (int k = 0; k < v->nstate; k++)
-            if (!isfinite(v->state[k * v->n + i])) return i;
-    return -1;
+            if (!isfinite(v->state[k * v->n + i])) {
+                snprintf(out, len, "point %ld: non-finite bristle state", i);
+                return;
+            }
+    for (long i = 0; i < v->n; i++) {
+        const double r[3] = {v->rx[i], v->ry[i], v->rz[i]};
+        br_point_kin k;
+        br_kin_plane(sf, r, &k);
+        const double N = br_hunt_crossley(&v->normal, v->K[i], v->D[i], k.delta, k.deltadot);
+        if (!isfinite(k.delta) || !isfinite(k.deltadot) || !isfinite(k.v) || !isfinite(N)) {
+            snprintf(out, len, "point %ld: non-finite contact force (penetration %.3g m, rate %.3g m/s, "
+                               "normal force %.3g N)", i, k.delta, k.deltadot, N);
+            return;
+        }
+    }
+    snprintf(out, len, "non-finite contact force (no single point found)");
 }
 
 int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_result *res,
@@ -256,8 +272,9 @@ int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_re
         const br_set_sums *m = &f->sums[s];
         if (!sums_finite(m)) {
             f->ops->sync_to_host(f);
-            return fail(err, errlen, "non-finite contact force in set %s (first bad point %ld)",
-                        f->sets[s].name, first_bad_point(f, s));
+            char what[200];
+            describe_bad_point(f, s, &f->frames[s], what, sizeof what);
+            return fail(err, errlen, "contact set '%s', %s", f->sets[s].name, what);
         }
         br_set_result *r = &res[s];
         const br_set_frame *sf = &f->frames[s];

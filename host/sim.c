@@ -126,8 +126,10 @@ int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t e
         d->End_upto[s] = d->res[s].E_nd;
     }
     const double t0 = now_s();
-    const int rc = br_field_step(d->field, d->frames, h, d->res, err, errlen);
+    char ferr[600];
+    const int rc = br_field_step(d->field, d->frames, h, d->res, ferr, sizeof ferr);
     d->wall_field += now_s() - t0;
+    if (rc) snprintf(err, errlen, "t = %.9g s: %s", d->t, ferr);
     return rc;
 }
 

@@ -1,0 +1,256 @@
+/* test_cli.c: `bristle run` as a user drives it: bad scenarios give
+ * "file:line: message" and exit status 2, backends, --set, the built-in demo,
+ * a non-finite run stopping with the time, set and point named, no half-written output. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "csvread.h"
+#include "field.h"
+
+static char dir[512];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "%s/cli-%d", TEST_TMP, (int)getpid());
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static void teardown(void)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+TestSuite(cli, .init = setup, .fini = teardown);
+
+/* name, text -> file written in the test folder; its path */
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    cr_assert(fp);
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+/* arguments -> exit status of `bristle run ...`; its stderr in err */
+static int run(const char *args, char *err, size_t errlen)
+{
+    char cmd[2048], ep[700];
+    snprintf(ep, sizeof ep, "%s/stderr.txt", dir);
+    snprintf(cmd, sizeof cmd, "'%s' run %s --quiet > '%s/stdout.txt' 2> '%s'", BRISTLE_EXE, args, dir, ep);
+    const int st = system(cmd);
+    FILE *fp = fopen(ep, "r");
+    size_t n = fp ? fread(err, 1, errlen - 1, fp) : 0;
+    err[n] = 0;
+    if (fp) fclose(fp);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A small valid scenario (a cube sliding on two points); line numbers below refer to it. */
+static const char *BASE =
+    "time:\n"                                  /* 1 */
+    "  end: 0.01\n"                            /* 2 */
+    "  dt: 1.0e-5\n"                           /* 3 */
+    "bodies:\n"                                /* 4 */
+    "  - name: block\n"                        /* 5 */
+    "    mass: 1.0\n"                          /* 6 */
+    "    box: [0.1, 0.1, 0.1]\n"               /* 7 */
+    "    position: [0, 0, 0.05]\n"             /* 8 */
+    "loads:\n"                                 /* 9 */
+    "  - name: push\n"                         /* 10 */
+    "    body: block\n"                        /* 11 */
+    "    direction: [0, 0, -1]\n"              /* 12 */
+    "    magnitude: 10\n"                      /* 13 */
+    "contacts:\n"                              /* 14 */
+    "  - name: pad\n"                          /* 15 */
+    "    body: block\n"                        /* 16 */
+    "    surface: {type: plane, normal: [0, 0, 1]}\n" /* 17 */
+    "    points: {list: [[0.05, 0, -0.05], [-0.05, 0, -0.05]]}\n" /* 18 */
+    "    area: 1.0e-3\n"                       /* 19 */
+    "    normal: {sigma: 3.0e-9, D: 4.88e5}\n" /* 20 */
+    "    friction:\n"                          /* 21 */
+    "      law: lugre3d\n"                     /* 22 */
+    "      mu_s: 0.15\n"                       /* 23 */
+    "      mu_k: 0.1\n"                        /* 24 */
+    "      V_st: 1.0e-3\n"                     /* 25 */
+    "      alpha: 2\n"                         /* 26 */
+    "      sigma0: 1.0e4\n"                    /* 27 */
+    "      sigma1: 31.6\n"                     /* 28 */
+    "      sigma2: 0.04\n";                    /* 29 */
+
+/* BASE with line `line` (1-based) replaced by repl ("" deletes it) */
+static char *base_with(int line, const char *repl)
+{
+    static char out[4096];
+    out[0] = 0;
+    const char *p = BASE;
+    for (int k = 1; *p; k++) {
+        const char *e = strchr(p, '\n');
+        if (k == line) strcat(out, repl);
+        else strncat(out, p, (size_t)(e - p + 1));
+        p = e + 1;
+    }
+    return out;
+}
+
+/* file text -> exit status 2 and "path:line:" plus the expected words on stderr */
+static void expect_bad(const char *name, const char *text, int line, const char *words)
+{
+    char args[1200], err[4096], want[1100];
+    const char *path = write_file(name, text);
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu", path, dir);
+    const int st = run(args, err, sizeof err);
+    snprintf(want, sizeof want, "%s:%d: ", path, line);
+    printf("%-18s exit %d: %s", name, st, err);
+    cr_expect_eq(st, 2, "%s: exit status %d, expected 2 (stderr: %s)", name, st, err);
+    cr_expect(strstr(err, want) != NULL, "%s: expected '%s' in: %s", name, want, err);
+    cr_expect(strstr(err, words) != NULL, "%s: expected '%s' in: %s", name, words, err);
+}
+
+Test(cli, valid_base_scenario_runs)
+{
+    char args[1200], err[4096];
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu", write_file("ok.yaml", BASE), dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "stderr: %s", err);
+}
+
+Test(cli, garbage_yaml) { expect_bad("garbage.yaml", "time:\n  end: [1, 2\n  dt: }{\n", 3, "not valid YAML"); }
+
+Test(cli, empty_file) { expect_bad("empty.yaml", "", 1, "empty"); }
+
+Test(cli, unknown_key) { expect_bad("unknown.yaml", base_with(6, "    mass: 1.0\n    colour: red\n"), 7, "unknown key 'colour'"); }
+
+Test(cli, negative_dt) { expect_bad("negdt.yaml", base_with(3, "  dt: -1.0e-5\n"), 3, "dt must be > 0"); }
+
+Test(cli, missing_friction_parameter)
+{
+    /* the line of a block mapping is that of its first key: 22, "law: lugre3d" */
+    expect_bad("nomu.yaml", base_with(23, ""), 22, "missing friction parameter 'mu_s'");
+}
+
+Test(cli, wrong_type) { expect_bad("type.yaml", base_with(6, "    mass: heavy\n"), 6, "expected a finite number"); }
+
+Test(cli, mu_s_below_mu_k) { expect_bad("mus.yaml", base_with(23, "      mu_s: 0.05\n"), 23, "mu_s (0.05) < mu_k (0.1)"); }
+
+Test(cli, negative_area) { expect_bad("area.yaml", base_with(19, "    area: -1.0e-3\n"), 19, "areas must be > 0"); }
+
+Test(cli, zero_and_non_unit_normals)
+{
+    expect_bad("n0.yaml", base_with(17, "    surface: {type: plane, normal: [0, 0, 0]}\n"), 17, "zero vector");
+    expect_bad("n2.yaml", base_with(17, "    surface: {type: plane, normal: [0, 0, 2]}\n"), 17, "unit vector");
+}
+
+Test(cli, non_positive_mass) { expect_bad("mass.yaml", base_with(6, "    mass: 0\n"), 6, "mass must be > 0"); }
+
+Test(cli, unknown_body_reference) { expect_bad("ref.yaml", base_with(11, "    body: brick\n"), 11, "no body or frame named 'brick'"); }
+
+Test(cli, bad_value_from_set_names_the_override)
+{
+    char args[1200], err[4096];
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --set time.dt=-2", write_file("ok.yaml", BASE), dir);
+    const int st = run(args, err, sizeof err);
+    printf("--set time.dt=-2: exit %d: %s", st, err);
+    cr_expect_eq(st, 2);
+    cr_expect(strstr(err, "ok.yaml:3: dt must be > 0") && strstr(err, "--set time.dt=-2"), "%s", err);
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --set bodies.block.colour=red", write_file("ok.yaml", BASE), dir);
+    cr_expect_eq(run(args, err, sizeof err), 2);
+    cr_expect(strstr(err, "unknown key 'colour'"), "%s", err);
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --set timee.end=1", write_file("ok.yaml", BASE), dir);
+    cr_expect_eq(run(args, err, sizeof err), 2);
+    cr_expect(strstr(err, "--set timee.end: no 'timee'"), "%s", err);
+}
+
+Test(cli, set_overrides_a_value)
+{
+    char args[1200], err[4096], path[800];
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu --set time.end=0.002 --set loads.push.magnitude=20",
+             write_file("ok.yaml", BASE), dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/out/timeseries.csv", dir);
+    csv_table *t = csv_read(path);
+    cr_assert(t);
+    const int ct = csv_col(t, "t"), cf = csv_col(t, "push.F");
+    cr_expect_eq(t->nrows, 21, "0.002 s at 1e-4 s sampling gives 21 rows, got %ld", t->nrows);
+    cr_expect(fabs(csv_at(t, t->nrows - 1, ct) - 0.002) < 1e-12);
+    cr_expect_eq(csv_at(t, 0, cf), 20.0);
+    csv_free(t);
+}
+
+Test(cli, cuda_without_gpu_is_an_error_and_auto_runs_on_cpu)
+{
+    char why[256];
+    if (br_cuda_available(why, sizeof why) > 0) {
+        printf("SKIP cli::cuda_without_gpu: a GPU is present\n");
+        cr_skip_test("a GPU is present, the no-GPU path cannot be exercised");
+    }
+    char args[1200], err[4096], path[800];
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cuda", write_file("ok.yaml", BASE), dir);
+    const int st = run(args, err, sizeof err);
+    printf("--backend cuda without GPU: exit %d: %s", st, err);
+    cr_expect_eq(st, 2);
+    cr_expect(strstr(err, "backend cuda requested but no usable GPU") != NULL, "%s", err);
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend auto", write_file("ok.yaml", BASE), dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/out/summary.json", dir);
+    FILE *fp = fopen(path, "r");
+    cr_assert(fp);
+    char buf[8192];
+    buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
+    fclose(fp);
+    cr_expect(strstr(buf, "\"backend\":\t\"cpu\"") != NULL, "%s", buf);
+}
+
+Test(cli, non_finite_state_stops_with_time_set_point_and_no_complete_output)
+{
+    char args[1200], err[4096], path[800];
+    /* a 1e308 N push overflows the velocity in the first step */
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu --set loads.push.magnitude=1e308",
+             write_file("ok.yaml", BASE), dir);
+    const int st = run(args, err, sizeof err);
+    printf("non-finite: exit %d: %s", st, err);
+    cr_expect_eq(st, 1);
+    cr_expect(strstr(err, "t = ") && strstr(err, "contact set 'pad', point 0: non-finite"), "%s", err);
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/out/timeseries.csv", dir);
+    cr_expect(stat(path, &sb) != 0, "a failed run left a complete-looking timeseries.csv");
+    snprintf(path, sizeof path, "%s/out/timeseries.csv.part", dir);
+    cr_expect(stat(path, &sb) == 0, "the partial time series should be kept as .part");
+    snprintf(path, sizeof path, "%s/out/summary.json", dir);
+    FILE *fp = fopen(path, "r");
+    cr_assert(fp);
+    char buf[8192];
+    buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
+    fclose(fp);
+    cr_expect(strstr(buf, "\"status\":\t\"failed\"") != NULL, "%s", buf);
+}
+
+Test(cli, builtin_demo_is_cube_00)
+{
+    char args[1200], err[4096], path[800];
+    snprintf(args, sizeof args, "--out '%s/demo' --backend cpu --set time.end=0.01", dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/demo/timeseries.csv", dir);
+    csv_table *t = csv_read(path);
+    cr_assert(t);
+    cr_expect(csv_col(t, "cube.x") >= 0 && csv_col(t, "base.Ft") >= 0 && csv_col(t, "press.F") >= 0 &&
+              csv_col(t, "pull.F") >= 0);
+    cr_expect_eq(t->nrows, 101);
+    csv_free(t);
+    static const char *const png[] = {"base.png", "cube.png", "energy.png", "summary.json"};
+    for (int k = 0; k < 4; k++) {
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/demo/%s", dir, png[k]);
+        cr_expect(stat(path, &sb) == 0 && sb.st_size > 1000, "missing or tiny %s", png[k]);
+    }
+}
