@@ -914,7 +914,9 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     ynode *out = ymap(&c, root, "output");
     static const char *const KO[] = {"interval", "points", "points_interval", NULL};
     if (out) ykeys(&c, out, "output", KO);
-    m->out_interval = ynum(&c, out, "interval", 0, 1e-4);
+    /* default sampling: every 1e-4 s, or every step when dt is longer */
+    const double def_int = m->dt > 0 ? m->dt * fmax(1.0, nearbyint(1e-4 / m->dt)) : 1e-4;
+    m->out_interval = ynum(&c, out, "interval", 0, def_int);
     m->out_points = ybool(&c, out, "points", 0);
     const double pint = ynum(&c, out, "points_interval", 0, m->out_interval);
     if (!c.failed && m->dt > 0) {
