@@ -71,11 +71,16 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
 }
 
 /* set view, frame, h -> one partial per fixed chunk of BR_CPU_CHUNK points, threads over
- * chunks (a set of one chunk runs on the calling thread: no fork for small sets) */
+ * chunks. A set of one chunk runs on the calling thread without entering an OpenMP
+ * region at all: even a serialized region (if(0)) makes libgomp allocate a team. */
 static void cpu_set_step(const br_set_view *v, const br_set_frame *fr, double h,
                          br_set_sums *partials, long nchunks)
 {
-#pragma omp parallel for schedule(static) if (nchunks > 1)
+    if (nchunks == 1) {
+        cpu_chunk_law(v, fr, h, 0, v->n, &partials[0]);
+        return;
+    }
+#pragma omp parallel for schedule(static)
     for (long c = 0; c < nchunks; c++) {
         const long i0 = c * BR_CPU_CHUNK;
         const long i1 = i0 + BR_CPU_CHUNK < v->n ? i0 + BR_CPU_CHUNK : v->n;

@@ -20,6 +20,9 @@ void br_output_row(const br_model *m, const br_data *d, double *row);
 /* model, stream -> CSV header line */
 void br_output_csv_header(const br_model *m, FILE *fp);
 
+/* v -> 12 significant digits, %g style, into buf (24 bytes); returns the length */
+int br_format_g12(double v, char *buf);
+
 /* row of ncols values -> one CSV line */
 void br_output_csv_row(const double *row, int ncols, FILE *fp);
 
@@ -32,7 +35,10 @@ int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double 
 /* Everything summary.json reports that is not in the model or data. */
 typedef struct br_run_info {
     const char *backend, *device;
-    double wall, wall_output;
+    double wall;             /* whole run */
+    double wall_field;       /* contact-field steps */
+    double wall_host;        /* frames, loads, integration, checks */
+    double wall_output;      /* CSV, points, plots */
     const char *status;      /* "complete" or "failed" */
     const char *error;       /* failure message or NULL */
     const char **files;      /* output files written, NULL-terminated */

@@ -5,16 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rigid.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static void cross(const double a[3], const double b[3], double c[3])
 {
@@ -125,10 +117,8 @@ int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t e
         d->E_upto[s] = d->res[s].E;
         d->End_upto[s] = d->res[s].E_nd;
     }
-    const double t0 = now_s();
     char ferr[600];
     const int rc = br_field_step(d->field, d->frames, h, d->res, ferr, sizeof ferr);
-    d->wall_field += now_s() - t0;
     if (rc) snprintf(err, errlen, "t = %.9g s: %s", d->t, ferr);
     return rc;
 }
@@ -175,7 +165,6 @@ static void add_wrench(const br_model *m, br_data *d, int fr, const double F[3],
 
 void br_fwd_loads(const br_model *m, br_data *d)
 {
-    const double t0 = now_s();
     const int nb = m->nbody;
     memset(d->f, 0, (size_t)nb * 3 * sizeof(double));
     memset(d->tau, 0, (size_t)nb * 3 * sizeof(double));
@@ -263,12 +252,10 @@ void br_fwd_loads(const br_model *m, br_data *d)
     const double ref = fabs(en->work_in) + en->kinetic0 + en->spring0;
     if (ref > d->res_ref) d->res_ref = ref;
     en->residual_rel = d->res_ref > 0 ? fabs(en->residual) / d->res_ref : 0.0;
-    d->wall_host += now_s() - t0;
 }
 
 void br_integrate(const br_model *m, br_data *d, double h)
 {
-    const double t0 = now_s();
     double work = 0.0;
     for (int b = 0; b < m->nbody; b++) {
         double *x = d->x + 3 * b, *q = d->q + 4 * b, *v = d->v + 3 * b, *w = d->w + 3 * b;
@@ -290,7 +277,6 @@ void br_integrate(const br_model *m, br_data *d, double h)
     d->en.spring_loss += h * d->p_spring_loss;
     d->step++;
     d->t = d->step * h;
-    d->wall_host += now_s() - t0;
 }
 
 static int finite3(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }

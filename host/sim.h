@@ -50,7 +50,6 @@ typedef struct br_data {
     double p_drive;            /* power the prescribed frames (kinematic frames) put in at t */
     double p_spring_loss;      /* power dissipated by spring dampers at t */
     br_field *field;
-    double wall_field, wall_host; /* seconds spent in the field and in host dynamics */
 } br_data;
 
 /* model, backend -> data at t = 0 with a contact field on that backend, or NULL with err */
