@@ -39,7 +39,14 @@ for n in $POINTS; do
                 v["law"], v["points"], v["updates_per_s"], v["bw_GBs"], v["copy_GBs"], v["mem_B_per_point"] }' >>"$table"
     done
 done
+# The S1 cube run (4e5 steps, 6 points): per-step overhead of each backend.
+for be in cuda cpu; do
+    echo "cube_00 on $be:" >>"$OUTDIR/gpu-cube.log"
+    OUT="$OUTDIR" sh benchmarks/cube-run.sh "$be" 3 >>"$OUTDIR/gpu-cube.log" 2>&1
+done
 echo
 echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   tests exit: $trc"
 cat "$table"
+echo
+cat "$OUTDIR/gpu-cube.log"
 exit $trc
