@@ -18,7 +18,10 @@
 
 enum { BR_LOCK_X = 1, BR_LOCK_Y = 2, BR_LOCK_Z = 4, BR_LOCK_RX = 8, BR_LOCK_RY = 16, BR_LOCK_RZ = 32 };
 
-/* A 6-DOF rigid body; locked DOFs (world axes) keep their initial velocity. */
+/* A 6-DOF rigid body; locked DOFs (world axes) keep their initial velocity. A body
+ * attached to a beam node (beam >= 0) has no DOFs of its own: its mass and inertia
+ * join the node's, and it moves with the node (small rotations), its centre of mass
+ * at the node plus offset. */
 typedef struct br_body {
     char name[BR_NAME_MAX];
     double mass;
@@ -26,7 +29,22 @@ typedef struct br_body {
     double x0[3], q0[4];   /* initial centre of mass (world) and attitude (w, x, y, z) */
     double v0[3], w0[3];   /* initial velocity and angular velocity (world) */
     int lock;              /* BR_LOCK_* bits */
+    int beam, node;        /* attachment (beam index, node index in it), or beam = -1 */
+    double offset[3];      /* centre of mass minus node position, world axes at t = 0 */
 } br_body;
+
+/* A 3D Euler-Bernoulli beam: straight elements between consecutive nodes,
+ * rectangular section b x t (b along `width`), isotropic material, Rayleigh
+ * damping C = a M + b K of the beam's own matrices, small displacements. */
+typedef struct br_beam {
+    char name[BR_NAME_MAX];
+    int nnode;
+    double *X;             /* 3 * nnode undeformed node positions (world) */
+    int *fix;              /* per node: BR_LOCK_* bits of DOFs held at zero (clamp: all 63) */
+    double E, nu, rho, b, t;
+    double width[3];       /* unit vector along the section side b, normal to the elements */
+    double ray_a, ray_b;
+} br_beam;
 
 /* A frame with prescribed motion: x(t) = x0 + v t + d(t), fixed attitude. */
 typedef struct br_kframe {
@@ -76,8 +94,10 @@ typedef struct br_model {
     long points_every;        /* steps per points.csv sample */
     int backend;              /* br_backend_kind requested by the scenario */
     double gravity[3];
-    int nbody, nkframe, nload, nspring, nset;
+    int nbody, nkframe, nload, nspring, nset, nbeam;
+    double rho_inf;           /* generalized-alpha spectral radius at infinity (beams) */
     br_body *body;
+    br_beam *beam;
     br_kframe *kframe;
     br_load *load;
     br_spring *spring;

@@ -334,10 +334,84 @@ static int frame_name_taken(const br_model *m, const char *name, int nb, int nk)
     return 0;
 }
 
+static void read_beams(ysrc *c, ynode *seq, br_model *m)
+{
+    static const char *const K[] = {"name", "nodes", "clamp", "section", "E", "nu", "rho", "rayleigh", NULL};
+    static const char *const KS[] = {"b", "t", "width_axis", NULL};
+    static const char *const KR[] = {"a", "b", NULL};
+    m->nbeam = seq ? ylen(c, seq, "beams") : 0;
+    m->beam = calloc((size_t)(m->nbeam ? m->nbeam : 1), sizeof *m->beam);
+    for (int k = 0; k < m->nbeam && !c->failed; k++) {
+        ynode *n = yitem(c, seq, k);
+        br_beam *B = &m->beam[k];
+        if (ykeys(c, n, "a beam", K)) return;
+        yname(c, n, B->name, "beam");
+        for (int j = 0; j < k; j++)
+            ycheck(c, strcmp(m->beam[j].name, B->name) != 0, yat(c, n, "name"), "duplicate beam name '%s'", B->name);
+        ynode *nodes = ymap(c, n, "nodes");
+        if (!nodes) {
+            yerr(c, n, "missing key 'nodes' (a list of [x, y, z] node positions)");
+            return;
+        }
+        const int nn = ylen(c, nodes, "nodes");
+        ycheck(c, nn >= 2, nodes, "a beam needs at least two nodes");
+        if (c->failed) return;
+        B->nnode = nn;
+        B->X = malloc((size_t)nn * 3 * sizeof(double));
+        B->fix = calloc((size_t)nn, sizeof(int));
+        for (int i = 0; i < nn && !c->failed; i++) {
+            ynode *it = yitem(c, nodes, i);
+            if (ylen(c, it, "a node") != 3) {
+                yerr(c, it, "nodes are [x, y, z]");
+                return;
+            }
+            for (int j = 0; j < 3; j++) B->X[3 * i + j] = ynum_node(c, yitem(c, it, j), "node");
+            if (i > 0) {
+                const double *a = B->X + 3 * i - 3, *b2 = B->X + 3 * i;
+                const double d[3] = {b2[0] - a[0], b2[1] - a[1], b2[2] - a[2]};
+                ycheck(c, norm3(d) > 0, it, "node %d coincides with node %d", i, i - 1);
+            }
+        }
+        ynode *cl = ymap(c, n, "clamp");
+        const int ncl = cl ? ylen(c, cl, "clamp") : 0;
+        for (int i = 0; i < ncl && !c->failed; i++) {
+            const double idx = ynum_node(c, yitem(c, cl, i), "clamp");
+            ycheck(c, idx >= 0 && idx == floor(idx) && idx < nn, yitem(c, cl, i), "clamp lists node indices 0..%d",
+                   nn - 1);
+            if (!c->failed) B->fix[(int)idx] = 63;
+        }
+        B->E = ynum(c, n, "E", 1, 0), B->nu = ynum(c, n, "nu", 1, 0), B->rho = ynum(c, n, "rho", 1, 0);
+        ycheck(c, B->E > 0, yat(c, n, "E"), "E must be > 0");
+        ycheck(c, B->nu > -1 && B->nu < 0.5, yat(c, n, "nu"), "nu must lie in (-1, 0.5)");
+        ycheck(c, B->rho > 0, yat(c, n, "rho"), "rho must be > 0");
+        ynode *sec = ymap(c, n, "section");
+        if (!sec) {
+            yerr(c, n, "missing key 'section' (b, t, width_axis)");
+            return;
+        }
+        if (ykeys(c, sec, "section", KS)) return;
+        B->b = ynum(c, sec, "b", 1, 0), B->t = ynum(c, sec, "t", 1, 0);
+        ycheck(c, B->b > 0 && B->t > 0, sec, "section sides b, t must be > 0");
+        yunit(c, sec, "width_axis", NULL, B->width);
+        for (int i = 0; i + 1 < nn && !c->failed; i++) {
+            const double *a = B->X + 3 * i, *b2 = B->X + 3 * i + 3;
+            double d[3] = {b2[0] - a[0], b2[1] - a[1], b2[2] - a[2]};
+            const double L = norm3(d);
+            ycheck(c, fabs(d[0] * B->width[0] + d[1] * B->width[1] + d[2] * B->width[2]) < 1e-9 * L,
+                   yat(c, sec, "width_axis"), "width_axis must be normal to every element (element %d)", i);
+        }
+        ynode *ray = ymap(c, n, "rayleigh");
+        if (ray && ykeys(c, ray, "rayleigh", KR)) return;
+        B->ray_a = ray ? ynum(c, ray, "a", 0, 0) : 0;
+        B->ray_b = ray ? ynum(c, ray, "b", 0, 0) : 0;
+        ycheck(c, B->ray_a >= 0 && B->ray_b >= 0, ray ? ray : n, "Rayleigh coefficients must be >= 0");
+    }
+}
+
 static void read_bodies(ysrc *c, ynode *seq, br_model *m)
 {
     static const char *const K[] = {"name", "mass", "inertia", "box", "position", "orientation",
-                                    "velocity", "angular_velocity", "lock", NULL};
+                                    "velocity", "angular_velocity", "lock", "attach", NULL};
     m->nbody = seq ? ylen(c, seq, "bodies") : 0;
     m->body = calloc((size_t)(m->nbody ? m->nbody : 1), sizeof *m->body);
     for (int b = 0; b < m->nbody && !c->failed; b++) {
@@ -376,7 +450,30 @@ static void read_bodies(ysrc *c, ynode *seq, br_model *m)
                    "principal moments violate the triangle inequality (no real body has them)");
         }
         static const double z3[3] = {0, 0, 0}, q1[4] = {1, 0, 0, 0};
-        yvec(c, n, "position", 3, 1, NULL, B->x0);
+        B->beam = -1;
+        ynode *at = ymap(c, n, "attach");
+        if (at) {
+            /* attach: {beam: NAME, node: INDEX, offset: [..]}; position follows from the node */
+            static const char *const KA[] = {"beam", "node", "offset", NULL};
+            if (ykeys(c, at, "attach", KA)) return;
+            const char *bn = ystring(c, at, "beam", 1);
+            for (int k = 0; bn && k < m->nbeam; k++)
+                if (!strcmp(m->beam[k].name, bn)) B->beam = k;
+            ycheck(c, !bn || B->beam >= 0, yat(c, at, "beam"), "no beam named '%s'", bn ? bn : "");
+            const double nd = ynum(c, at, "node", 1, 0);
+            if (c->failed) return;
+            ycheck(c, nd >= 0 && nd == floor(nd) && nd < m->beam[B->beam].nnode, yat(c, at, "node"),
+                   "node must be an index 0..%d of beam '%s'", m->beam[B->beam].nnode - 1, bn);
+            if (c->failed) return;
+            B->node = (int)nd;
+            yvec(c, at, "offset", 3, 0, z3, B->offset);
+            ycheck(c, !ymap(c, n, "position") && !ymap(c, n, "velocity") && !ymap(c, n, "angular_velocity") &&
+                          !ymap(c, n, "lock"),
+                   n, "an attached body takes its position and motion from the node (no position, velocity, lock)");
+            for (int j = 0; j < 3; j++) B->x0[j] = m->beam[B->beam].X[3 * B->node + j] + B->offset[j];
+        } else {
+            yvec(c, n, "position", 3, 1, NULL, B->x0);
+        }
         yvec(c, n, "orientation", 4, 0, q1, B->q0);
         const double qn = sqrt(B->q0[0] * B->q0[0] + B->q0[1] * B->q0[1] + B->q0[2] * B->q0[2] +
                                B->q0[3] * B->q0[3]);
@@ -842,6 +939,8 @@ void br_model_free(br_model *m)
     for (int k = 0; k < m->nkframe; k++)
         for (int j = 0; j < 3; j++) br_timefn_free(&m->kframe[k].disp[j]);
     for (int l = 0; l < m->nload; l++) br_timefn_free(&m->load[l].mag);
+    for (int b = 0; b < m->nbeam; b++) free(m->beam[b].X), free(m->beam[b].fix);
+    free(m->beam);
     for (int s = 0; s < m->nset; s++) {
         free(m->cset[s].r), free(m->cset[s].K), free(m->cset[s].D), free(m->cset[s].area);
     }
@@ -887,7 +986,7 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
         return NULL;
     }
     br_model *m = calloc(1, sizeof *m);
-    static const char *const K[] = {"name", "description", "time", "output", "backend", "gravity",
+    static const char *const K[] = {"name", "description", "time", "output", "backend", "gravity", "beams",
                                     "bodies", "frames", "loads", "springs", "contacts", NULL};
     if (!m) {
         snprintf(err, errlen, "out of memory");
@@ -902,11 +1001,13 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     const char *nm = ystring(&c, root, "name", 0);
     if (nm) snprintf(m->name, sizeof m->name, "%s", nm);
     ynode *tm = ymap(&c, root, "time");
-    static const char *const KT[] = {"end", "dt", NULL};
+    static const char *const KT[] = {"end", "dt", "rho_inf", NULL};
     if (!tm) yerr(&c, root, "missing key 'time' (end, dt)");
     else if (ykeys(&c, tm, "time", KT) == 0) {
         m->t_end = ynum(&c, tm, "end", 1, 0);
         m->dt = ynum(&c, tm, "dt", 1, 0);
+        m->rho_inf = ynum(&c, tm, "rho_inf", 0, 0.0);
+        ycheck(&c, m->rho_inf >= 0 && m->rho_inf <= 1, yat(&c, tm, "rho_inf"), "rho_inf must lie in [0, 1]");
         ycheck(&c, m->dt > 0, yat(&c, tm, "dt"), "dt must be > 0 (got %g)", m->dt);
         ycheck(&c, m->t_end > 0, yat(&c, tm, "end"), "end must be > 0 (got %g)", m->t_end);
         ycheck(&c, m->t_end / m->dt < 1e12, yat(&c, tm, "dt"), "more than 1e12 steps");
@@ -939,12 +1040,14 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     }
     static const double z3[3] = {0, 0, 0};
     yvec(&c, root, "gravity", 3, 0, z3, m->gravity);
+    read_beams(&c, ymap(&c, root, "beams"), m);
     read_bodies(&c, ymap(&c, root, "bodies"), m);
     read_frames(&c, ymap(&c, root, "frames"), m);
     read_loads(&c, ymap(&c, root, "loads"), m);
     read_springs(&c, ymap(&c, root, "springs"), m);
     read_contacts(&c, ymap(&c, root, "contacts"), m);
-    ycheck(&c, m->nbody + m->nkframe > 0 || m->nset > 0, root, "the scenario has no bodies and no contacts");
+    ycheck(&c, m->nbody + m->nkframe + m->nbeam > 0 || m->nset > 0, root,
+           "the scenario has no bodies, beams or contacts");
     yaml_document_delete(&c.doc);
     if (c.failed) {
         br_model_free(m);

@@ -26,6 +26,25 @@ static void rot(const double R[9], const double p[3], double out[3])
 /* frame index -> body index, or -1 for the ground and kinematic frames */
 static int frame_body(const br_model *m, int fr) { return fr >= 1 && fr <= m->nbody ? fr - 1 : -1; }
 
+/* body -> its structure node, or -1 for a free body */
+static int body_node(const br_model *m, const br_data *d, int b)
+{
+    const br_body *B = &m->body[b];
+    return B->beam >= 0 ? d->st->node0[B->beam] + B->node : -1;
+}
+
+/* A x (n x n column-major) dotted with y */
+static double quad(int n, const double *A, const double *x, const double *y)
+{
+    double s = 0;
+    for (int j = 0; j < n; j++) {
+        double c = 0;
+        for (int i = 0; i < n; i++) c += A[(size_t)j * n + i] * x[i];
+        s += c * y[j];
+    }
+    return s;
+}
+
 br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, size_t errlen)
 {
     br_data *d = calloc(1, sizeof *d);
@@ -61,6 +80,21 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
         memcpy(d->v + 3 * b, m->body[b].v0, sizeof(double[3]));
         memcpy(d->w + 3 * b, m->body[b].w0, sizeof(double[3]));
     }
+    if (m->nbeam > 0) {
+        d->st = br_struct_build(m, err, errlen);
+        const int n = d->st ? d->st->ndof : 0;
+        if (d->st) d->ga = br_genalpha_create(n, d->st->M, d->st->C, d->st->K, m->rho_inf, m->dt, err, errlen);
+        d->g = calloc((size_t)n + 1, sizeof(double));
+        d->gext = calloc((size_t)n + 1, sizeof(double));
+        d->uprev = calloc((size_t)n + 1, sizeof(double));
+        d->vprev = calloc((size_t)n + 1, sizeof(double));
+        d->xnode = calloc((size_t)(d->st ? d->st->nnode : 0) * 3 + 1, sizeof(double));
+        if (!d->st || !d->ga || !d->g || !d->gext || !d->uprev || !d->vprev || !d->xnode) {
+            if (d->st && d->ga) snprintf(err, errlen, "out of memory");
+            br_data_free(d);
+            return NULL;
+        }
+    }
     if (m->nset > 0) {
         br_contact_set_desc *desc = malloc((size_t)m->nset * sizeof *desc);
         if (!desc) {
@@ -79,6 +113,11 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
     /* energy reference state at t = 0 */
     br_fwd_frames(m, d);
     br_fwd_loads(m, d);
+    if (d->ga && br_genalpha_start(d->ga, d->g)) {
+        snprintf(err, errlen, "the structure's mass matrix is singular (a free DOF without mass)");
+        br_data_free(d);
+        return NULL;
+    }
     d->en.kinetic0 = d->en.kinetic;
     d->en.spring0 = d->en.spring;
     d->res_ref = d->en.kinetic0 + d->en.spring0;
@@ -92,6 +131,9 @@ void br_data_free(br_data *d)
     free(d->x), free(d->q), free(d->v), free(d->w), free(d->f), free(d->tau);
     free(d->fext), free(d->text), free(d->frames), free(d->res), free(d->E_upto), free(d->End_upto);
     free(d->load_val), free(d->spring_val);
+    br_struct_free(d->st);
+    br_genalpha_free(d->ga);
+    free(d->g), free(d->gext), free(d->xnode), free(d->uprev), free(d->vprev);
     free(d);
 }
 
@@ -100,8 +142,23 @@ void br_fwd_frames(const br_model *m, br_data *d)
     br_frame_state *g = &d->frames[0];
     memset(g, 0, sizeof *g);
     g->R[0] = g->R[4] = g->R[8] = 1.0;
+    if (d->st) {
+        const br_struct *st = d->st;
+        for (int k = 0; k < st->nnode; k++)
+            for (int j = 0; j < 3; j++) {
+                const int gi = st->dof[6 * k + j];
+                d->xnode[3 * k + j] = st->X[3 * k + j] + (gi >= 0 ? d->ga->u[gi] : 0.0);
+            }
+    }
     for (int b = 0; b < m->nbody; b++) {
         br_frame_state *fs = &d->frames[1 + b];
+        if (m->body[b].beam >= 0) {
+            br_struct_body_frame(d->st, &m->body[b], body_node(m, d, b), d->ga->u, d->ga->v, fs);
+            memcpy(d->x + 3 * b, fs->x, sizeof fs->x);
+            memcpy(d->v + 3 * b, fs->v, sizeof fs->v);
+            memcpy(d->w + 3 * b, fs->w, sizeof fs->w);
+            continue;
+        }
         memcpy(fs->x, d->x + 3 * b, sizeof fs->x);
         br_quat_to_R(d->q + 4 * b, fs->R);
         memcpy(fs->v, d->v + 3 * b, sizeof fs->v);
@@ -139,6 +196,12 @@ static void add_force(const br_model *m, br_data *d, int fr, const double f[3], 
         d->p_drive -= dot(f, vp);
         return;
     }
+    const int node = body_node(m, d, b);
+    if (node >= 0) {
+        br_struct_add_force(d->st, node, d->xnode + 3 * node, f, p, d->g);
+        if (ext) br_struct_add_force(d->st, node, d->xnode + 3 * node, f, p, d->gext);
+        return;
+    }
     for (int j = 0; j < 3; j++) {
         d->f[3 * b + j] += f[j];
         d->tau[3 * b + j] += t[j];
@@ -155,6 +218,12 @@ static void add_wrench(const br_model *m, br_data *d, int fr, const double F[3],
     const int b = frame_body(m, fr);
     if (b < 0) {
         d->p_drive -= dot(F, d->frames[fr].v) + dot(M, d->frames[fr].w);
+        return;
+    }
+    const int node = body_node(m, d, b);
+    if (node >= 0) {
+        br_struct_add_force(d->st, node, d->xnode + 3 * node, F, d->frames[fr].x, d->g);
+        br_struct_add_torque(d->st, node, M, d->g);
         return;
     }
     for (int j = 0; j < 3; j++) {
@@ -174,11 +243,20 @@ void br_fwd_loads(const br_model *m, br_data *d)
     d->p_spring_loss = 0.0;
     br_energy_terms *en = &d->en;
     en->kinetic = 0.0;
+    if (d->st) {
+        const int n = d->st->ndof;
+        memset(d->g, 0, (size_t)n * sizeof(double));
+        memset(d->gext, 0, (size_t)n * sizeof(double));
+        en->kinetic += 0.5 * quad(n, d->st->M, d->ga->v, d->ga->v);
+    }
     for (int b = 0; b < nb; b++) {
         const br_body *B = &m->body[b];
-        for (int j = 0; j < 3; j++) {
-            d->f[3 * b + j] = d->fext[3 * b + j] = B->mass * m->gravity[j];
+        const double fg[3] = {B->mass * m->gravity[0], B->mass * m->gravity[1], B->mass * m->gravity[2]};
+        if (B->beam >= 0) {
+            if (fg[0] != 0 || fg[1] != 0 || fg[2] != 0) add_force(m, d, 1 + b, fg, d->frames[1 + b].x, 1);
+            continue;
         }
+        for (int j = 0; j < 3; j++) d->f[3 * b + j] = d->fext[3 * b + j] = fg[j];
         en->kinetic += br_rigid_kinetic(B, d->frames[1 + b].R, d->v + 3 * b, d->w + 3 * b);
     }
     for (int l = 0; l < m->nload; l++) {
@@ -191,7 +269,10 @@ void br_fwd_loads(const br_model *m, br_data *d)
         else memcpy(dir, L->dir, sizeof dir);
         for (int j = 0; j < 3; j++) f[j] = a * dir[j];
         const int b = frame_body(m, L->frame);
-        if (L->type == BR_LOAD_TORQUE) {
+        if (L->type == BR_LOAD_TORQUE && body_node(m, d, b) >= 0) {
+            br_struct_add_torque(d->st, body_node(m, d, b), f, d->g);
+            br_struct_add_torque(d->st, body_node(m, d, b), f, d->gext);
+        } else if (L->type == BR_LOAD_TORQUE) {
             for (int j = 0; j < 3; j++) d->tau[3 * b + j] += f[j], d->text[3 * b + j] += f[j];
         } else {
             double p[3];
@@ -200,7 +281,7 @@ void br_fwd_loads(const br_model *m, br_data *d)
             add_force(m, d, L->frame, f, p, 1);
         }
     }
-    en->spring = 0.0;
+    en->spring = d->st ? 0.5 * quad(d->st->ndof, d->st->K, d->ga->u, d->ga->u) : 0.0;
     for (int k = 0; k < m->nspring; k++) {
         const br_spring *S = &m->spring[k];
         const br_frame_state *A = &d->frames[S->frame_a], *B = &d->frames[S->frame_b];
@@ -257,7 +338,23 @@ void br_fwd_loads(const br_model *m, br_data *d)
 void br_integrate(const br_model *m, br_data *d, double h)
 {
     double work = 0.0;
+    if (d->ga) {
+        /* structure: generalized-alpha with the force of t_n; work of the loads over the
+         * step and the Rayleigh losses with the midpoint velocity */
+        const int n = d->st->ndof;
+        memcpy(d->uprev, d->ga->u, (size_t)n * sizeof(double));
+        memcpy(d->vprev, d->ga->v, (size_t)n * sizeof(double));
+        br_genalpha_step(d->ga, d->g);
+        double wl = 0.0;
+        for (int i = 0; i < n; i++) {
+            wl += d->gext[i] * (d->ga->u[i] - d->uprev[i]);
+            d->vprev[i] = 0.5 * (d->vprev[i] + d->ga->v[i]);
+        }
+        d->en.work_in += wl;
+        d->en.spring_loss += h * quad(n, d->st->C, d->vprev, d->vprev);
+    }
     for (int b = 0; b < m->nbody; b++) {
+        if (m->body[b].beam >= 0) continue;
         double *x = d->x + 3 * b, *q = d->q + 4 * b, *v = d->v + 3 * b, *w = d->w + 3 * b;
         double a[3], al[3], vm[3], wm[3];
         br_rigid_accel(&m->body[b], d->frames[1 + b].R, w, d->f + 3 * b, d->tau + 3 * b, a, al);

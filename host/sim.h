@@ -6,25 +6,29 @@
  *                    states advanced over the step with V_t(t_n) frozen)
  *   br_fwd_loads     t_n, frames, wrenches -> total force and torque per body
  *                    and the energy terms at t_n (physics.md section 7)
- *   br_integrate     forces -> semi-implicit (symplectic) Euler:
+ *   br_integrate     forces -> free bodies: semi-implicit (symplectic) Euler:
  *                      v_{n+1} = v_n + h a_n,  x_{n+1} = x_n + h v_{n+1},
  *                      w_{n+1} = w_n + h alpha_n, q_{n+1} = exp(h w_{n+1}/2) q_n
- *                    and the work of the loads over the step (midpoint velocities)
+ *                    beams and attached bodies: generalized-alpha (host/genalpha.c)
+ *                    with the generalized force of t_n (contacts explicit);
+ *                    and the work of the loads over the step
  * The contact field therefore sees positions and velocities at the start of
  * the step, and the bodies feel the forces it returns during that step. See
  * docs/time-stepping.md for the stability argument at the S1 stiffness. */
 #ifndef BR_SIM_H
 #define BR_SIM_H
 
+#include "beam.h"
+#include "genalpha.h"
 #include "model.h"
 
 typedef struct br_energy_terms {
     double work_in;        /* work of loads, gravity and prescribed frames since t = 0 */
     double kinetic;        /* kinetic energy of all bodies */
     double kinetic0;       /* ... at t = 0 */
-    double spring;         /* elastic energy of the springs */
+    double spring;         /* elastic energy of the springs and beams */
     double spring0;        /* ... at t = 0 */
-    double spring_loss;    /* dissipated by spring dampers since t = 0 */
+    double spring_loss;    /* dissipated by spring dampers and Rayleigh damping since t = 0 */
     double contact_el;     /* stored in the normal contact springs */
     double bristle;        /* stored in the bristles */
     double friction_loss;  /* friction energy dissipated: integral of P minus stored bristle energy */
@@ -50,6 +54,11 @@ typedef struct br_data {
     double p_drive;            /* power the prescribed frames (kinematic frames) put in at t */
     double p_spring_loss;      /* power dissipated by spring dampers at t */
     br_field *field;
+    br_struct *st;             /* beams and attached bodies (NULL without beams) */
+    br_genalpha *ga;           /* their integrator and state u, v, a */
+    double *g, *gext;          /* generalized force on the structure at t, and its load part */
+    double *xnode;             /* 3 per structure node: position at t */
+    double *uprev, *vprev;     /* structure state before the last step (energy terms) */
 } br_data;
 
 /* model, backend -> data at t = 0 with a contact field on that backend, or NULL with err */

@@ -1,0 +1,219 @@
+/* eig.c: natural frequencies from the generalized symmetric eigenproblem
+ * K phi = w^2 M phi (LAPACK dsygv: Cholesky of M, then a symmetric eigensolver).
+ * --contacts free: the structure alone. --contacts bonded: every contact point
+ * whose two frames belong to the structure (or the ground) becomes a spring with
+ * its normal contact stiffness dN/ddelta = pK K delta^(pK-1) + (its tangent part
+ * is the stuck bristle, sigma0 N, along the tangent plane), at the state the
+ * scenario reaches at --at T (default: time.end), so the preload is whatever the
+ * scenario's loads produce by then. */
+#include "eig.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rigid.h"
+#include "scenario.h"
+#include "sim.h"
+
+int br_eig_frequencies(const br_struct *s, const double *Kextra, double *f, char *err, size_t errlen)
+{
+    const int n = s->ndof;
+    const size_t nn = (size_t)n * (size_t)n;
+    double *A = malloc(nn * sizeof(double)), *B = malloc(nn * sizeof(double));
+    if (!A || !B) {
+        free(A), free(B);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t k = 0; k < nn; k++) A[k] = s->K[k] + (Kextra ? Kextra[k] : 0.0), B[k] = s->M[k];
+    const lapack_int info = LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'N', 'U', n, A, n, B, n, f);
+    free(A), free(B);
+    if (info != 0) {
+        snprintf(err, errlen, "dsygv failed (info %d): %s", (int)info,
+                 info > n ? "the mass matrix is not positive definite (a DOF without mass?)" : "no convergence");
+        return -1;
+    }
+    for (int k = 0; k < n; k++) f[k] = f[k] > 0 ? sqrt(f[k]) / (2 * M_PI) : 0.0;
+    return 0;
+}
+
+/* body index of frame fr if it is a body attached to the structure, else -1 */
+static int attached(const br_model *m, int fr)
+{
+    if (fr < 1 || fr > m->nbody) return -1;
+    return m->body[fr - 1].beam >= 0 ? fr - 1 : -1;
+}
+
+/* 6 x n_dof "rigid link" of a world point p on attached body b: rows = displacement of p
+ * per structure DOF (u + theta x (p - x_node)), into G (3 rows, column-major stride 3) */
+static void point_map(const br_model *m, const br_struct *s, int b, const double p[3], double *G)
+{
+    const br_body *B = &m->body[b];
+    const int node = s->node0[B->beam] + B->node;
+    const double r[3] = {p[0] - s->X[3 * node], p[1] - s->X[3 * node + 1], p[2] - s->X[3 * node + 2]};
+    memset(G, 0, (size_t)s->ndof * 3 * sizeof(double));
+    for (int j = 0; j < 3; j++) {
+        const int gu = s->dof[6 * node + j];
+        if (gu >= 0) G[3 * gu + j] = 1.0;
+    }
+    /* theta x r = -r x theta: column theta_j gives e_j x r */
+    for (int j = 0; j < 3; j++) {
+        const int gt = s->dof[6 * node + 3 + j];
+        if (gt < 0) continue;
+        double e[3] = {0, 0, 0}, c[3];
+        e[j] = 1.0;
+        c[0] = e[1] * r[2] - e[2] * r[1], c[1] = e[2] * r[0] - e[0] * r[2], c[2] = e[0] * r[1] - e[1] * r[0];
+        for (int i = 0; i < 3; i++) G[3 * gt + i] = c[i];
+    }
+}
+
+/* model, data at the linearisation state -> Kc (contact stiffness, column-major) added */
+static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, double *Kc, char *err,
+                             size_t errlen)
+{
+    const int n = s->ndof;
+    double *Ga = malloc((size_t)n * 3 * sizeof(double)), *Gb = malloc((size_t)n * 3 * sizeof(double));
+    double *D = malloc((size_t)n * 3 * sizeof(double));
+    int rc = 0;
+    for (int c = 0; c < m->nset && rc == 0; c++) {
+        const br_contact_set_desc *cs = &m->cset[c].desc;
+        const int ba = attached(m, cs->frame_a), bb = attached(m, cs->frame_b);
+        if ((ba < 0 && cs->frame_a != 0) || (bb < 0 && cs->frame_b != 0)) {
+            snprintf(err, errlen, "contact set '%s': bonded eigenanalysis needs both frames on the structure "
+                                  "or the ground", m->cset[c].name);
+            rc = -1;
+            break;
+        }
+        const long np = cs->npoints;
+        double *F = malloc((size_t)np * 4 * sizeof(double));
+        if (br_field_points(d->field, c, F, F + 3 * np)) {
+            snprintf(err, errlen, "contact set '%s': per-point forces unavailable", m->cset[c].name);
+            free(F);
+            rc = -1;
+            break;
+        }
+        const br_frame_state *A = &d->frames[cs->frame_a], *B = &d->frames[cs->frame_b];
+        double nw[3];
+        for (int i = 0; i < 3; i++)
+            nw[i] = B->R[3 * i] * cs->plane_n[0] + B->R[3 * i + 1] * cs->plane_n[1] + B->R[3 * i + 2] * cs->plane_n[2];
+        for (long i = 0; i < np; i++) {
+            const double N = F[3 * np + i];
+            if (!(N > 0)) continue;
+            const double *r = cs->r + 3 * i;
+            double p[3];
+            for (int j = 0; j < 3; j++) p[j] = A->x[j] + A->R[3 * j] * r[0] + A->R[3 * j + 1] * r[1] + A->R[3 * j + 2] * r[2];
+            /* N = K delta^pK (static): dN/ddelta = pK N / delta, delta = (N / K)^(1/pK) */
+            const double K = cs->K ? cs->K[i] : cs->K0;
+            const double delta = pow(N / K, 1.0 / cs->normal.pK);
+            const double kn = cs->normal.pK * N / delta;
+            double kt = 0.0;
+            if (cs->law == BR_LAW_LUGRE3D || cs->law == BR_LAW_DAHL3D) kt = cs->fric.sigma0 * N;
+            else if (cs->law == BR_LAW_LUGRE3D_CLASSIC) kt = cs->fric.sigma0;
+            /* spring matrix S = kn n n^T + kt (I - n n^T) on the relative displacement pA - pB */
+            double S[9];
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) S[3 * a + b] = kn * nw[a] * nw[b] + kt * ((a == b) - nw[a] * nw[b]);
+            if (ba >= 0) point_map(m, s, ba, p, Ga);
+            else memset(Ga, 0, (size_t)n * 3 * sizeof(double));
+            if (bb >= 0) point_map(m, s, bb, p, Gb);
+            else memset(Gb, 0, (size_t)n * 3 * sizeof(double));
+            for (int k = 0; k < 3 * n; k++) D[k] = Ga[k] - Gb[k];
+            /* Kc += D^T S D, D 3 x n (column k = DOF k) */
+            for (int a = 0; a < n; a++) {
+                double SDa[3];
+                for (int i2 = 0; i2 < 3; i2++) SDa[i2] = S[3 * i2] * D[3 * a] + S[3 * i2 + 1] * D[3 * a + 1] + S[3 * i2 + 2] * D[3 * a + 2];
+                if (SDa[0] == 0 && SDa[1] == 0 && SDa[2] == 0) continue;
+                for (int b = 0; b < n; b++)
+                    Kc[(size_t)a * n + b] += D[3 * b] * SDa[0] + D[3 * b + 1] * SDa[1] + D[3 * b + 2] * SDa[2];
+            }
+        }
+        free(F);
+    }
+    free(Ga), free(Gb), free(D);
+    return rc;
+}
+
+static int usage(FILE *o)
+{
+    fprintf(o, "usage: bristle eig SCENARIO.yaml [--contacts free|bonded] [--at T] [--set KEY=VALUE]...\n"
+               "  natural frequencies (Hz) of the beams and the bodies attached to them, lowest first\n"
+               "  bonded: contacts become springs (normal stiffness and stuck bristle) at the state\n"
+               "          the scenario reaches at time T (default: time.end)\n");
+    return o == stderr ? 2 : 0;
+}
+
+int br_eig_main(int argc, char **argv)
+{
+    const char *scen = NULL, *sets[256];
+    int nsets = 0, bonded = 0;
+    double at = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
+        if ((!strcmp(a, "--contacts") || !strcmp(a, "--at") || !strcmp(a, "--set")) && i + 1 >= argc) {
+            fprintf(stderr, "bristle eig: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--contacts")) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "bonded")) bonded = 1;
+            else if (strcmp(v, "free")) {
+                fprintf(stderr, "bristle eig: --contacts must be free or bonded (got '%s')\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--at")) {
+            char *end;
+            at = strtod(argv[++i], &end);
+            if (*end || !(at >= 0)) {
+                fprintf(stderr, "bristle eig: --at needs a time >= 0\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--set") && nsets < 256) sets[nsets++] = argv[++i];
+        else if (a[0] == '-') {
+            fprintf(stderr, "bristle eig: unknown option '%s'\n", a);
+            return usage(stderr);
+        } else scen = a;
+    }
+    if (!scen) return usage(stderr);
+    char err[2048];
+    br_model *m = br_scenario_load(scen, sets, nsets, err, sizeof err);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    br_struct *s = br_struct_build(m, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "%s:1: %s\n", scen, m->nbeam ? err : "no beams: nothing to analyse");
+        br_model_free(m);
+        return 2;
+    }
+    double *f = malloc((size_t)s->ndof * sizeof(double));
+    double *Kc = NULL;
+    int rc = 0;
+    if (bonded && m->nset > 0) {
+        br_data *d = br_data_create(m, BR_BACKEND_CPU, err, sizeof err);
+        const double T = at >= 0 ? at : m->t_end;
+        const long nsteps = (long)nearbyint(T / m->dt);
+        for (long k = 0; d && k < nsteps && rc == 0; k++) rc = br_step(m, d, err, sizeof err);
+        if (d && rc == 0) {
+            br_fwd_frames(m, d);
+            br_field_record_points(d->field, 1);
+            rc = br_fwd_contacts(m, d, m->dt, err, sizeof err);
+            Kc = calloc((size_t)s->ndof * (size_t)s->ndof, sizeof(double));
+            if (rc == 0) rc = contact_stiffness(m, d, s, Kc, err, sizeof err);
+        }
+        if (!d) rc = -1;
+        br_data_free(d);
+    }
+    if (rc == 0) rc = br_eig_frequencies(s, Kc, f, err, sizeof err);
+    if (rc == 0)
+        for (int k = 0; k < s->ndof; k++) printf("%.6g\n", f[k]);
+    else fprintf(stderr, "bristle eig: %s\n", err);
+    free(f), free(Kc);
+    br_struct_free(s);
+    br_model_free(m);
+    return rc ? 1 : 0;
+}
