@@ -41,7 +41,10 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
     }
     const double cm = 1 - g->am, cc = (1 - g->af) * g->gamma * h, ck = (1 - g->af) * g->beta * h * h;
     for (size_t k = 0; k < nn; k++) g->Lf[k] = cm * M[k] + cc * C[k] + ck * K[k];
-    const lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, g->Lf, n);
+    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, g->Lf, n);
+    if (info == 0) info = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', n, g->Lf, n);
+    for (int j = 0; j < n; j++) /* dpotri fills the lower triangle: mirror it */
+        for (int i = 0; i < j; i++) g->Lf[(size_t)j * n + i] = g->Lf[(size_t)i * n + j];
     if (info != 0) {
         snprintf(err, errlen, "the effective matrix of the structure is not positive definite (dpotrf info %d)",
                  (int)info);
@@ -94,10 +97,9 @@ void br_genalpha_step(br_genalpha *g, const double *f)
         const double *cc = g->C + (size_t)j * n, *kk = g->K + (size_t)j * n;
         for (int i = 0; i < n; i++) r[i] -= cc[i] * wj + kk[i] * uj;
     }
-    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n, 1, g->Lf, n, r, n);
-    /* r = a1 */
+    matvec(n, g->Lf, r, w); /* a1 = Keff^-1 rhs */
     for (int i = 0; i < n; i++) {
-        const double a1 = r[i];
+        const double a1 = w[i];
         u[i] += h * v[i] + h * h * ((0.5 - be) * a[i] + be * a1);
         v[i] += h * ((1 - ga) * a[i] + ga * a1);
         a[i] = a1;

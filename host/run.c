@@ -251,6 +251,7 @@ int br_run_main(int argc, char **argv)
         }
         tick = now_s();
         wall_field += tick - t_f0;
+        d->skip_energy = !sample;
         br_fwd_loads(m, d);
         if (br_check_finite(m, d, ferr, sizeof ferr)) {
             failed = 1;

@@ -88,8 +88,11 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
         d->gext = calloc((size_t)n + 1, sizeof(double));
         d->uprev = calloc((size_t)n + 1, sizeof(double));
         d->vprev = calloc((size_t)n + 1, sizeof(double));
+        d->up = calloc((size_t)n + 1, sizeof(double));
+        d->vp = calloc((size_t)n + 1, sizeof(double));
         d->xnode = calloc((size_t)(d->st ? d->st->nnode : 0) * 3 + 1, sizeof(double));
-        if (!d->st || !d->ga || !d->g || !d->gext || !d->uprev || !d->vprev || !d->xnode) {
+        if (d->ga) d->tau_s = (1.0 - d->ga->af) * m->dt;
+        if (!d->st || !d->ga || !d->g || !d->gext || !d->uprev || !d->vprev || !d->xnode || !d->up || !d->vp) {
             if (d->st && d->ga) snprintf(err, errlen, "out of memory");
             br_data_free(d);
             return NULL;
@@ -133,7 +136,7 @@ void br_data_free(br_data *d)
     free(d->load_val), free(d->spring_val);
     br_struct_free(d->st);
     br_genalpha_free(d->ga);
-    free(d->g), free(d->gext), free(d->xnode), free(d->uprev), free(d->vprev);
+    free(d->g), free(d->gext), free(d->xnode), free(d->uprev), free(d->vprev), free(d->up), free(d->vp);
     free(d);
 }
 
@@ -143,20 +146,30 @@ void br_fwd_frames(const br_model *m, br_data *d)
     memset(g, 0, sizeof *g);
     g->R[0] = g->R[4] = g->R[8] = 1.0;
     if (d->st) {
+        /* the structure as the field sees it: predicted at the equation time t + tau */
         const br_struct *st = d->st;
+        const br_genalpha *ga = d->ga;
+        const double tau = d->tau_s;
+        for (int i = 0; i < st->ndof; i++) {
+            d->up[i] = ga->u[i] + tau * ga->v[i] + 0.5 * tau * tau * ga->a[i];
+            d->vp[i] = ga->v[i] + tau * ga->a[i];
+        }
         for (int k = 0; k < st->nnode; k++)
             for (int j = 0; j < 3; j++) {
                 const int gi = st->dof[6 * k + j];
-                d->xnode[3 * k + j] = st->X[3 * k + j] + (gi >= 0 ? d->ga->u[gi] : 0.0);
+                d->xnode[3 * k + j] = st->X[3 * k + j] + (gi >= 0 ? d->up[gi] : 0.0);
             }
     }
     for (int b = 0; b < m->nbody; b++) {
         br_frame_state *fs = &d->frames[1 + b];
         if (m->body[b].beam >= 0) {
-            br_struct_body_frame(d->st, &m->body[b], body_node(m, d, b), d->ga->u, d->ga->v, fs);
-            memcpy(d->x + 3 * b, fs->x, sizeof fs->x);
-            memcpy(d->v + 3 * b, fs->v, sizeof fs->v);
-            memcpy(d->w + 3 * b, fs->w, sizeof fs->w);
+            /* reported state at t_n; the frame the field and loads see is the predicted one */
+            br_frame_state now;
+            br_struct_body_frame(d->st, &m->body[b], body_node(m, d, b), d->ga->u, d->ga->v, &now);
+            memcpy(d->x + 3 * b, now.x, sizeof now.x);
+            memcpy(d->v + 3 * b, now.v, sizeof now.v);
+            memcpy(d->w + 3 * b, now.w, sizeof now.w);
+            br_struct_body_frame(d->st, &m->body[b], body_node(m, d, b), d->up, d->vp, fs);
             continue;
         }
         memcpy(fs->x, d->x + 3 * b, sizeof fs->x);
@@ -247,7 +260,7 @@ void br_fwd_loads(const br_model *m, br_data *d)
         const int n = d->st->ndof;
         memset(d->g, 0, (size_t)n * sizeof(double));
         memset(d->gext, 0, (size_t)n * sizeof(double));
-        en->kinetic += 0.5 * quad(n, d->st->M, d->ga->v, d->ga->v);
+        if (!d->skip_energy) en->kinetic += 0.5 * quad(n, d->st->M, d->ga->v, d->ga->v);
     }
     for (int b = 0; b < nb; b++) {
         const br_body *B = &m->body[b];
@@ -262,7 +275,8 @@ void br_fwd_loads(const br_model *m, br_data *d)
     for (int l = 0; l < m->nload; l++) {
         const br_load *L = &m->load[l];
         const br_frame_state *fs = &d->frames[L->frame];
-        const double a = br_timefn_eval(&L->mag, d->t);
+        const int on_struct = body_node(m, d, L->frame - 1) >= 0;
+        const double a = br_timefn_eval(&L->mag, on_struct ? d->t + d->tau_s : d->t);
         d->load_val[l] = a;
         double dir[3], f[3];
         if (L->body_axes) rot(fs->R, L->dir, dir);
@@ -281,7 +295,7 @@ void br_fwd_loads(const br_model *m, br_data *d)
             add_force(m, d, L->frame, f, p, 1);
         }
     }
-    en->spring = d->st ? 0.5 * quad(d->st->ndof, d->st->K, d->ga->u, d->ga->u) : 0.0;
+    en->spring = d->st && !d->skip_energy ? 0.5 * quad(d->st->ndof, d->st->K, d->ga->u, d->ga->u) : 0.0;
     for (int k = 0; k < m->nspring; k++) {
         const br_spring *S = &m->spring[k];
         const br_frame_state *A = &d->frames[S->frame_a], *B = &d->frames[S->frame_b];
@@ -326,7 +340,9 @@ void br_fwd_loads(const br_model *m, br_data *d)
         en->friction_loss += d->E_upto[s] - r->E_b;
         en->normal_loss += d->End_upto[s];
     }
-    /* balance at t: input work (loads, gravity, drives) plus initial energy against the rest */
+    /* balance at t: input work (loads, gravity, drives) plus initial energy against the rest
+     * (not on steps where the structure's energies were skipped) */
+    if (d->st && d->skip_energy) return;
     const double have = en->work_in + en->kinetic0 + en->spring0;
     en->residual = have - (en->kinetic + en->spring + en->spring_loss + en->contact_el + en->bristle +
                            en->friction_loss + en->normal_loss);

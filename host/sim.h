@@ -9,8 +9,12 @@
  *   br_integrate     forces -> free bodies: semi-implicit (symplectic) Euler:
  *                      v_{n+1} = v_n + h a_n,  x_{n+1} = x_n + h v_{n+1},
  *                      w_{n+1} = w_n + h alpha_n, q_{n+1} = exp(h w_{n+1}/2) q_n
- *                    beams and attached bodies: generalized-alpha (host/genalpha.c)
- *                    with the generalized force of t_n (contacts explicit);
+ *                    beams and attached bodies: generalized-alpha (host/genalpha.c);
+ *                    the field sees them at the predicted state u_n + tau v_n + tau^2/2 a_n,
+ *                    v_n + tau a_n (tau = (1 - af) h, the time of the equation), and
+ *                    their loads are evaluated at t_n + tau: the contact force enters
+ *                    explicitly but without the one-step lag that makes an explicit
+ *                    stiff force unstable in generalized-alpha (docs/time-stepping.md);
  *                    and the work of the loads over the step
  * The contact field therefore sees positions and velocities at the start of
  * the step, and the bodies feel the forces it returns during that step. See
@@ -59,6 +63,10 @@ typedef struct br_data {
     double *g, *gext;          /* generalized force on the structure at t, and its load part */
     double *xnode;             /* 3 per structure node: position at t */
     double *uprev, *vprev;     /* structure state before the last step (energy terms) */
+    double *up, *vp;           /* structure state predicted at the equation time t + tau */
+    double tau_s;              /* (1 - af) h: generalized-alpha equation time after t_n */
+    int skip_energy;           /* 1: br_fwd_loads may skip the structure's energy terms this step
+                                * (the run loop sets it on steps it does not sample) */
 } br_data;
 
 /* model, backend -> data at t = 0 with a contact field on that backend, or NULL with err */
