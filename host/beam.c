@@ -150,7 +150,7 @@ br_struct *br_struct_build(const br_model *m, char *err, size_t errlen)
             for (int j = 0; j < 3; j++) {
                 double v = 0;
                 for (int a = 0; a < 3; a++)
-                    for (int c = 0; c < 3; c++) v += R[3 * i + a] * B->I[3 * a + c] * R[3 * j + c];
+                    for (int c = 0; c < 3; c++) v += R[3 * i + a] * B->Ib[3 * a + c] * R[3 * j + c];
                 J[3 * i + j] = v;
             }
         const double *o = B->offset;

@@ -25,7 +25,7 @@ enum { BR_LOCK_X = 1, BR_LOCK_Y = 2, BR_LOCK_Z = 4, BR_LOCK_RX = 8, BR_LOCK_RY =
 typedef struct br_body {
     char name[BR_NAME_MAX];
     double mass;
-    double I[9];           /* inertia about the centre of mass, body axes, row-major */
+    double Ib[9];          /* inertia about the centre of mass, body axes, row-major */
     double x0[3], q0[4];   /* initial centre of mass (world) and attitude (w, x, y, z) */
     double v0[3], w0[3];   /* initial velocity and angular velocity (world) */
     int lock;              /* BR_LOCK_* bits */

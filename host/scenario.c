@@ -430,17 +430,17 @@ static void read_bodies(ysrc *c, ynode *seq, br_model *m)
             double s[3];
             yvec(c, n, "box", 3, 1, NULL, s);
             ycheck(c, s[0] > 0 && s[1] > 0 && s[2] > 0, box, "box edges must be > 0");
-            B->I[0] = B->mass * (s[1] * s[1] + s[2] * s[2]) / 12.0;
-            B->I[4] = B->mass * (s[0] * s[0] + s[2] * s[2]) / 12.0;
-            B->I[8] = B->mass * (s[0] * s[0] + s[1] * s[1]) / 12.0;
+            B->Ib[0] = B->mass * (s[1] * s[1] + s[2] * s[2]) / 12.0;
+            B->Ib[4] = B->mass * (s[0] * s[0] + s[2] * s[2]) / 12.0;
+            B->Ib[8] = B->mass * (s[0] * s[0] + s[1] * s[1]) / 12.0;
         } else {
             const int len = ylen(c, in, "inertia");
             ycheck(c, len == 3 || len == 6, in,
                    "inertia: give [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]");
             double v[6] = {0};
             for (int k = 0; k < len && k < 6 && !c->failed; k++) v[k] = ynum_node(c, yitem(c, in, k), "inertia");
-            B->I[0] = v[0], B->I[4] = v[1], B->I[8] = v[2];
-            B->I[1] = B->I[3] = v[3], B->I[2] = B->I[6] = v[4], B->I[5] = B->I[7] = v[5];
+            B->Ib[0] = v[0], B->Ib[4] = v[1], B->Ib[8] = v[2];
+            B->Ib[1] = B->Ib[3] = v[3], B->Ib[2] = B->Ib[6] = v[4], B->Ib[5] = B->Ib[7] = v[5];
             /* positive definite (Sylvester) and the triangle inequalities of a real body */
             const double d2 = v[0] * v[1] - v[3] * v[3];
             const double d3 = v[0] * (v[1] * v[2] - v[5] * v[5]) - v[3] * (v[3] * v[2] - v[5] * v[4]) +

@@ -79,7 +79,7 @@ Test(rigid, quaternion_advance_is_the_exact_rotation)
 
 Test(rigid, locks_remove_dofs)
 {
-    br_body b = {.mass = 2.0, .I = {1, 0, 0, 0, 2, 0, 0, 0, 3}, .lock = BR_LOCK_Y | BR_LOCK_RX | BR_LOCK_RY};
+    br_body b = {.mass = 2.0, .Ib = {1, 0, 0, 0, 2, 0, 0, 0, 3}, .lock = BR_LOCK_Y | BR_LOCK_RX | BR_LOCK_RY};
     const double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, w[3] = {0, 0, 0.5};
     const double f[3] = {4, 4, 4}, tau[3] = {1, 1, 6};
     double a[3], al[3];
@@ -87,7 +87,7 @@ Test(rigid, locks_remove_dofs)
     cr_expect(a[0] == 2 && a[1] == 0 && a[2] == 2);
     cr_expect(al[0] == 0 && al[1] == 0 && fabs(al[2] - 2.0) < 1e-15, "alpha = %g %g %g", al[0], al[1], al[2]);
     /* free body: Euler's equation w x I w term for a spin off the principal axes */
-    br_body fb = {.mass = 1, .I = {1, 0, 0, 0, 2, 0, 0, 0, 3}};
+    br_body fb = {.mass = 1, .Ib = {1, 0, 0, 0, 2, 0, 0, 0, 3}};
     const double w2[3] = {1, 1, 0}, z[3] = {0, 0, 0};
     br_rigid_accel(&fb, R, w2, z, z, a, al);
     /* I alpha = -(w x I w) = -((1,1,0) x (1,2,0)) = -(0,0,1) -> alpha_z = -1/3 */
