@@ -6,13 +6,22 @@
 
 #include "field_internal.h"
 
-
 /* law and rec (constants after inlining), set view, frame, h, points [i0, i1)
  * -> their states advanced, their sums in *out, and with rec their forces in
- * v->outF, v->outN. The points are vectorized: each
- * point's contribution goes into a one-point br_set_sums that the compiler
- * keeps in registers, and the chunk sums are OpenMP simd reductions whose
- * order is fixed by the compiled code (the same binary gives the same bits). */
+ * v->outF, v->outN. The points are vectorized (AVX2: vsqrtpd, vdivpd in the
+ * loop body; docs/performance.md). What the loop needs for that:
+ * - the per-point contribution comes back by value (br_point_sums): gcc makes
+ *   an addressable local of an omp simd body into a per-lane array in memory,
+ *   and one of struct type stops vectorization;
+ * - branch-free per-point code (no && or invariant selects, see br_hd.h) and
+ *   -fno-trapping-math for this file (CMakeLists.txt), so gcc may evaluate
+ *   both sides of each select and if-convert the loop;
+ * - the contact counts are int sums (exact, as the 0/1 double sums were): the
+ *   32-bit lanes make gcc vectorize with 8 points per iteration, two
+ *   independent 4-wide chains, which hides part of the long exp -> divide ->
+ *   expm1 latency chain of one point (about 1.4x over 4 points).
+ * The chunk sums are OpenMP simd reductions whose order is fixed by the
+ * compiled code (the same binary gives the same bits). */
 BR_HD void cpu_chunk(int law, int rec, const br_set_view *vp, const br_set_frame *frp,
                      double h, long i0, long i1, br_set_sums *out)
 {
@@ -22,14 +31,13 @@ BR_HD void cpu_chunk(int law, int rec, const br_set_view *vp, const br_set_frame
     const br_set_view *v = &vl;
     const br_set_frame *fr = &fl;
     double F0 = 0, F1 = 0, F2 = 0, C0 = 0, C1 = 0, C2 = 0, M0 = 0, M1 = 0, M2 = 0;
-    double m0 = 0, m1 = 0, m2 = 0, N = 0, P = 0, Eel = 0, Pnd = 0, Eb = 0, nc = 0, ns = 0;
+    double m0 = 0, m1 = 0, m2 = 0, N = 0, P = 0, Eel = 0, Pnd = 0, Eb = 0;
     double pen = 0, vt = 0;
+    int nc = 0, ns = 0; /* at most BR_CPU_CHUNK */
 #pragma omp simd reduction(+ : F0, F1, F2, C0, C1, C2, M0, M1, M2, m0, m1, m2, N, P, Eel, Pnd, Eb, \
                                nc, ns) reduction(max : pen, vt)
     for (long i = i0; i < i1; i++) {
-        br_set_sums q;
-        br_sums_zero(&q);
-        br_point_step(law, v, fr, h, i, &q);
+        const br_set_sums q = br_point_sums(law, v, fr, h, i);
         if (rec) {
             v->outF[i] = q.F[0];
             v->outF[v->n + i] = q.F[1];
@@ -41,7 +49,7 @@ BR_HD void cpu_chunk(int law, int rec, const br_set_view *vp, const br_set_frame
         M0 += q.Mc[0], M1 += q.Mc[1], M2 += q.Mc[2];
         m0 += q.Mf[0], m1 += q.Mf[1], m2 += q.Mf[2];
         N += q.N, P += q.P, Eel += q.E_el, Pnd += q.P_nd, Eb += q.E_b;
-        nc += q.ncontact, ns += q.nstick;
+        nc += (int)q.ncontact, ns += (int)q.nstick;
         pen = q.pen_max > pen ? q.pen_max : pen;
         vt = q.vt_max > vt ? q.vt_max : vt;
     }

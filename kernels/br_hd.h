@@ -46,25 +46,6 @@ BR_HD void br_mat3_vec(const double R[9], const double a[3], double out[3])
     out[2] = R[6] * a[0] + R[7] * a[1] + R[8] * a[2];
 }
 
-/* x >= 0, p in {0, 0.5, 1, ..., 4} -> x^p from multiplies and one sqrt, branch-free.
- * Exponents of the normal and Stribeck laws are restricted to multiples of 0.5
- * up to 4 (validated at set creation; docs/physics-choices.md), which covers
- * every value in the specification and keeps the point loop vectorizable. */
-BR_HD double br_pow_half(double x, double p)
-{
-    const int n = (int)(2.0 * p);
-    const int ip = n >> 1;
-    const double x2 = x * x;
-    const double xi = ip == 0 ? 1.0 : (ip == 1 ? x : (ip == 2 ? x2 : (ip == 3 ? x2 * x : x2 * x2)));
-    return (n & 1) ? xi * sqrt(x) : xi;
-}
-
-/* p -> 1 if br_pow_half handles it */
-BR_HD int br_pow_half_ok(double p)
-{
-    return p >= 0.0 && p <= 4.0 && 2.0 * p == (double)(int)(2.0 * p);
-}
-
 /* double -> its IEEE-754 bits, and back (vectorizable in C, intrinsics on the GPU) */
 BR_HD uint64_t br_bits(double x)
 {
@@ -88,6 +69,44 @@ BR_HD double br_from_bits(uint64_t b)
 #endif
 }
 
+/* c, a, b -> c ? a : b, for a condition c that is the same for every point
+ * (it depends on set parameters only). In C it is a bit-mask blend: gcc 12
+ * does not vectorize a select whose condition is a loop-invariant scalar, and
+ * turns chains of such selects into switches, which stops if-conversion of
+ * the whole point loop. The value is exactly a or b either way. */
+BR_HD double br_select_uniform(int c, double a, double b)
+{
+#if defined(__CUDA_ARCH__)
+    return c ? a : b;
+#else
+    const uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+    return br_from_bits((br_bits(a) & m) | (br_bits(b) & ~m));
+#endif
+}
+
+/* x >= 0, p in {0, 0.5, 1, ..., 4} -> x^p from multiplies and one sqrt, branch-free.
+ * Exponents of the normal and Stribeck laws are restricted to multiples of 0.5
+ * up to 4 (validated at set creation; docs/physics-choices.md), which covers
+ * every value in the specification and keeps the point loop vectorizable.
+ * Every candidate is computed and one is selected (p is the same for all
+ * points, see br_select_uniform). */
+BR_HD double br_pow_half(double x, double p)
+{
+    const int n = (int)(2.0 * p);
+    const int ip = n >> 1; /* x^p = x^ip (sqrt x if n is odd), x^ip = x^(ip&1) x^(ip&2) x^(ip&4) */
+    const double x2 = x * x;
+    const double x4 = x2 * x2;
+    const double xi = (br_select_uniform(ip & 1, x, 1.0) * br_select_uniform(ip & 2, x2, 1.0)) *
+                      br_select_uniform(ip & 4, x4, 1.0);
+    return xi * br_select_uniform(n & 1, sqrt(x), 1.0);
+}
+
+/* p -> 1 if br_pow_half handles it */
+BR_HD int br_pow_half_ok(double p)
+{
+    return p >= 0.0 && p <= 4.0 && 2.0 * p == (double)(int)(2.0 * p);
+}
+
 /* x -> 2^k and r with x = k ln2 + r, |r| <= ln2/2, for x clamped to [-708, 709]
  * (Cody-Waite split of ln2; k rounded with the 1.5*2^52 trick, so 2^k is built
  * from the bits of the same sum without an integer conversion). */
@@ -103,23 +122,25 @@ BR_HD double br_exp_reduce(double x, double *r)
 }
 
 /* r -> exp(r) - 1 for |r| <= ln2/2: Taylor series to degree 13 (truncation
- * below 2e-16 relative), Horner form */
+ * below 2e-16 relative), r (1 + r/2! + ... + r^12/13!) with the inner
+ * polynomial in Estrin form: a dependency chain of about 7 operations instead
+ * of Horner's 24. The vectorized CPU loop is bound by the latency of one
+ * point's exp -> divide -> expm1 chain, so this is worth about 1.3x there
+ * (docs/performance.md). Rounding: br_exp within 2 ulp, br_expm1 within 4 ulp
+ * of glibc (Horner: 1 and 2), inside the 1e-15 bound the tests check. */
 BR_HD double br_expm1_poly(double r)
 {
-    double p = 1.0 / 6227020800.0;
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    return p * r;
+    const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    const double b0 = 1.0 + r * 0.5;
+    const double b1 = 1.0 / 6.0 + r * (1.0 / 24.0);
+    const double b2 = 1.0 / 120.0 + r * (1.0 / 720.0);
+    const double b3 = 1.0 / 5040.0 + r * (1.0 / 40320.0);
+    const double b4 = 1.0 / 362880.0 + r * (1.0 / 3628800.0);
+    const double b5 = 1.0 / 39916800.0 + r * (1.0 / 479001600.0);
+    const double b6 = 1.0 / 6227020800.0;
+    const double c0 = b0 + r2 * b1, c1 = b2 + r2 * b3, c2 = b4 + r2 * b5;
+    const double d0 = c0 + r4 * c1, d1 = c2 + r4 * b6;
+    return (d0 + r8 * d1) * r;
 }
 
 /* x -> exp(x), within 2 ulp; 0 below -708 (no subnormals), finite up to 709.

@@ -64,7 +64,9 @@ BR_HD double br_stribeck(double lo, double hi, double v, double V_st, double alp
 BR_HD double br_phi(double a, double h)
 {
     const double x = a * h;
-    return x < 1e-10 ? h * (1.0 - 0.5 * x) : -br_expm1(-x) / a;
+    const double small = h * (1.0 - 0.5 * x);
+    const double exact = -br_expm1(-x) / a; /* NaN for a = 0: selected away */
+    return x < 1e-10 ? small : exact;
 }
 
 /* Bristle ODE Zdot = Vt - a Z over one step with Vt, a frozen:
@@ -73,7 +75,7 @@ BR_HD double br_phi(double a, double h)
 BR_HD void br_bristle_advance(int update, double a, double h, const double Vt[3],
                               double *st, long stride, double Z[3], double Zdot[3])
 {
-    double w = (update == BR_UPDATE_EULER) ? h : br_phi(a, h);
+    const double w = br_select_uniform(update == BR_UPDATE_EULER, h, br_phi(a, h));
     for (int k = 0; k < 3; k++) {
         double z = st[k * stride];
         z += (Vt[k] - a * z) * w;

@@ -17,7 +17,9 @@ BR_HD double br_hunt_crossley(const br_normal_params *p, double K, double D,
                               double delta, double deltadot)
 {
     const double N = K * br_pow_half(delta, p->pK) + D * br_pow_half(delta, p->pD) * deltadot;
-    return (delta > 0.0 && N > 0.0) ? N : 0.0; /* NaN from delta < 0 is selected away */
+    /* NaN from delta < 0 is selected away; & (not &&): both tests always run, so no
+     * part of N is moved under a branch (a vectorized loop could not if-convert it) */
+    return ((delta > 0.0) & (N > 0.0)) ? N : 0.0;
 }
 
 #endif

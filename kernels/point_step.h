@@ -84,11 +84,12 @@ BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, co
     for (int j = 0; j < 3; j++) acc->Mf[j] += m[j];
     acc->N += N;
     acc->P += P;
-    acc->E_el += in ? Kd * k->delta / (pK + 1.0) : 0.0; /* K delta^(pK+1)/(pK+1) */
+    const double Eel = Kd * k->delta / (pK + 1.0);       /* K delta^(pK+1)/(pK+1) */
+    acc->E_el += in ? Eel : 0.0;
     acc->P_nd += (N - Kd) * k->deltadot;                 /* damping part of N times deltadot */
     acc->E_b += Eb;
     acc->ncontact += in ? 1.0 : 0.0;
-    acc->nstick += (in && k->v < v_stick) ? 1.0 : 0.0;
+    acc->nstick += (in & (k->v < v_stick)) ? 1.0 : 0.0;
     const double pen = in ? k->delta : 0.0, vt = in ? k->v : 0.0;
     acc->pen_max = pen > acc->pen_max ? pen : acc->pen_max;
     acc->vt_max = vt > acc->vt_max ? vt : acc->vt_max;
@@ -115,9 +116,24 @@ BR_HD void br_point_step(int law, const br_set_view *s, const br_set_frame *f, d
     for (int j = 0; j < br_law_nstate(law); j++) st[j * stride] = in ? st[j * stride] : 0.0;
     for (int j = 0; j < 3; j++) F[j] = in ? F[j] : 0.0;
     P = in ? P : 0.0;
-    const double Kd = in ? K * br_pow_half(k.delta, s->normal.pK) : 0.0;
+    const double Kd_all = K * br_pow_half(k.delta, s->normal.pK); /* NaN for delta < 0 */
+    const double Kd = in ? Kd_all : 0.0;
     const double Eb = br_friction_stored_energy(law, &s->fric, N, st, stride);
     br_sums_add_point(acc, in, &k, f->n, N, Kd, s->normal.pK, F, P, Eb, s->v_stick);
+}
+
+/* Point i of set s over a step of length h, as br_point_step, with its
+ * contribution returned as a one-point br_set_sums (F and N are the point's
+ * friction force on A and normal force). Returned by value: a vectorized
+ * caller then has no addressable per-point aggregate in its loop body (gcc
+ * turns one into a per-lane array in memory, which does not vectorize). */
+BR_HD br_set_sums br_point_sums(int law, const br_set_view *s, const br_set_frame *f, double h,
+                                long i)
+{
+    br_set_sums q;
+    br_sums_zero(&q);
+    br_point_step(law, s, f, h, i, &q);
+    return q;
 }
 
 #endif
