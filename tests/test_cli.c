@@ -43,6 +43,19 @@ static const char *write_file(const char *name, const char *text)
     return path;
 }
 
+/* file under the test folder -> its text (static buffer) */
+static const char *read_text(const char *rel)
+{
+    static char buf[16384];
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *fp = fopen(path, "r");
+    cr_assert(fp, "cannot read %s", path);
+    buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
+    fclose(fp);
+    return buf;
+}
+
 /* arguments -> exit status of `bristle run ...`; its stderr in err */
 static int run(const char *args, char *err, size_t errlen)
 {
@@ -194,7 +207,7 @@ Test(cli, cuda_without_gpu_is_an_error_and_auto_runs_on_cpu)
         printf("SKIP cli::cuda_without_gpu: a GPU is present\n");
         cr_skip_test("a GPU is present, the no-GPU path cannot be exercised");
     }
-    char args[1200], err[4096], path[800];
+    char args[1200], err[4096];
     snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cuda", write_file("ok.yaml", BASE), dir);
     const int st = run(args, err, sizeof err);
     printf("--backend cuda without GPU: exit %d: %s", st, err);
@@ -202,13 +215,8 @@ Test(cli, cuda_without_gpu_is_an_error_and_auto_runs_on_cpu)
     cr_expect(strstr(err, "backend cuda requested but no usable GPU") != NULL, "%s", err);
     snprintf(args, sizeof args, "'%s' --out '%s/out' --backend auto", write_file("ok.yaml", BASE), dir);
     cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
-    snprintf(path, sizeof path, "%s/out/summary.json", dir);
-    FILE *fp = fopen(path, "r");
-    cr_assert(fp);
-    char buf[8192];
-    buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
-    fclose(fp);
-    cr_expect(strstr(buf, "\"backend\":\t\"cpu\"") != NULL, "%s", buf);
+    const char *summary = read_text("out/summary.json");
+    cr_expect(strstr(summary, "\"backend\":\t\"cpu\"") != NULL, "%s", summary);
 }
 
 Test(cli, non_finite_state_stops_with_time_set_point_and_no_complete_output)
@@ -226,13 +234,8 @@ Test(cli, non_finite_state_stops_with_time_set_point_and_no_complete_output)
     cr_expect(stat(path, &sb) != 0, "a failed run left a complete-looking timeseries.csv");
     snprintf(path, sizeof path, "%s/out/timeseries.csv.part", dir);
     cr_expect(stat(path, &sb) == 0, "the partial time series should be kept as .part");
-    snprintf(path, sizeof path, "%s/out/summary.json", dir);
-    FILE *fp = fopen(path, "r");
-    cr_assert(fp);
-    char buf[8192];
-    buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
-    fclose(fp);
-    cr_expect(strstr(buf, "\"status\":\t\"failed\"") != NULL, "%s", buf);
+    const char *summary = read_text("out/summary.json");
+    cr_expect(strstr(summary, "\"status\":\t\"failed\"") != NULL, "%s", summary);
 }
 
 Test(cli, builtin_demo_is_cube_00)
