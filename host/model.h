@@ -92,6 +92,7 @@ typedef struct br_model {
     long out_every;           /* steps per sample */
     int out_points;           /* write points.csv */
     long points_every;        /* steps per points.csv sample */
+    double loop_t0, loop_t1;  /* time window of the friction loop plots (F_t against V_t) */
     int backend;              /* br_backend_kind requested by the scenario */
     double gravity[3];
     int nbody, nkframe, nload, nspring, nset, nbeam;

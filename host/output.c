@@ -8,9 +8,42 @@
 
 static const char *const BODY_COLS[] = {"x", "y", "z", "vx", "vy", "vz"};
 static const char *const SET_COLS[] = {"Fx", "Fy", "Fz", "Ft", "N", "P", "E", "ncontact", "nstick",
-                                       "vt_max", "pen_max"};
+                                       "vt_max", "pen_max", "Vx", "Vy", "Vz"};
 static const char *const ENERGY_COLS[] = {"input", "kinetic", "stored", "dissipated", "residual"};
-enum { NB = 6, NS = 11, NE = 5 };
+enum { NB = 6, NS = 14, NE = 5 };
+
+int br_output_col_body(const br_model *m, int b)
+{
+    (void)m;
+    return 1 + NB * b;
+}
+
+int br_output_col_set(const br_model *m, int s) { return 1 + NB * m->nbody + NS * s; }
+
+int br_output_col_energy(const br_model *m) { return br_output_ncols(m) - NE; }
+
+/* set, frames -> tangential velocity of A relative to B at the centroid of the set's points */
+static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, double Vt[3])
+{
+    const br_frame_state *A = &frames[cs->desc.frame_a], *B = &frames[cs->desc.frame_b];
+    double rc[3] = {0, 0, 0}, p[3], n[3], V[3];
+    const long np = cs->desc.npoints;
+    for (long i = 0; i < np; i++)
+        for (int j = 0; j < 3; j++) rc[j] += cs->r[3 * i + j] / (double)np;
+    for (int j = 0; j < 3; j++) {
+        p[j] = A->x[j] + A->R[3 * j] * rc[0] + A->R[3 * j + 1] * rc[1] + A->R[3 * j + 2] * rc[2];
+        n[j] = B->R[3 * j] * cs->desc.plane_n[0] + B->R[3 * j + 1] * cs->desc.plane_n[1] +
+               B->R[3 * j + 2] * cs->desc.plane_n[2];
+    }
+    const double ra[3] = {p[0] - A->x[0], p[1] - A->x[1], p[2] - A->x[2]};
+    const double rb[3] = {p[0] - B->x[0], p[1] - B->x[1], p[2] - B->x[2]};
+    for (int j = 0; j < 3; j++) {
+        const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+        V[j] = A->v[j] + A->w[j1] * ra[j2] - A->w[j2] * ra[j1] - (B->v[j] + B->w[j1] * rb[j2] - B->w[j2] * rb[j1]);
+    }
+    const double vn = V[0] * n[0] + V[1] * n[1] + V[2] * n[2];
+    for (int j = 0; j < 3; j++) Vt[j] = V[j] - vn * n[j];
+}
 
 int br_output_ncols(const br_model *m)
 {
@@ -66,6 +99,9 @@ void br_output_row(const br_model *m, const br_data *d, double *row)
         row[c++] = (double)r->nstick;
         row[c++] = r->vt_max;
         row[c++] = r->pen_max;
+        double Vt[3];
+        set_slip_velocity(&m->cset[s], d->frames, Vt);
+        for (int j = 0; j < 3; j++) row[c++] = Vt[j];
     }
     for (int l = 0; l < m->nload; l++) row[c++] = d->load_val[l];
     for (int k = 0; k < m->nspring; k++) row[c++] = d->spring_val[k];

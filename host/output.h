@@ -8,6 +8,17 @@
 
 #include "sim.h"
 
+/* model, body -> column of <body>.x (then y, z, vx, vy, vz) */
+int br_output_col_body(const br_model *m, int b);
+
+/* model, set -> column of <set>.Fx; then Fy, Fz, Ft, N, P, E, ncontact, nstick, vt_max, pen_max,
+ * and Vx, Vy, Vz: tangential velocity of the point frame relative to the surface at the
+ * centroid of the set's points */
+int br_output_col_set(const br_model *m, int s);
+
+/* model -> column of energy.input (then kinetic, stored, dissipated, residual) */
+int br_output_col_energy(const br_model *m);
+
 /* model -> number of time-series columns (t included) */
 int br_output_ncols(const br_model *m);
 

@@ -64,6 +64,8 @@ static double nice_step(double range, int n)
     return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
 }
 
+static void pad_range(double *lo, double *hi);
+
 static const double PALETTE[8][3] = {{0.12, 0.47, 0.71}, {0.84, 0.15, 0.16}, {0.17, 0.63, 0.17},
                                      {0.0, 0.0, 0.0},    {1.0, 0.5, 0.05},   {0.58, 0.4, 0.74},
                                      {0.55, 0.34, 0.29}, {0.5, 0.5, 0.5}};
@@ -81,13 +83,7 @@ static void draw_panel(cairo_t *cr, const br_plotbuf *pb, const br_panel *p, dou
             if (isfinite(a)) lo = a < lo ? a : lo;
             if (isfinite(c)) hi = c > hi ? c : hi;
         }
-    if (!(lo <= hi)) lo = -1, hi = 1;
-    if (hi - lo <= 1e-300 + 1e-12 * fabs(hi)) {
-        const double pad = fabs(hi) > 0 ? 0.1 * fabs(hi) : 1.0;
-        lo -= pad, hi += pad;
-    }
-    const double pad = 0.05 * (hi - lo);
-    lo -= pad, hi += pad;
+    pad_range(&lo, &hi);
 #define PX(t) (x0 + ((t) - t0) / (t1 - t0) * (x1 - x0))
 #define PY(v) (bot - ((v) - lo) / (hi - lo) * (bot - top))
     cairo_set_line_width(cr, 1.0);
@@ -189,6 +185,96 @@ int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const
     double t0 = pb->lo[0], t1 = pb->hi[(pb->nb - 1) * pb->ncols];
     if (!(t1 > t0)) t1 = t0 + 1.0;
     for (int k = 0; k < npanels; k++) draw_panel(cr, pb, &panels[k], TOP + k * PH, t0, t1, k == npanels - 1);
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    const cairo_status_t st = cairo_surface_write_to_png(sf, tmp);
+    cairo_destroy(cr);
+    cairo_surface_destroy(sf);
+    if (st != CAIRO_STATUS_SUCCESS) return -1;
+    return rename(tmp, path) == 0 ? 0 : -1;
+}
+
+/* value range -> padded [lo, hi] that is never empty */
+static void pad_range(double *lo, double *hi)
+{
+    if (!(*lo <= *hi)) *lo = -1, *hi = 1;
+    if (*hi - *lo <= 1e-300 + 1e-12 * fabs(*hi)) {
+        const double p = fabs(*hi) > 0 ? 0.1 * fabs(*hi) : 1.0;
+        *lo -= p, *hi += p;
+    }
+    const double p = 0.05 * (*hi - *lo);
+    *lo -= p, *hi += p;
+}
+
+int br_plot_xy_png(const char *path, const char *title, const char *xlabel, const char *ylabel, long n,
+                   const double *x, const double *y)
+{
+    if (n < 2) return -1;
+    enum { S = 640, M = 90 };
+    double xl = INFINITY, xh = -INFINITY, yl = INFINITY, yh = -INFINITY;
+    for (long i = 0; i < n; i++) {
+        if (!isfinite(x[i]) || !isfinite(y[i])) continue;
+        xl = fmin(xl, x[i]), xh = fmax(xh, x[i]), yl = fmin(yl, y[i]), yh = fmax(yh, y[i]);
+    }
+    pad_range(&xl, &xh);
+    pad_range(&yl, &yh);
+    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, S + M + 30, S + M);
+    cairo_t *cr = cairo_create(sf);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_font_size(cr, 15);
+    cairo_move_to(cr, M, 24);
+    cairo_show_text(cr, title);
+    const double x0 = M, x1 = M + S - 20, top = 40, bot = S + 10;
+#define PX(v) (x0 + ((v) - xl) / (xh - xl) * (x1 - x0))
+#define PY(v) (bot - ((v) - yl) / (yh - yl) * (bot - top))
+    cairo_set_font_size(cr, 12);
+    cairo_set_line_width(cr, 1.0);
+    char lab[64];
+    const double xs = nice_step(xh - xl, 6), ys = nice_step(yh - yl, 6);
+    for (double v = ceil(xl / xs) * xs; v <= xh; v += xs) {
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, PX(v), top), cairo_line_to(cr, PX(v), bot), cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        snprintf(lab, sizeof lab, "%.3g", fabs(v) < 1e-9 * xs ? 0.0 : v);
+        cairo_move_to(cr, PX(v) - 12, bot + 16), cairo_show_text(cr, lab);
+    }
+    for (double v = ceil(yl / ys) * ys; v <= yh; v += ys) {
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, x0, PY(v)), cairo_line_to(cr, x1, PY(v)), cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        snprintf(lab, sizeof lab, "%.3g", fabs(v) < 1e-9 * ys ? 0.0 : v);
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, lab, &te);
+        cairo_move_to(cr, x0 - 6 - te.width, PY(v) + 4), cairo_show_text(cr, lab);
+    }
+    cairo_rectangle(cr, x0, top, x1 - x0, bot - top);
+    cairo_stroke(cr);
+    cairo_move_to(cr, (x0 + x1) / 2 - 40, bot + 38), cairo_show_text(cr, xlabel);
+    cairo_save(cr);
+    cairo_move_to(cr, 22, (top + bot) / 2 + 60);
+    cairo_rotate(cr, -M_PI / 2);
+    cairo_show_text(cr, ylabel);
+    cairo_restore(cr);
+    cairo_rectangle(cr, x0, top, x1 - x0, bot - top);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, PALETTE[0][0], PALETTE[0][1], PALETTE[0][2]);
+    cairo_set_line_width(cr, 1.2);
+    int pen = 0;
+    for (long i = 0; i < n; i++) {
+        if (!isfinite(x[i]) || !isfinite(y[i])) {
+            pen = 0;
+            continue;
+        }
+        if (pen) cairo_line_to(cr, PX(x[i]), PY(y[i]));
+        else cairo_move_to(cr, PX(x[i]), PY(y[i]));
+        pen = 1;
+    }
+    cairo_stroke(cr);
+#undef PX
+#undef PY
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.part", path);
     const cairo_status_t st = cairo_surface_write_to_png(sf, tmp);

@@ -30,4 +30,8 @@ typedef struct br_panel {
 int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const br_panel *panels,
                 int npanels);
 
+/* path, title, axis labels, n points (x[i], y[i]) -> an x-y line plot (a hysteresis loop) as PNG */
+int br_plot_xy_png(const char *path, const char *title, const char *xlabel, const char *ylabel, long n,
+                   const double *x, const double *y);
+
 #endif

@@ -86,25 +86,58 @@ static void progress(double frac, double t, long steps, double wall, int tty, in
     fflush(stderr);
 }
 
-static void plots(const br_model *m, const br_plotbuf *pb, run_files *rf, double *wall_out)
+/* loop buffer: per sample in the loop window and per set, V_t (3) and F_t (3) */
+typedef struct loop_buf {
+    long n, cap;
+    double *v; /* cap * nset * 6 */
+} loop_buf;
+
+static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, run_files *rf, double *wall_out)
 {
     const double t0 = now_s();
     char path[1200], title[300], name[BR_NAME_MAX + 16];
-    const int nb = 6, ns = 11, set0 = 1 + nb * m->nbody;
-    char labels[8][BR_NAME_MAX + 8];
     for (int s = 0; s < m->nset; s++) {
-        const int c0 = set0 + ns * s;
+        const int c0 = br_output_col_set(m, s);
         br_panel p[3] = {{"friction force on the point frame [N]", 4,
                           {{"Fx", c0}, {"Fy", c0 + 1}, {"Fz", c0 + 2}, {"|F|", c0 + 3}}},
                          {"normal force [N]", 1, {{"N", c0 + 4}}},
-                         {"friction power [W]", 1, {{"P", c0 + 5}}}};
+                         {"sliding velocity [m/s]", 4,
+                          {{"Vx", c0 + 11}, {"Vy", c0 + 12}, {"Vz", c0 + 13}, {"max point |Vt|", c0 + 9}}}};
         snprintf(title, sizeof title, "%s: contact set %s", m->name, m->cset[s].name);
         snprintf(name, sizeof name, "%s.png", m->cset[s].name);
         file_path(rf, name, path, sizeof path);
         if (br_plot_png(path, title, pb, p, 3) == 0) file_add(rf, name);
+        /* F_t against V_t in the loop window, along the axis where V_t varies most */
+        if (lb->n >= 2) {
+            int best = 0;
+            double range[3] = {0, 0, 0};
+            for (int j = 0; j < 3; j++) {
+                double lo = INFINITY, hi = -INFINITY;
+                for (long k = 0; k < lb->n; k++) {
+                    const double v = lb->v[(k * m->nset + s) * 6 + j];
+                    lo = fmin(lo, v), hi = fmax(hi, v);
+                }
+                range[j] = hi - lo;
+                if (range[j] > range[best]) best = j;
+            }
+            double *x = malloc((size_t)lb->n * sizeof(double)), *y = malloc((size_t)lb->n * sizeof(double));
+            for (long k = 0; x && y && k < lb->n; k++) {
+                x[k] = lb->v[(k * m->nset + s) * 6 + best];
+                y[k] = lb->v[(k * m->nset + s) * 6 + 3 + best];
+            }
+            char xl[64], yl[64];
+            snprintf(xl, sizeof xl, "sliding velocity V%c [m/s]", "xyz"[best]);
+            snprintf(yl, sizeof yl, "friction force F%c [N]", "xyz"[best]);
+            snprintf(title, sizeof title, "%s: %s, friction loop, t in [%.4g, %.4g] s", m->name, m->cset[s].name,
+                     m->loop_t0, m->loop_t1);
+            snprintf(name, sizeof name, "%s_loop.png", m->cset[s].name);
+            file_path(rf, name, path, sizeof path);
+            if (x && y && br_plot_xy_png(path, title, xl, yl, lb->n, x, y) == 0) file_add(rf, name);
+            free(x), free(y);
+        }
     }
     for (int b = 0; b < m->nbody; b++) {
-        const int c0 = 1 + nb * b;
+        const int c0 = br_output_col_body(m, b);
         br_panel p[2] = {{"displacement [m]", 3, {{"x", c0}, {"y", c0 + 1}, {"z", c0 + 2}}},
                          {"velocity [m/s]", 3, {{"vx", c0 + 3}, {"vy", c0 + 4}, {"vz", c0 + 5}}}};
         snprintf(title, sizeof title, "%s: body %s (centre of mass)", m->name, m->body[b].name);
@@ -112,14 +145,25 @@ static void plots(const br_model *m, const br_plotbuf *pb, run_files *rf, double
         file_path(rf, name, path, sizeof path);
         if (br_plot_png(path, title, pb, p, 2) == 0) file_add(rf, name);
     }
-    const int e0 = br_output_ncols(m) - 5;
+    if (m->nbody >= 2) { /* all bodies side by side: the three tips of the blade studies */
+        br_panel p[3] = {{"x displacement [m]", 0, {{0}}}, {"y displacement [m]", 0, {{0}}},
+                         {"z displacement [m]", 0, {{0}}}};
+        for (int b = 0; b < m->nbody && b < 8; b++)
+            for (int j = 0; j < 3; j++)
+                p[j].curves[p[j].ncurves++] = (br_curve){m->body[b].name, br_output_col_body(m, b) + j};
+        snprintf(title, sizeof title, "%s: displacement of every body", m->name);
+        file_path(rf, "bodies.png", path, sizeof path);
+        if (br_plot_png(path, title, pb, p, 3) == 0) file_add(rf, "bodies.png");
+    }
+    const int e0 = br_output_col_energy(m);
+    char labels[8][BR_NAME_MAX + 8];
     br_panel p[2] = {{"friction power [W]", 0, {{0}}},
                      {"energy [J]", 5,
                       {{"input work", e0}, {"kinetic", e0 + 1}, {"stored", e0 + 2}, {"dissipated", e0 + 3},
                        {"residual", e0 + 4}}}};
     for (int s = 0; s < m->nset && s < 8; s++) {
         snprintf(labels[s], sizeof labels[s], "%s.P", m->cset[s].name);
-        p[0].curves[p[0].ncurves++] = (br_curve){labels[s], set0 + ns * s + 5};
+        p[0].curves[p[0].ncurves++] = (br_curve){labels[s], br_output_col_set(m, s) + 5};
     }
     snprintf(title, sizeof title, "%s: power loss and energy balance", m->name);
     file_path(rf, "energy.png", path, sizeof path);
@@ -192,10 +236,13 @@ int br_run_main(int argc, char **argv)
     }
     /* outputs of an earlier run in this folder would look like this run's: remove them */
     char path[1200], tmp[1300];
-    static const char *const stale[] = {"timeseries.csv", "points.csv", "summary.json", "energy.png"};
-    for (int k = 0; k < 4; k++) file_path(&rf, stale[k], path, sizeof path), unlink(path);
+    static const char *const stale[] = {"timeseries.csv", "points.csv", "summary.json", "energy.png", "bodies.png"};
+    for (int k = 0; k < 5; k++) file_path(&rf, stale[k], path, sizeof path), unlink(path);
     for (int b = 0; b < m->nbody; b++) snprintf(path, sizeof path, "%s/%s.png", rf.dir, m->body[b].name), unlink(path);
-    for (int s = 0; s < m->nset; s++) snprintf(path, sizeof path, "%s/%s.png", rf.dir, m->cset[s].name), unlink(path);
+    for (int s = 0; s < m->nset; s++) {
+        snprintf(path, sizeof path, "%s/%s.png", rf.dir, m->cset[s].name), unlink(path);
+        snprintf(path, sizeof path, "%s/%s_loop.png", rf.dir, m->cset[s].name), unlink(path);
+    }
 
     const long nsteps = (long)nearbyint(m->t_end / m->dt);
     const int ncols = br_output_ncols(m);
@@ -204,6 +251,13 @@ int br_run_main(int argc, char **argv)
     for (int s = 0; s < m->nset; s++) maxpts = m->cset[s].desc.npoints > maxpts ? m->cset[s].desc.npoints : maxpts;
     double *scratch = malloc((size_t)(4 * maxpts + 1) * sizeof(double));
     br_plotbuf *pb = br_plotbuf_create(ncols, nsteps / m->out_every + 2, 2000);
+    loop_buf lb = {0, 0, NULL};
+    if (m->nset > 0) {
+        const double span = fmin(m->loop_t1, m->t_end) - fmax(m->loop_t0, 0.0);
+        lb.cap = span > 0 ? (long)fmin(1e6, span / (m->out_every * m->dt) + 2) : 0;
+        if (lb.cap > 0) lb.v = malloc((size_t)lb.cap * (size_t)m->nset * 6 * sizeof(double));
+        if (!lb.v) lb.cap = 0;
+    }
     file_path(&rf, "timeseries.csv.part", tmp, sizeof tmp);
     FILE *ts = fopen(tmp, "w");
     FILE *pts = NULL;
@@ -263,6 +317,14 @@ int br_run_main(int argc, char **argv)
                 br_output_row(m, d, row);
                 br_output_csv_row(row, ncols, ts);
                 br_plotbuf_add(pb, row);
+                if (d->t >= m->loop_t0 && d->t <= m->loop_t1 && lb.n < lb.cap) {
+                    for (int s = 0; s < m->nset; s++) {
+                        const int c0 = br_output_col_set(m, s);
+                        double *dst = lb.v + (lb.n * m->nset + s) * 6;
+                        for (int j = 0; j < 3; j++) dst[j] = row[c0 + 11 + j], dst[3 + j] = row[c0 + j];
+                    }
+                    lb.n++;
+                }
             }
             if (psample) {
                 br_output_points_rows(m, d, pts, scratch);
@@ -307,7 +369,8 @@ int br_run_main(int argc, char **argv)
         }
     }
     wall_out += now_s() - t_io;
-    if (!failed) plots(m, pb, &rf, &wall_out);
+    if (!failed) plots(m, pb, &lb, &rf, &wall_out);
+    free(lb.v);
     const double wall = now_s() - start;
     if (reported && !quiet) progress(1.0, d->t, d->step, wall, tty, 1);
     if (!failed && d->en.residual_rel > 0.01) {

@@ -1013,13 +1013,19 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
         ycheck(&c, m->t_end / m->dt < 1e12, yat(&c, tm, "dt"), "more than 1e12 steps");
     }
     ynode *out = ymap(&c, root, "output");
-    static const char *const KO[] = {"interval", "points", "points_interval", NULL};
+    static const char *const KO[] = {"interval", "points", "points_interval", "loop_window", NULL};
     if (out) ykeys(&c, out, "output", KO);
     /* default sampling: every 1e-4 s, or every step when dt is longer */
     const double def_int = m->dt > 0 ? m->dt * fmax(1.0, nearbyint(1e-4 / m->dt)) : 1e-4;
     m->out_interval = ynum(&c, out, "interval", 0, def_int);
     m->out_points = ybool(&c, out, "points", 0);
     const double pint = ynum(&c, out, "points_interval", 0, m->out_interval);
+    /* loop plots: default the last tenth of the run, at most 0.2 s */
+    const double lw = fmin(0.2, 0.1 * m->t_end), defw[2] = {m->t_end - lw, m->t_end};
+    double win[2];
+    yvec(&c, out, "loop_window", 2, 0, defw, win);
+    ycheck(&c, win[1] > win[0], yat(&c, out, "loop_window"), "loop_window must be [t0, t1] with t1 > t0");
+    m->loop_t0 = win[0], m->loop_t1 = win[1];
     if (!c.failed && m->dt > 0) {
         const double r = m->out_interval / m->dt, rp = pint / m->dt;
         ycheck(&c, m->out_interval > 0 && fabs(r - nearbyint(r)) < 1e-6 * r && r >= 0.5,
