@@ -168,30 +168,42 @@ static void draw_panel(cairo_t *cr, const br_plotbuf *pb, const br_panel *p, dou
 #undef PY
 }
 
-int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const br_panel *panels,
-                int npanels)
+/* width, height, title at (x, y) -> white canvas with the title drawn */
+static cairo_t *canvas(int w, int h, const char *title, double x, double y)
 {
-    if (pb->nb < 1) return -1;
-    const int H = TOP + npanels * PH;
-    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
     cairo_t *cr = cairo_create(sf);
+    cairo_surface_destroy(sf); /* the context holds its own reference */
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_font_size(cr, 16);
-    cairo_move_to(cr, LEFT, 26);
+    cairo_move_to(cr, x, y);
     cairo_show_text(cr, title);
+    return cr;
+}
+
+/* canvas, path -> PNG written under a temporary name and renamed; the canvas freed; 0 or -1 */
+static int finish_png(cairo_t *cr, const char *path)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    const cairo_status_t st = cairo_surface_write_to_png(cairo_get_target(cr), tmp);
+    cairo_destroy(cr);
+    if (st != CAIRO_STATUS_SUCCESS) return -1;
+    return rename(tmp, path) == 0 ? 0 : -1;
+}
+
+int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const br_panel *panels,
+                int npanels)
+{
+    if (pb->nb < 1) return -1;
+    cairo_t *cr = canvas(W, TOP + npanels * PH, title, LEFT, 26);
     double t0 = pb->lo[0], t1 = pb->hi[(pb->nb - 1) * pb->ncols];
     if (!(t1 > t0)) t1 = t0 + 1.0;
     for (int k = 0; k < npanels; k++) draw_panel(cr, pb, &panels[k], TOP + k * PH, t0, t1, k == npanels - 1);
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.part", path);
-    const cairo_status_t st = cairo_surface_write_to_png(sf, tmp);
-    cairo_destroy(cr);
-    cairo_surface_destroy(sf);
-    if (st != CAIRO_STATUS_SUCCESS) return -1;
-    return rename(tmp, path) == 0 ? 0 : -1;
+    return finish_png(cr, path);
 }
 
 /* value range -> padded [lo, hi] that is never empty */
@@ -218,15 +230,7 @@ int br_plot_xy_png(const char *path, const char *title, const char *xlabel, cons
     }
     pad_range(&xl, &xh);
     pad_range(&yl, &yh);
-    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, S + M + 30, S + M);
-    cairo_t *cr = cairo_create(sf);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_set_font_size(cr, 15);
-    cairo_move_to(cr, M, 24);
-    cairo_show_text(cr, title);
+    cairo_t *cr = canvas(S + M + 30, S + M, title, M, 24);
     const double x0 = M, x1 = M + S - 20, top = 40, bot = S + 10;
 #define PX(v) (x0 + ((v) - xl) / (xh - xl) * (x1 - x0))
 #define PY(v) (bot - ((v) - yl) / (yh - yl) * (bot - top))
@@ -275,11 +279,5 @@ int br_plot_xy_png(const char *path, const char *title, const char *xlabel, cons
     cairo_stroke(cr);
 #undef PX
 #undef PY
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.part", path);
-    const cairo_status_t st = cairo_surface_write_to_png(sf, tmp);
-    cairo_destroy(cr);
-    cairo_surface_destroy(sf);
-    if (st != CAIRO_STATUS_SUCCESS) return -1;
-    return rename(tmp, path) == 0 ? 0 : -1;
+    return finish_png(cr, path);
 }
