@@ -236,3 +236,47 @@ void br_struct_add_torque(const br_struct *s, int node, const double tau[3], dou
         if (gt >= 0) g[gt] += tau[j];
     }
 }
+
+/* node (or -1), world point p -> G (3 x ndof, column k = DOF k): displacement of p per DOF,
+ * u + theta x (p - x_node) */
+static void point_map(const br_struct *s, int node, const double p[3], double *G)
+{
+    memset(G, 0, (size_t)s->ndof * 3 * sizeof(double));
+    if (node < 0) return;
+    const double r[3] = {p[0] - s->X[3 * node], p[1] - s->X[3 * node + 1], p[2] - s->X[3 * node + 2]};
+    for (int j = 0; j < 3; j++) {
+        const int gu = s->dof[6 * node + j], gt = s->dof[6 * node + 3 + j];
+        if (gu >= 0) G[3 * gu + j] = 1.0;
+        if (gt < 0) continue;
+        double e[3] = {0, 0, 0}, c[3];
+        e[j] = 1.0;
+        cross(e, r, c); /* theta_j e_j x r */
+        for (int i = 0; i < 3; i++) G[3 * gt + i] = c[i];
+    }
+}
+
+void br_struct_add_link(const br_struct *s, int node_a, int node_b, const double p[3], const double S[9],
+                        double *A, double *scratch)
+{
+    const int n = s->ndof;
+    double *Ga = scratch, *Gb = scratch + 3 * n, *D = scratch + 6 * n;
+    point_map(s, node_a, p, Ga);
+    point_map(s, node_b, p, Gb);
+    for (int k = 0; k < 3 * n; k++) D[k] = Ga[k] - Gb[k];
+    for (int a = 0; a < n; a++) {
+        const double *Da = D + 3 * a;
+        if (Da[0] == 0 && Da[1] == 0 && Da[2] == 0) continue;
+        double SD[3];
+        for (int i = 0; i < 3; i++) SD[i] = S[3 * i] * Da[0] + S[3 * i + 1] * Da[1] + S[3 * i + 2] * Da[2];
+        for (int b = 0; b < n; b++)
+            A[(size_t)a * n + b] += D[3 * b] * SD[0] + D[3 * b + 1] * SD[1] + D[3 * b + 2] * SD[2];
+    }
+}
+
+int br_struct_frame_node(const br_model *m, const br_struct *s, int frame)
+{
+    if (frame == 0) return -1;
+    if (frame < 1 || frame > m->nbody || m->body[frame - 1].beam < 0) return -2;
+    const br_body *B = &m->body[frame - 1];
+    return s->node0[B->beam] + B->node;
+}

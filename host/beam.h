@@ -38,4 +38,15 @@ void br_struct_add_force(const br_struct *s, int node, const double xnode[3], co
 /* structure, node, world torque -> added to g */
 void br_struct_add_torque(const br_struct *s, int node, const double tau[3], double *g);
 
+/* structure, the structure nodes carrying the two sides of a contact point (-1: ground,
+ * fixed), world point p, 3x3 coupling S (a stiffness or damping between the two sides)
+ * -> D^T S D added to A (ndof x ndof, column-major), D = d(p_a - p_b)/d(DOFs); scratch
+ * holds 9 * ndof doubles */
+void br_struct_add_link(const br_struct *s, int node_a, int node_b, const double p[3], const double S[9],
+                        double *A, double *scratch);
+
+/* model, structure, frame -> structure node carrying it (attached body), -1 for the ground,
+ * -2 for anything else (a free body or a prescribed frame) */
+int br_struct_frame_node(const br_model *m, const br_struct *s, int frame);
+
 #endif

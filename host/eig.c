@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rigid.h"
 #include "scenario.h"
 #include "sim.h"
 
@@ -40,48 +39,17 @@ int br_eig_frequencies(const br_struct *s, const double *Kextra, double *f, char
     return 0;
 }
 
-/* body index of frame fr if it is a body attached to the structure, else -1 */
-static int attached(const br_model *m, int fr)
-{
-    if (fr < 1 || fr > m->nbody) return -1;
-    return m->body[fr - 1].beam >= 0 ? fr - 1 : -1;
-}
-
-/* 6 x n_dof "rigid link" of a world point p on attached body b: rows = displacement of p
- * per structure DOF (u + theta x (p - x_node)), into G (3 rows, column-major stride 3) */
-static void point_map(const br_model *m, const br_struct *s, int b, const double p[3], double *G)
-{
-    const br_body *B = &m->body[b];
-    const int node = s->node0[B->beam] + B->node;
-    const double r[3] = {p[0] - s->X[3 * node], p[1] - s->X[3 * node + 1], p[2] - s->X[3 * node + 2]};
-    memset(G, 0, (size_t)s->ndof * 3 * sizeof(double));
-    for (int j = 0; j < 3; j++) {
-        const int gu = s->dof[6 * node + j];
-        if (gu >= 0) G[3 * gu + j] = 1.0;
-    }
-    /* theta x r = -r x theta: column theta_j gives e_j x r */
-    for (int j = 0; j < 3; j++) {
-        const int gt = s->dof[6 * node + 3 + j];
-        if (gt < 0) continue;
-        double e[3] = {0, 0, 0}, c[3];
-        e[j] = 1.0;
-        c[0] = e[1] * r[2] - e[2] * r[1], c[1] = e[2] * r[0] - e[0] * r[2], c[2] = e[0] * r[1] - e[1] * r[0];
-        for (int i = 0; i < 3; i++) G[3 * gt + i] = c[i];
-    }
-}
-
 /* model, data at the linearisation state -> Kc (contact stiffness, column-major) added */
 static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, double *Kc, char *err,
                              size_t errlen)
 {
     const int n = s->ndof;
-    double *Ga = malloc((size_t)n * 3 * sizeof(double)), *Gb = malloc((size_t)n * 3 * sizeof(double));
-    double *D = malloc((size_t)n * 3 * sizeof(double));
-    int rc = 0;
+    double *scratch = malloc((size_t)n * 9 * sizeof(double));
+    int rc = scratch ? 0 : -1;
     for (int c = 0; c < m->nset && rc == 0; c++) {
         const br_contact_set_desc *cs = &m->cset[c].desc;
-        const int ba = attached(m, cs->frame_a), bb = attached(m, cs->frame_b);
-        if ((ba < 0 && cs->frame_a != 0) || (bb < 0 && cs->frame_b != 0)) {
+        const int na = br_struct_frame_node(m, s, cs->frame_a), nb = br_struct_frame_node(m, s, cs->frame_b);
+        if (na == -2 || nb == -2) {
             snprintf(err, errlen, "contact set '%s': bonded eigenanalysis needs both frames on the structure "
                                   "or the ground", m->cset[c].name);
             rc = -1;
@@ -89,7 +57,7 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
         }
         const long np = cs->npoints;
         double *F = malloc((size_t)np * 4 * sizeof(double));
-        if (br_field_points(d->field, c, F, F + 3 * np)) {
+        if (!F || br_field_points(d->field, c, F, F + 3 * np)) {
             snprintf(err, errlen, "contact set '%s': per-point forces unavailable", m->cset[c].name);
             free(F);
             rc = -1;
@@ -112,27 +80,15 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
             double kt = 0.0;
             if (cs->law == BR_LAW_LUGRE3D || cs->law == BR_LAW_DAHL3D) kt = cs->fric.sigma0 * N;
             else if (cs->law == BR_LAW_LUGRE3D_CLASSIC) kt = cs->fric.sigma0;
-            /* spring matrix S = kn n n^T + kt (I - n n^T) on the relative displacement pA - pB */
+            /* spring S = kn n n^T + kt (I - n n^T) on the relative displacement pA - pB */
             double S[9];
             for (int a = 0; a < 3; a++)
                 for (int b = 0; b < 3; b++) S[3 * a + b] = kn * nw[a] * nw[b] + kt * ((a == b) - nw[a] * nw[b]);
-            if (ba >= 0) point_map(m, s, ba, p, Ga);
-            else memset(Ga, 0, (size_t)n * 3 * sizeof(double));
-            if (bb >= 0) point_map(m, s, bb, p, Gb);
-            else memset(Gb, 0, (size_t)n * 3 * sizeof(double));
-            for (int k = 0; k < 3 * n; k++) D[k] = Ga[k] - Gb[k];
-            /* Kc += D^T S D, D 3 x n (column k = DOF k) */
-            for (int a = 0; a < n; a++) {
-                double SDa[3];
-                for (int i2 = 0; i2 < 3; i2++) SDa[i2] = S[3 * i2] * D[3 * a] + S[3 * i2 + 1] * D[3 * a + 1] + S[3 * i2 + 2] * D[3 * a + 2];
-                if (SDa[0] == 0 && SDa[1] == 0 && SDa[2] == 0) continue;
-                for (int b = 0; b < n; b++)
-                    Kc[(size_t)a * n + b] += D[3 * b] * SDa[0] + D[3 * b + 1] * SDa[1] + D[3 * b + 2] * SDa[2];
-            }
+            br_struct_add_link(s, na, nb, p, S, Kc, scratch);
         }
         free(F);
     }
-    free(Ga), free(Gb), free(D);
+    free(scratch);
     return rc;
 }
 
