@@ -46,11 +46,13 @@ typedef struct br_beam {
     double ray_a, ray_b;
 } br_beam;
 
-/* A frame with prescribed motion: x(t) = x0 + v t + d(t), fixed attitude. */
+/* A frame with prescribed motion: x(t) = x0 + v t + d(t), spinning at a constant
+ * angular velocity w about its origin (R(t) = exp(t [w x]) R0). */
 typedef struct br_kframe {
     char name[BR_NAME_MAX];
     double x0[3], q0[4];
     double v[3];           /* constant velocity */
+    double w[3];           /* constant angular velocity (world axes) */
     br_timefn disp[3];     /* added displacement per world axis (constant 0 when absent) */
 } br_kframe;
 

@@ -8,9 +8,9 @@
 
 static const char *const BODY_COLS[] = {"x", "y", "z", "vx", "vy", "vz"};
 static const char *const SET_COLS[] = {"Fx", "Fy", "Fz", "Ft", "N", "P", "E", "ncontact", "nstick",
-                                       "vt_max", "pen_max", "Vx", "Vy", "Vz"};
+                                       "vt_max", "pen_max", "Vx", "Vy", "Vz", "Mx", "My", "Mz"};
 static const char *const ENERGY_COLS[] = {"input", "kinetic", "stored", "dissipated", "residual"};
-enum { NB = 6, NS = 14, NE = 5 };
+enum { NB = 6, NS = 17, NE = 5 };
 
 int br_output_col_body(const br_model *m, int b)
 {
@@ -102,6 +102,7 @@ void br_output_row(const br_model *m, const br_data *d, double *row)
         double Vt[3];
         set_slip_velocity(&m->cset[s], d->frames, Vt);
         for (int j = 0; j < 3; j++) row[c++] = Vt[j];
+        for (int j = 0; j < 3; j++) row[c++] = r->M_A[j];
     }
     for (int l = 0; l < m->nload; l++) row[c++] = d->load_val[l];
     for (int k = 0; k < m->nspring; k++) row[c++] = d->spring_val[k];

@@ -12,8 +12,9 @@
 int br_output_col_body(const br_model *m, int b);
 
 /* model, set -> column of <set>.Fx; then Fy, Fz, Ft, N, P, E, ncontact, nstick, vt_max, pen_max,
- * and Vx, Vy, Vz: tangential velocity of the point frame relative to the surface at the
- * centroid of the set's points */
+ * Vx, Vy, Vz: tangential velocity of the point frame relative to the surface at the
+ * centroid of the set's points; Mx, My, Mz: moment of all contact forces on the point
+ * frame about its origin */
 int br_output_col_set(const br_model *m, int s);
 
 /* model -> column of energy.input (then kinetic, stored, dissipated, residual) */

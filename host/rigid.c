@@ -106,7 +106,10 @@ void br_kframe_state(const br_kframe *k, double t, br_frame_state *out)
     for (int j = 0; j < 3; j++) {
         out->x[j] = k->x0[j] + k->v[j] * t + br_timefn_eval(&k->disp[j], t);
         out->v[j] = k->v[j] + br_timefn_rate(&k->disp[j], t);
-        out->w[j] = 0.0;
+        out->w[j] = k->w[j];
     }
-    br_quat_to_R(k->q0, out->R);
+    /* constant spin about the frame origin: the exact rotation by |w| t about w */
+    double q[4] = {k->q0[0], k->q0[1], k->q0[2], k->q0[3]};
+    if (k->w[0] != 0.0 || k->w[1] != 0.0 || k->w[2] != 0.0) br_quat_advance(q, k->w, t);
+    br_quat_to_R(q, out->R);
 }

@@ -499,7 +499,8 @@ static void read_bodies(ysrc *c, ynode *seq, br_model *m)
 
 static void read_frames(ysrc *c, ynode *seq, br_model *m)
 {
-    static const char *const K[] = {"name", "position", "orientation", "velocity", "displacement", NULL};
+    static const char *const K[] = {"name", "position", "orientation", "velocity", "angular_velocity",
+                                    "displacement", NULL};
     m->nkframe = seq ? ylen(c, seq, "frames") : 0;
     m->kframe = calloc((size_t)(m->nkframe ? m->nkframe : 1), sizeof *m->kframe);
     for (int k = 0; k < m->nkframe && !c->failed; k++) {
@@ -516,6 +517,7 @@ static void read_frames(ysrc *c, ynode *seq, br_model *m)
                                F->q0[3] * F->q0[3]);
         ycheck(c, fabs(qn - 1.0) < 1e-9, yat(c, n, "orientation"), "orientation must be a unit quaternion");
         yvec(c, n, "velocity", 3, 0, z3, F->v);
+        yvec(c, n, "angular_velocity", 3, 0, z3, F->w);
         ynode *dsp = ymap(c, n, "displacement");
         static const char *const XYZ[] = {"x", "y", "z", NULL};
         if (dsp && ykeys(c, dsp, "displacement", XYZ)) return;
@@ -680,14 +682,14 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
     ycheck(c, p->G_min > 0, yat(c, n, "G_min"), "G_min must be > 0");
 }
 
-/* ring/grid/list -> cs->r (3n, frame A) and the default per-point area (0: none) */
-static void read_points(ysrc *c, ynode *n, br_cset *cs, double *cell_area)
+/* ring/grid/annulus/list -> cs->r (3n, frame A) and, for grid and annulus, the tributary
+ * area of each point in cs->area (NULL for ring and list) */
+static void read_points(ysrc *c, ynode *n, br_cset *cs)
 {
-    static const char *const K[] = {"ring", "grid", "list", NULL};
-    *cell_area = 0.0;
+    static const char *const K[] = {"ring", "grid", "annulus", "list", NULL};
     if (ykeys(c, n, "points", K)) return;
     if (n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1) {
-        yerr(c, n, "points: give exactly one of ring, grid, list");
+        yerr(c, n, "points: give exactly one of ring, grid, annulus, list");
         return;
     }
     static const double ez[3] = {0, 0, 1}, ex[3] = {1, 0, 0};
@@ -707,11 +709,12 @@ static void read_points(ysrc *c, ynode *n, br_cset *cs, double *cell_area)
             for (int j = 0; j < 3; j++) cs->r[3 * i + j] = ynum_node(c, yitem(c, it, j), "point");
         }
     } else {
-        const int ring = (g = ymap(c, n, "ring")) != NULL;
-        if (!ring) g = ymap(c, n, "grid");
+        const int ring = (g = ymap(c, n, "ring")) != NULL, annulus = !ring && ymap(c, n, "annulus");
+        if (!ring) g = annulus ? ymap(c, n, "annulus") : ymap(c, n, "grid");
         static const char *const KR[] = {"center", "radius", "count", "normal", "start", NULL};
         static const char *const KG[] = {"center", "size", "count", "normal", "start", NULL};
-        if (ykeys(c, g, ring ? "ring" : "grid", ring ? KR : KG)) return;
+        static const char *const KA[] = {"center", "r_in", "r_out", "count", "normal", "start", NULL};
+        if (ykeys(c, g, ring ? "ring" : annulus ? "annulus" : "grid", ring ? KR : annulus ? KA : KG)) return;
         double ctr[3] = {0, 0, 0}, nz[3] = {0, 0, 1}, u[3] = {1, 0, 0}, v[3];
         yvec(c, g, "center", 3, 1, NULL, ctr);
         yunit(c, g, "normal", ez, nz);
@@ -720,7 +723,32 @@ static void read_points(ysrc *c, ynode *n, br_cset *cs, double *cell_area)
         ycheck(c, fabs(u[0] * nz[0] + u[1] * nz[1] + u[2] * nz[2]) < 1e-9, yat(c, g, "start"),
                "start must be perpendicular to normal");
         v[0] = nz[1] * u[2] - nz[2] * u[1], v[1] = nz[2] * u[0] - nz[0] * u[2], v[2] = nz[0] * u[1] - nz[1] * u[0];
-        if (ring) {
+        if (annulus) {
+            /* count: [radial, around]; point k of ring j at the area centroid radius of its sector,
+             * (2/3)(r1^3 - r0^3)/(r1^2 - r0^2), so sum A_i r_i is the exact integral of r dA */
+            const double r0 = ynum(c, g, "r_in", 1, 0), r1 = ynum(c, g, "r_out", 1, 0);
+            double cnt[2] = {0, 0};
+            yvec(c, g, "count", 2, 1, NULL, cnt);
+            ycheck(c, r0 >= 0 && r1 > r0, g, "annulus needs 0 <= r_in < r_out");
+            ycheck(c, cnt[0] >= 1 && cnt[1] >= 1 && cnt[0] == floor(cnt[0]) && cnt[1] == floor(cnt[1]) &&
+                          cnt[0] * cnt[1] < 1e9,
+                   yat(c, g, "count"), "count must be two positive whole numbers [radial, around]");
+            if (c->failed) return;
+            const long nr = (long)cnt[0], nt = (long)cnt[1];
+            np = nr * nt;
+            cs->r = malloc((size_t)np * 3 * sizeof(double));
+            cs->area = malloc((size_t)np * sizeof(double));
+            const double dth = 6.283185307179586 / (double)nt;
+            for (long a = 0; a < nr; a++) {
+                const double ra = r0 + (r1 - r0) * (double)a / (double)nr, rb = r0 + (r1 - r0) * (double)(a + 1) / (double)nr;
+                const double rc = (2.0 / 3.0) * (rb * rb * rb - ra * ra * ra) / (rb * rb - ra * ra);
+                for (long b = 0; b < nt; b++) {
+                    const double ph = dth * ((double)b + 0.5);
+                    for (int j = 0; j < 3; j++) cs->r[3 * (a * nt + b) + j] = ctr[j] + rc * (cos(ph) * u[j] + sin(ph) * v[j]);
+                    cs->area[a * nt + b] = 0.5 * dth * (rb * rb - ra * ra);
+                }
+            }
+        } else if (ring) {
             const double R = ynum(c, g, "radius", 1, 0);
             const double cnt = ynum(c, g, "count", 1, 0);
             ycheck(c, R > 0, yat(c, g, "radius"), "radius must be > 0");
@@ -750,7 +778,8 @@ static void read_points(ysrc *c, ynode *n, br_cset *cs, double *cell_area)
                     const double su = sz[0] * ((a + 0.5) / nu - 0.5), sv = sz[1] * ((b + 0.5) / nv - 0.5);
                     for (int j = 0; j < 3; j++) cs->r[3 * (a * nv + b) + j] = ctr[j] + su * u[j] + sv * v[j];
                 }
-            *cell_area = sz[0] * sz[1] / (double)np;
+            cs->area = malloc((size_t)np * sizeof(double));
+            for (long i = 0; i < np; i++) cs->area[i] = sz[0] * sz[1] / (double)np;
         }
     }
     cs->desc.npoints = np;
@@ -794,21 +823,25 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
         static const char *const need[] = {"points", "normal", "friction"};
         for (int k = 0; k < 3; k++)
             if (!ymap(c, n, need[k])) yerr(c, n, "missing key '%s' in contact set '%s'", need[k], cs->name);
-        double cell_area = 0.0;
-        read_points(c, ymap(c, n, "points"), cs, &cell_area);
+        read_points(c, ymap(c, n, "points"), cs);
         if (c->failed) return;
         const long np = d->npoints;
-        cs->area = malloc((size_t)np * sizeof(double));
         cs->K = malloc((size_t)np * sizeof(double));
         cs->D = malloc((size_t)np * sizeof(double));
+        /* areas: `area` for every point, or `total_area` shared in proportion to the generator's
+         * own areas (grid, annulus) or equally (ring, list) */
         ynode *an = ymap(c, n, "area"), *tn = ymap(c, n, "total_area");
         ycheck(c, !(an && tn), n, "give at most one of 'area' (per point) and 'total_area'");
-        double A = cell_area;
-        if (an) A = ynum_node(c, an, "area");
-        if (tn) A = ynum_node(c, tn, "total_area") / (double)np;
-        ycheck(c, an || tn || cell_area > 0, n, "missing key 'area' (tributary area of each point, m^2)");
-        ycheck(c, A > 0, an ? an : tn ? tn : n, "contact areas must be > 0 (got %g per point)", A);
-        for (long i = 0; i < np; i++) cs->area[i] = A;
+        ycheck(c, an || tn || cs->area, n, "missing key 'area' (tributary area of each point, m^2)");
+        if (c->failed) return;
+        const int natural = cs->area != NULL;
+        if (!natural) cs->area = malloc((size_t)np * sizeof(double));
+        double sum = 0.0;
+        for (long i = 0; i < np; i++) sum += natural ? cs->area[i] : 1.0;
+        const double Ain = an ? ynum_node(c, an, "area") : tn ? ynum_node(c, tn, "total_area") : sum;
+        ycheck(c, Ain > 0, an ? an : tn ? tn : n, "contact areas must be > 0 (got %g)", Ain);
+        for (long i = 0; i < np; i++)
+            cs->area[i] = an ? Ain : Ain * (natural ? cs->area[i] : 1.0) / sum;
         ynode *nl = ymap(c, n, "normal");
         if (ykeys(c, nl, "normal", KN)) return;
         const char *nlaw = ystring(c, nl, "law", 0);
