@@ -5,6 +5,7 @@
 #include "bench.h"
 #include "field.h"
 #include "eig.h"
+#include "meshgen.h"
 #include "run.h"
 
 static int usage(FILE *o)
@@ -13,6 +14,7 @@ static int usage(FILE *o)
             "usage: bristle <command> [options]\n"
             "  run [SCENARIO]    run a scenario (none: the built-in S1 cube demo); bristle run --help\n"
             "  eig SCENARIO      natural frequencies of the beams (Hz); bristle eig --help\n"
+            "  mesh KIND ...     write an annulus, disk or grid mesh; bristle mesh --help\n"
             "  bench field ...   contact-field throughput (bristle bench field --help)\n"
             "  info              version, build options, detected GPUs\n");
     return o == stderr ? 2 : 0;
@@ -44,6 +46,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info")) return cmd_info();
     if (!strcmp(cmd, "run")) return br_run_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "eig")) return br_eig_main(argc - 2, argv + 2);
+    if (!strcmp(cmd, "mesh")) return br_meshgen_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return br_bench_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) return usage(stdout);
     fprintf(stderr, "bristle: unknown command '%s'\n", cmd);

@@ -84,6 +84,8 @@ typedef struct br_cset {
     char name[BR_NAME_MAX];
     br_contact_set_desc desc; /* desc.name, desc.r, desc.K, desc.D point into this struct */
     double *r, *K, *D, *area; /* per point: frame-A position (3n), K, D, tributary area */
+    int meshed;               /* points sampled from a mesh */
+    double mesh_normal[3];    /* its area-weighted outward normal, frame A */
 } br_cset;
 
 typedef struct br_model {

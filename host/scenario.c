@@ -6,6 +6,9 @@
  * defaults, and the caller sees "file:line: message". */
 #include "scenario.h"
 
+#include "mesh.h"
+#include "rigid.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -684,12 +687,60 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
 
 /* ring/grid/annulus/list -> cs->r (3n, frame A) and, for grid and annulus, the tributary
  * area of each point in cs->area (NULL for ring and list) */
+/* mesh: {file, units, position, orientation, sampling, spacing} -> cs->r, cs->area in frame A;
+ * the file path is relative to the scenario's folder */
+static void read_mesh_points(ysrc *c, ynode *g, br_cset *cs)
+{
+    static const char *const KM[] = {"file", "units", "position", "orientation", "sampling", "spacing", NULL};
+    if (ykeys(c, g, "mesh", KM)) return;
+    const char *file = ystring(c, g, "file", 1);
+    if (c->failed) return;
+    char path[1024];
+    const char *slash = strrchr(c->file, '/');
+    if (file[0] == '/' || !slash) snprintf(path, sizeof path, "%s", file);
+    else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - c->file), c->file, file);
+    const double scale = ynum(c, g, "units", 0, 1.0);
+    ycheck(c, scale > 0, yat(c, g, "units"), "units (metres per file unit) must be > 0");
+    static const double z3[3] = {0, 0, 0}, q1[4] = {1, 0, 0, 0};
+    double t[3], q[4], R[9];
+    yvec(c, g, "position", 3, 0, z3, t);
+    yvec(c, g, "orientation", 4, 0, q1, q);
+    const double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    ycheck(c, fabs(qn - 1.0) < 1e-9, yat(c, g, "orientation"), "orientation must be a unit quaternion");
+    const char *smp = ystring(c, g, "sampling", 0);
+    ycheck(c, !smp || !strcmp(smp, "vertices") || !strcmp(smp, "spacing"), yat(c, g, "sampling"),
+           "sampling must be vertices or spacing");
+    const int spacing = smp && !strcmp(smp, "spacing");
+    const double h = spacing ? ynum(c, g, "spacing", 1, 0) : 0.0;
+    ycheck(c, !spacing || h > 0, yat(c, g, "spacing"), "spacing must be > 0");
+    ycheck(c, spacing || !ymap(c, g, "spacing"), yat(c, g, "spacing"), "spacing needs sampling: spacing");
+    if (c->failed) return;
+    br_quat_to_R(q, R);
+    char merr[1200];
+    br_mesh *mesh = br_mesh_load(path, scale, R, t, merr, sizeof merr);
+    if (!mesh) {
+        yerr(c, yat(c, g, "file"), "%s", merr);
+        return;
+    }
+    const long np = spacing ? br_mesh_sample_spacing(mesh, h, &cs->r, &cs->area)
+                            : br_mesh_sample_vertices(mesh, &cs->r, &cs->area);
+    ycheck(c, np > 0, g, "%s: sampling gave no points", path);
+    cs->desc.npoints = np > 0 ? np : 0;
+    br_mesh_normal(mesh, cs->mesh_normal);
+    cs->meshed = 1;
+    br_mesh_free(mesh);
+}
+
 static void read_points(ysrc *c, ynode *n, br_cset *cs)
 {
-    static const char *const K[] = {"ring", "grid", "annulus", "list", NULL};
+    static const char *const K[] = {"ring", "grid", "annulus", "list", "mesh", NULL};
     if (ykeys(c, n, "points", K)) return;
     if (n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1) {
-        yerr(c, n, "points: give exactly one of ring, grid, annulus, list");
+        yerr(c, n, "points: give exactly one of ring, grid, annulus, list, mesh");
+        return;
+    }
+    if (ymap(c, n, "mesh")) {
+        read_mesh_points(c, ymap(c, n, "mesh"), cs);
         return;
     }
     static const double ez[3] = {0, 0, 1}, ex[3] = {1, 0, 0};
@@ -825,6 +876,25 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
             if (!ymap(c, n, need[k])) yerr(c, n, "missing key '%s' in contact set '%s'", need[k], cs->name);
         read_points(c, ymap(c, n, "points"), cs);
         if (c->failed) return;
+        if (cs->meshed) {
+            /* the meshed face must face the counter surface at t = 0 */
+            double qa[4] = {1, 0, 0, 0}, qb[4] = {1, 0, 0, 0}, Ra[9], Rb[9], na[3], nb[3];
+            if (d->frame_a >= 1 && d->frame_a <= m->nbody) memcpy(qa, m->body[d->frame_a - 1].q0, sizeof qa);
+            if (d->frame_b >= 1 && d->frame_b <= m->nbody) memcpy(qb, m->body[d->frame_b - 1].q0, sizeof qb);
+            if (d->frame_a > m->nbody) memcpy(qa, m->kframe[d->frame_a - 1 - m->nbody].q0, sizeof qa);
+            if (d->frame_b > m->nbody) memcpy(qb, m->kframe[d->frame_b - 1 - m->nbody].q0, sizeof qb);
+            br_quat_to_R(qa, Ra);
+            br_quat_to_R(qb, Rb);
+            for (int j = 0; j < 3; j++) {
+                na[j] = Ra[3 * j] * cs->mesh_normal[0] + Ra[3 * j + 1] * cs->mesh_normal[1] + Ra[3 * j + 2] * cs->mesh_normal[2];
+                nb[j] = Rb[3 * j] * d->plane_n[0] + Rb[3 * j + 1] * d->plane_n[1] + Rb[3 * j + 2] * d->plane_n[2];
+            }
+            ycheck(c, na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2] < 0, yat(c, ymap(c, n, "points"), "mesh"),
+                   "the meshed face points away from the surface (its triangles' normals, averaged, make "
+                   "%.3g deg with the surface normal; they must face it)",
+                   acos(fmax(-1, fmin(1, -(na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2])))) * 180 / M_PI);
+            if (c->failed) return;
+        }
         const long np = d->npoints;
         cs->K = malloc((size_t)np * sizeof(double));
         cs->D = malloc((size_t)np * sizeof(double));
