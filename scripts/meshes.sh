@@ -1,0 +1,11 @@
+#!/bin/sh
+# scripts/meshes.sh: generate the large meshes the S3 scenarios read (meshes/generated/).
+# Needs a built bristle: the first argument, default ./build/bristle. Safe to run again.
+set -eu
+cd "$(dirname "$0")/.."
+B="${1:-./build/bristle}"
+mkdir -p meshes/generated
+# annulus R_i = 0.05, R_o = 0.1 m: (n_radial + 1) * n_around vertices
+[ -f meshes/generated/annulus_1e4.ply ] || $B mesh annulus --r-in 0.05 --r-out 0.1 --n-radial 31 --n-around 320 --out meshes/generated/annulus_1e4.ply
+[ -f meshes/generated/annulus_1e5.ply ] || $B mesh annulus --r-in 0.05 --r-out 0.1 --n-radial 99 --n-around 1000 --out meshes/generated/annulus_1e5.ply
+[ -f meshes/generated/annulus_1e6.ply ] || $B mesh annulus --r-in 0.05 --r-out 0.1 --n-radial 315 --n-around 3170 --out meshes/generated/annulus_1e6.ply
