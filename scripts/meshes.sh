@@ -9,3 +9,5 @@ mkdir -p meshes/generated
 [ -f meshes/generated/annulus_1e4.ply ] || $B mesh annulus --r-in 0.05 --r-out 0.1 --n-radial 31 --n-around 320 --out meshes/generated/annulus_1e4.ply
 [ -f meshes/generated/annulus_1e5.ply ] || $B mesh annulus --r-in 0.05 --r-out 0.1 --n-radial 99 --n-around 1000 --out meshes/generated/annulus_1e5.ply
 [ -f meshes/generated/annulus_1e6.ply ] || $B mesh annulus --r-in 0.05 --r-out 0.1 --n-radial 315 --n-around 3170 --out meshes/generated/annulus_1e6.ply
+# S3b: the cube's bottom face as a regular grid of 100 x 100 = 1e4 vertices (0.1 m square, normals -z)
+[ -f meshes/generated/cube_face_1e4.ply ] || $B mesh grid --size 0.1 0.1 --count 99 99 --out meshes/generated/cube_face_1e4.ply

@@ -122,3 +122,40 @@ Test(mesh, clutch_patch_torque)
         csv_free(t);
     }
 }
+
+/* S3b (slow fixture s3_run_cube_mesh_1e4): the meshed cube face (1e4 points) holds 0.75 N within
+ * 1 % during 2.2-3.0 s and slips within 0.05 s of the six-point S1 run (fixture s1_run_cube_00). */
+static double slip_onset(const csv_table *t)
+{
+    const int ct = csv_col(t, "t"), vx = csv_col(t, "cube.vx"), vy = csv_col(t, "cube.vy"), vz = csv_col(t, "cube.vz");
+    for (long r = 0; r < t->nrows; r++) {
+        const double v = sqrt(csv_at(t, r, vx) * csv_at(t, r, vx) + csv_at(t, r, vy) * csv_at(t, r, vy) +
+                              csv_at(t, r, vz) * csv_at(t, r, vz));
+        if (v > 1e-3) return csv_at(t, r, ct);
+    }
+    return -1;
+}
+
+Test(mesh_slow, cube_mesh_matches_s1)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/cube_mesh_1e4/timeseries.csv", TEST_TMP);
+    csv_table *M = csv_read(path);
+    cr_assert(M, "cannot read %s: run ctest -L slow (fixture s3_run_cube_mesh_1e4)", path);
+    snprintf(path, sizeof path, "%s/s1/cube_00/timeseries.csv", TEST_TMP);
+    csv_table *S = csv_read(path);
+    cr_assert(S, "cannot read %s (fixture s1_run_cube_00)", path);
+    const int ct = csv_col(M, "t"), ft = csv_col(M, "base.Ft"), np = csv_col(M, "base.ncontact");
+    double worst = 0;
+    for (long r = 0; r < M->nrows; r++) {
+        const double tt = csv_at(M, r, ct);
+        if (tt >= 2.2 && tt <= 3.0) worst = fmax(worst, fabs(csv_at(M, r, ft) - 0.75) / 0.75);
+    }
+    const double tm = slip_onset(M), ts = slip_onset(S);
+    printf("S3b cube_mesh_1e4: %g points in contact; hold |F| within %.3g of 0.75 N; slip onset %.4f s vs %.4f s "
+           "for six points (%.4f s apart)\n",
+           csv_at(M, M->nrows / 2, np), worst, tm, ts, fabs(tm - ts));
+    cr_expect(worst < 0.01);
+    cr_expect(tm > 0 && fabs(tm - ts) < 0.05);
+    csv_free(M), csv_free(S);
+}
