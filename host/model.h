@@ -97,6 +97,8 @@ typedef struct br_model {
     int out_points;           /* write points.csv */
     long points_every;        /* steps per points.csv sample */
     double loop_t0, loop_t1;  /* time window of the friction loop plots (F_t against V_t) */
+    int nfield_times;         /* snapshots of meshed sets (fields/<set>_<k>.vtp) at these times */
+    double field_times[64];
     int backend;              /* br_backend_kind requested by the scenario */
     double gravity[3];
     int nbody, nkframe, nload, nspring, nset, nbeam;

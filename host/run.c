@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fields.h"
 #include "output.h"
 #include "plot.h"
 #include "scenario.h"
@@ -288,15 +289,25 @@ int br_run_main(int argc, char **argv)
     const int tty = isatty(2);
     const double start = now_s();
     double wall_out = 0.0, next_report = start + 2.0;
-    int reported = 0, failed = 0;
+    int reported = 0, failed = 0, nsnap = 0;
+    double snap_t[64];
+    int has_mesh = 0;
+    for (int s = 0; s < m->nset; s++) has_mesh |= m->cset[s].meshed;
+    if (has_mesh && m->nfield_times > 0) {
+        char fdir[1000];
+        snprintf(fdir, sizeof fdir, "%s/fields", rf.dir);
+        if (mkdir_p(fdir)) has_mesh = 0;
+    }
     char ferr[2048] = "";
     /* timing: three clock reads per step split the wall time into field, host and output */
     double wall_field = 0.0, wall_host = 0.0, tick = now_s();
     for (long n = 0; n <= nsteps; n++) {
         const int sample = (n % m->out_every == 0) || n == nsteps;
         const int psample = pts && ((n % m->points_every == 0) || n == nsteps);
+        const int fsample = has_mesh && nsnap < m->nfield_times &&
+                            (double)n * m->dt >= m->field_times[nsnap] - 0.5 * m->dt;
         br_fwd_frames(m, d);
-        if (psample) br_field_record_points(d->field, 1);
+        if (psample || fsample) br_field_record_points(d->field, 1);
         const double t_f0 = now_s();
         wall_host += t_f0 - tick;
         if (br_fwd_contacts(m, d, m->dt, ferr, sizeof ferr)) {
@@ -310,6 +321,20 @@ int br_run_main(int argc, char **argv)
         if (br_check_finite(m, d, ferr, sizeof ferr)) {
             failed = 1;
             break;
+        }
+        if (fsample) {
+            const double t0 = now_s();
+            char names[1024];
+            if (br_fields_write(m, d, rf.dir, nsnap, names, sizeof names) == 0) snap_t[nsnap++] = d->t;
+            else {
+                snprintf(ferr, sizeof ferr, "cannot write the field snapshot at t = %g s into %s/fields", d->t, rf.dir);
+                failed = 1;
+                break;
+            }
+            if (!psample) br_field_record_points(d->field, 0);
+            const double t1 = now_s();
+            wall_out += t1 - t0;
+            wall_host -= t1 - t0;
         }
         if (sample || psample) {
             const double t0 = now_s();
@@ -326,10 +351,8 @@ int br_run_main(int argc, char **argv)
                     lb.n++;
                 }
             }
-            if (psample) {
-                br_output_points_rows(m, d, pts, scratch);
-                br_field_record_points(d->field, 0);
-            }
+            if (psample) br_output_points_rows(m, d, pts, scratch);
+            if (psample) br_field_record_points(d->field, 0);
             const double t1 = now_s();
             wall_out += t1 - t0;
             wall_host -= t1 - t0;
@@ -369,6 +392,16 @@ int br_run_main(int argc, char **argv)
         }
     }
     wall_out += now_s() - t_io;
+    if (!failed && nsnap > 0) {
+        if (br_fields_collection(m, rf.dir, snap_t, nsnap) == 0) {
+            for (int s = 0; s < m->nset; s++)
+                if (m->cset[s].meshed) {
+                    char nm[BR_NAME_MAX + 16];
+                    snprintf(nm, sizeof nm, "fields/%s.pvd", m->cset[s].name);
+                    file_add(&rf, nm);
+                }
+        }
+    }
     if (!failed) plots(m, pb, &lb, &rf, &wall_out);
     free(lb.v);
     const double wall = now_s() - start;

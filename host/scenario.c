@@ -1116,7 +1116,7 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
         ycheck(&c, m->t_end / m->dt < 1e12, yat(&c, tm, "dt"), "more than 1e12 steps");
     }
     ynode *out = ymap(&c, root, "output");
-    static const char *const KO[] = {"interval", "points", "points_interval", "loop_window", NULL};
+    static const char *const KO[] = {"interval", "points", "points_interval", "loop_window", "fields", NULL};
     if (out) ykeys(&c, out, "output", KO);
     /* default sampling: every 1e-4 s, or every step when dt is longer */
     const double def_int = m->dt > 0 ? m->dt * fmax(1.0, nearbyint(1e-4 / m->dt)) : 1e-4;
@@ -1129,6 +1129,18 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     yvec(&c, out, "loop_window", 2, 0, defw, win);
     ycheck(&c, win[1] > win[0], yat(&c, out, "loop_window"), "loop_window must be [t0, t1] with t1 > t0");
     m->loop_t0 = win[0], m->loop_t1 = win[1];
+    /* fields: times of per-point snapshots of meshed sets (VTK files and maps) */
+    ynode *fl = ymap(&c, out, "fields");
+    if (fl) {
+        const int nf = ylen(&c, fl, "fields");
+        ycheck(&c, nf <= 64, fl, "at most 64 field snapshot times");
+        for (int k = 0; k < nf && k < 64 && !c.failed; k++) {
+            const double tk = ynum_node(&c, yitem(&c, fl, k), "fields");
+            ycheck(&c, tk >= 0 && tk <= m->t_end && (k == 0 || tk > m->field_times[k - 1]), yitem(&c, fl, k),
+                   "field times must increase and lie in [0, time.end]");
+            m->field_times[m->nfield_times++] = tk;
+        }
+    }
     if (!c.failed && m->dt > 0) {
         const double r = m->out_interval / m->dt, rp = pint / m->dt;
         ycheck(&c, m->out_interval > 0 && fabs(r - nearbyint(r)) < 1e-6 * r && r >= 0.5,

@@ -159,3 +159,49 @@ Test(mesh_slow, cube_mesh_matches_s1)
     cr_expect(tm > 0 && fabs(tm - ts) < 0.05);
     csv_free(M), csv_free(S);
 }
+
+/* Field snapshots of the meshed clutch face (fixture s3_run_clutch_1e3, output.fields): the VTP
+ * file holds every point, pressure times area sums to the normal force, every point slips. */
+static double *vtp_array(const char *text, const char *name, long n)
+{
+    char key[128];
+    snprintf(key, sizeof key, "Name=\"%s\"", name);
+    const char *p = strstr(text, key);
+    cr_assert(p, "no DataArray %s", name);
+    p = strchr(p, '>') + 1;
+    double *v = malloc((size_t)n * sizeof(double));
+    for (long i = 0; i < n; i++) {
+        char *end;
+        v[i] = strtod(p, &end);
+        cr_assert(end != p, "short DataArray %s", name);
+        p = end;
+    }
+    return v;
+}
+
+Test(mesh, field_snapshots)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/clutch_1e3/fields/face_1.vtp", TEST_TMP);
+    FILE *fp = fopen(path, "r");
+    cr_assert(fp, "cannot read %s (fixture s3_run_clutch_1e3)", path);
+    static char text[1 << 22];
+    text[fread(text, 1, sizeof text - 1, fp)] = 0;
+    fclose(fp);
+    long n = 0;
+    const char *np = strstr(text, "NumberOfPoints=\"");
+    cr_assert(np);
+    n = atol(np + 16);
+    double *p = vtp_array(text, "pressure", n), *a = vtp_array(text, "area", n), *s = vtp_array(text, "stick", n);
+    double N = 0, stick = 0;
+    for (long i = 0; i < n; i++) N += p[i] * a[i], stick += s[i];
+    printf("fields: face_1.vtp: %ld points, sum of pressure x area %.9g N, %g stuck\n", n, N, stick);
+    cr_expect_eq(n, 1100);
+    cr_expect(fabs(N / 1000 - 1) < 1e-6);
+    cr_expect_eq(stick, 0.0);
+    snprintf(path, sizeof path, "%s/clutch_1e3/fields/face.pvd", TEST_TMP);
+    fp = fopen(path, "r");
+    cr_assert(fp, "no %s", path);
+    fclose(fp);
+    free(p), free(a), free(s);
+}

@@ -1,0 +1,27 @@
+/* fields.h: per-point snapshots of meshed contact sets (fields/<set>_<k>.vtp for ParaView,
+ * fields/<set>_<k>.png maps, fields/<set>.pvd collections). */
+#ifndef BR_FIELDS_H
+#define BR_FIELDS_H
+
+#include <stddef.h>
+
+#include "sim.h"
+
+typedef struct br_field_snap {
+    long n;
+    double *x;    /* 3 n world positions */
+    double *F;    /* 3 n friction force on A, then n normal forces */
+    double *vt;   /* n sliding speeds (0 out of contact) */
+    double *z;    /* 3 n bristle deflections (0 for stateless laws) */
+    double nrm[3];
+} br_field_snap;
+
+/* model, data right after a field step with per-point recording on, output folder, snapshot
+ * index k -> dir/fields/<set>_<k>.vtp and .png for every meshed set; their names, space
+ * separated, into names; 0 or -1 */
+int br_fields_write(const br_model *m, br_data *d, const char *dir, int k, char *names, size_t nameslen);
+
+/* model, folder, snapshot times (nk) -> dir/fields/<set>.pvd listing the snapshots; 0 or -1 */
+int br_fields_collection(const br_model *m, const char *dir, const double *times, int nk);
+
+#endif
