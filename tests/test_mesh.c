@@ -205,3 +205,13 @@ Test(mesh, field_snapshots)
     fclose(fp);
     free(p), free(a), free(s);
 }
+
+/* S3a, second half: the rotational clutch element of physics.md section 4 must give the same
+ * torque as the meshed patch. That element arrives with the friction model library (issue 6);
+ * until then this test is skipped with that reason, never passed. */
+Test(mesh, clutch_patch_matches_rotational_clutch_element)
+{
+    printf("SKIP mesh::clutch_patch_matches_rotational_clutch_element: pending, the rotational clutch element "
+           "(physics.md section 4) is not implemented yet (friction model library, issue 6)\n");
+    cr_skip_test("pending: rotational clutch element not implemented yet (issue 6)");
+}
