@@ -180,13 +180,13 @@ static int bench_field(int argc, char **argv)
         long bsteps = steps < 20 ? steps : 20;
         for (long k = 0; k < 3; k++) {
             br_patch_frames(k * dt, fr);
-            br_set_frame_build(patch.desc.plane_p, patch.desc.plane_n, &fr[1], &fr[0], &sf);
+            br_set_frame_build(&patch.desc, &fr[1], &fr[0], &sf);
             br_baseline_step(b, &sf, dt, &sums);
         }
         t0 = now();
         for (long k = 0; k < bsteps; k++) {
             br_patch_frames((double)(k + 3) * dt, fr);
-            br_set_frame_build(patch.desc.plane_p, patch.desc.plane_n, &fr[1], &fr[0], &sf);
+            br_set_frame_build(&patch.desc, &fr[1], &fr[0], &sf);
             br_baseline_step(b, &sf, dt, &sums);
         }
         double tb = now() - t0;

@@ -45,7 +45,11 @@ static int check_desc(const br_contact_set_desc *d, char *err, size_t n)
     if (d->npoints <= 0 || !d->r) return fail(err, n, "set %s: no contact points", nm);
     double nn = sqrt(d->plane_n[0] * d->plane_n[0] + d->plane_n[1] * d->plane_n[1] +
                      d->plane_n[2] * d->plane_n[2]);
-    if (!(fabs(nn - 1.0) < 1e-9)) return fail(err, n, "set %s: plane normal is not a unit vector", nm);
+    if (d->surface < 0 || d->surface >= BR_SURF_COUNT) return fail(err, n, "set %s: unknown surface", nm);
+    if (d->surface != BR_SURF_SPHERE && !(fabs(nn - 1.0) < 1e-9))
+        return fail(err, n, "set %s: plane normal (cylinder axis) is not a unit vector", nm);
+    if (d->surface != BR_SURF_PLANE && !(d->radius > 0.0 && isfinite(d->radius)))
+        return fail(err, n, "set %s: the surface radius must be > 0", nm);
     for (long i = 0; i < 3 * d->npoints; i++)
         if (!isfinite(d->r[i])) return fail(err, n, "set %s: point %ld is not finite", nm, i / 3);
     for (long i = 0; i < d->npoints; i++) {
@@ -146,8 +150,9 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
         snprintf(fs->name, sizeof fs->name, "%s", d->name ? d->name : "set");
         fs->frame_a = d->frame_a;
         fs->frame_b = d->frame_b;
-        memcpy(fs->plane_p, d->plane_p, sizeof fs->plane_p);
-        memcpy(fs->plane_n, d->plane_n, sizeof fs->plane_n);
+        fs->geom = *d;
+        fs->geom.r = fs->geom.K = fs->geom.D = NULL;
+        fs->geom.name = NULL;
         br_set_view *v = &fs->view;
         long n = d->npoints;
         v->n = n;
@@ -205,9 +210,10 @@ void br_field_destroy(br_field *f)
     free(f);
 }
 
-void br_set_frame_build(const double plane_p[3], const double plane_n[3], const br_frame_state *A,
-                        const br_frame_state *B, br_set_frame *out)
+void br_set_frame_build(const br_contact_set_desc *d, const br_frame_state *A, const br_frame_state *B,
+                        br_set_frame *out)
 {
+    const double *plane_p = d->plane_p, *plane_n = d->plane_n;
     memcpy(out->xA, A->x, sizeof out->xA);
     memcpy(out->RA, A->R, sizeof out->RA);
     double dx[3] = {A->x[0] - B->x[0], A->x[1] - B->x[1], A->x[2] - B->x[2]}, wBdx[3];
@@ -222,7 +228,10 @@ void br_set_frame_build(const double plane_p[3], const double plane_n[3], const 
     double rel[3] = {B->x[0] + pw[0] - A->x[0], B->x[1] + pw[1] - A->x[1],
                      B->x[2] + pw[2] - A->x[2]};
     out->d = br_dot3(out->n, rel);
-    out->surface = BR_SURF_PLANE;
+    /* sphere and cylinder: centre (axis point) relative to A's origin, axis, radius */
+    for (int j = 0; j < 3; j++) out->pc[j] = rel[j], out->ax[j] = out->n[j];
+    out->rad = d->radius;
+    out->surface = d->surface;
 }
 
 static int sums_finite(const br_set_sums *s)
@@ -248,7 +257,7 @@ static void describe_bad_point(const br_field *f, int s, const br_set_frame *sf,
     for (long i = 0; i < v->n; i++) {
         const double r[3] = {v->rx[i], v->ry[i], v->rz[i]};
         br_point_kin k;
-        br_kin_plane(sf, r, &k);
+        br_kin(sf->surface, sf, r, &k);
         const double N = br_hunt_crossley(&v->normal, v->K[i], v->D[i], k.delta, k.deltadot);
         if (!isfinite(k.delta) || !isfinite(k.deltadot) || !isfinite(k.v) || !isfinite(N)) {
             snprintf(out, len, "point %ld: non-finite contact force (penetration %.3g m, rate %.3g m/s, "
@@ -264,7 +273,7 @@ int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_re
 {
     for (int s = 0; s < f->nsets; s++) {
         const br_field_set *fs = &f->sets[s];
-        br_set_frame_build(fs->plane_p, fs->plane_n, &frames[fs->frame_a], &frames[fs->frame_b],
+        br_set_frame_build(&fs->geom, &frames[fs->frame_a], &frames[fs->frame_b],
                            &f->frames[s]);
     }
     if (f->ops->step(f, f->frames, h, f->sums, err, errlen)) return -1;

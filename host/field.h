@@ -27,8 +27,10 @@ typedef struct br_contact_set_desc {
     const char *name;
     int frame_a;             /* frame carrying the points */
     int frame_b;             /* frame carrying the counter surface */
-    double plane_p[3];       /* a point of the plane, frame B coordinates */
-    double plane_n[3];       /* unit normal out of B toward A, frame B axes */
+    int surface;             /* BR_SURF_PLANE (0, default), BR_SURF_SPHERE, BR_SURF_CYLINDER */
+    double plane_p[3];       /* plane: a point of it; sphere: centre; cylinder: a point of the axis (frame B) */
+    double plane_n[3];       /* plane: unit normal out of B toward A; cylinder: unit axis (frame B axes) */
+    double radius;           /* sphere, cylinder */
     long npoints;
     const double *r;         /* 3 * npoints, point-major (x0 y0 z0 x1 ...), frame A */
     const double *K, *D;     /* per-point Hunt-Crossley K, D (NULL: K0, D0 for all) */
@@ -86,9 +88,9 @@ const char *br_field_device_name(const br_field *f);
 /* field -> bytes of per-point memory (geometry, parameters, state) the backend holds */
 size_t br_field_bytes(const br_field *f);
 
-/* plane (point, normal in B), poses and twists of A and B -> condensed per-set frame data */
-void br_set_frame_build(const double plane_p[3], const double plane_n[3], const br_frame_state *A,
-                        const br_frame_state *B, br_set_frame *out);
+/* set description (its surface), poses and twists of A and B -> condensed per-set frame data */
+void br_set_frame_build(const br_contact_set_desc *d, const br_frame_state *A, const br_frame_state *B,
+                        br_set_frame *out);
 
 /* number of CUDA devices usable by this binary (0 when built without CUDA or none present) */
 int br_cuda_available(char *why, size_t whylen);

@@ -22,7 +22,7 @@
  *   expm1 latency chain of one point (about 1.4x over 4 points).
  * The chunk sums are OpenMP simd reductions whose order is fixed by the
  * compiled code (the same binary gives the same bits). */
-BR_HD void cpu_chunk(int law, int rec, const br_set_view *vp, const br_set_frame *frp,
+BR_HD void cpu_chunk(int law, int surf, int rec, const br_set_view *vp, const br_set_frame *frp,
                      double h, long i0, long i1, br_set_sums *out)
 {
     /* Local copies: state stores cannot alias them, so the loop is not versioned. */
@@ -37,7 +37,7 @@ BR_HD void cpu_chunk(int law, int rec, const br_set_view *vp, const br_set_frame
 #pragma omp simd reduction(+ : F0, F1, F2, C0, C1, C2, M0, M1, M2, m0, m1, m2, N, P, Eel, Pnd, Eb, \
                                nc, ns) reduction(max : pen, vt)
     for (long i = i0; i < i1; i++) {
-        const br_set_sums q = br_point_sums(law, v, fr, h, i);
+        const br_set_sums q = br_point_sums(law, surf, v, fr, h, i);
         if (rec) {
             v->outF[i] = q.F[0];
             v->outF[v->n + i] = q.F[1];
@@ -57,12 +57,20 @@ BR_HD void cpu_chunk(int law, int rec, const br_set_view *vp, const br_set_frame
                          nc, ns, pen, vt};
 }
 
-/* One specialised chunk loop per law and recording flag, so the law switch
- * inside br_point_step folds away and the loop body has no branches left. */
+/* One specialised chunk loop per law, counter surface and recording flag, so the law and
+ * surface switches inside br_point_step fold away and the loop body has no branches left. */
+#define BR_CPU_SURF(LAW, SURF)                                                      \
+    case SURF:                                                                      \
+        if (v->outF) cpu_chunk(LAW, SURF, 1, v, fr, h, i0, i1, out);                \
+        else cpu_chunk(LAW, SURF, 0, v, fr, h, i0, i1, out);                        \
+        break;
 #define BR_CPU_CASE(LAW)                                                            \
     case LAW:                                                                       \
-        if (v->outF) cpu_chunk(LAW, 1, v, fr, h, i0, i1, out);                      \
-        else cpu_chunk(LAW, 0, v, fr, h, i0, i1, out);                              \
+        switch (fr->surface) {                                                      \
+            BR_CPU_SURF(LAW, BR_SURF_SPHERE)                                        \
+            BR_CPU_SURF(LAW, BR_SURF_CYLINDER)                                      \
+            default: BR_CPU_SURF(LAW, BR_SURF_PLANE)                                \
+        }                                                                           \
         break;
 
 static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,

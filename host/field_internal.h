@@ -8,7 +8,7 @@
 typedef struct br_field_set {
     char name[64];
     int frame_a, frame_b;
-    double plane_p[3], plane_n[3];
+    br_contact_set_desc geom;  /* surface, plane_p, plane_n, radius (the pointers are not kept) */
     br_set_view view;  /* host arrays: the CPU backend works on these directly */
     long partial_off;  /* first slot of this set in the partial-sum buffer */
     long npartial;     /* fixed chunk count: ceil(n / BR_CPU_CHUNK) */

@@ -38,15 +38,15 @@ static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
     free(st);
     /* kinematics at the snapshot state with the shared per-point function */
     br_set_frame fr;
-    br_set_frame_build(cs->desc.plane_p, cs->desc.plane_n, &d->frames[cs->desc.frame_a],
+    br_set_frame_build(&cs->desc, &d->frames[cs->desc.frame_a],
                        &d->frames[cs->desc.frame_b], &fr);
     for (long i = 0; i < n; i++) {
         br_point_kin k;
-        br_kin_plane(&fr, cs->r + 3 * i, &k);
+        br_kin(fr.surface, &fr, cs->r + 3 * i, &k);
         for (int j = 0; j < 3; j++) snap->x[3 * i + j] = fr.xA[j] + k.rw[j];
         snap->vt[i] = k.delta > 0 ? k.v : 0.0;
     }
-    memcpy(snap->nrm, fr.n, sizeof fr.n);
+    memcpy(snap->nrm, fr.surface == BR_SURF_PLANE ? fr.n : fr.ax, sizeof fr.n);
     return 0;
 }
 

@@ -41,6 +41,22 @@ static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, d
         const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
         V[j] = A->v[j] + A->w[j1] * ra[j2] - A->w[j2] * ra[j1] - (B->v[j] + B->w[j1] * rb[j2] - B->w[j2] * rb[j1]);
     }
+    if (cs->desc.surface != BR_SURF_PLANE) {
+        /* curved surface: the normal at the centroid, from the centre (or the axis) to it */
+        double c[3], q[3], ax[3], da = 0, l = 0;
+        for (int j = 0; j < 3; j++) {
+            c[j] = B->x[j] + B->R[3 * j] * cs->desc.plane_p[0] + B->R[3 * j + 1] * cs->desc.plane_p[1] +
+                   B->R[3 * j + 2] * cs->desc.plane_p[2];
+            q[j] = p[j] - c[j], ax[j] = n[j];
+        }
+        if (cs->desc.surface == BR_SURF_CYLINDER) {
+            for (int j = 0; j < 3; j++) da += q[j] * ax[j];
+            for (int j = 0; j < 3; j++) q[j] -= da * ax[j];
+        }
+        for (int j = 0; j < 3; j++) l += q[j] * q[j];
+        l = sqrt(l);
+        for (int j = 0; j < 3; j++) n[j] = l > 0 ? q[j] / l : 0.0;
+    }
     const double vn = V[0] * n[0] + V[1] * n[1] + V[2] * n[2];
     for (int j = 0; j < 3; j++) Vt[j] = V[j] - vn * n[j];
 }

@@ -840,7 +840,7 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
 {
     static const char *const K[] = {"name", "body", "surface", "points", "area", "total_area",
                                     "normal", "friction", "v_stick", NULL};
-    static const char *const KS[] = {"type", "frame", "point", "normal", NULL};
+    static const char *const KS[] = {"type", "frame", "point", "normal", "center", "axis", "radius", NULL};
     static const char *const KN[] = {"law", "sigma", "K", "pK", "D", "d_area", "pD", NULL};
     m->nset = seq ? ylen(c, seq, "contacts") : 0;
     m->cset = calloc((size_t)(m->nset ? m->nset : 1), sizeof *m->cset);
@@ -863,14 +863,31 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
         }
         if (ykeys(c, sf, "surface", KS)) return;
         const char *type = ystring(c, sf, "type", 1);
-        ycheck(c, !type || !strcmp(type, "plane"), yat(c, sf, "type"),
-               "surface type '%s' is not supported (plane)", type ? type : "");
+        if (c->failed) return;
+        d->surface = !strcmp(type, "sphere") ? BR_SURF_SPHERE : !strcmp(type, "cylinder") ? BR_SURF_CYLINDER : 0;
+        ycheck(c, !strcmp(type, "plane") || d->surface != BR_SURF_PLANE, yat(c, sf, "type"),
+               "surface type '%s' is not supported (plane, sphere, cylinder)", type);
         const char *fr = ystring(c, sf, "frame", 0);
         d->frame_b = fr ? yframe(c, m, yat(c, sf, "frame"), fr) : 0;
         ycheck(c, d->frame_a != d->frame_b, sf, "points and surface are on the same frame");
-        static const double z3[3] = {0, 0, 0};
-        yvec(c, sf, "point", 3, 0, z3, d->plane_p);
-        yunit(c, sf, "normal", NULL, d->plane_n);
+        static const double z3[3] = {0, 0, 0}, ez[3] = {0, 0, 1};
+        if (d->surface == BR_SURF_PLANE) {
+            static const char *const KP[] = {"type", "frame", "point", "normal", NULL};
+            if (ykeys(c, sf, "a plane surface", KP)) return;
+            yvec(c, sf, "point", 3, 0, z3, d->plane_p);
+            yunit(c, sf, "normal", NULL, d->plane_n);
+        } else {
+            /* sphere: centre and radius; cylinder: a point of the axis, the axis, the radius */
+            static const char *const KSp[] = {"type", "frame", "center", "radius", NULL};
+            static const char *const KCy[] = {"type", "frame", "center", "axis", "radius", NULL};
+            const int sph = d->surface == BR_SURF_SPHERE;
+            if (ykeys(c, sf, sph ? "a sphere surface" : "a cylinder surface", sph ? KSp : KCy)) return;
+            yvec(c, sf, "center", 3, 1, NULL, d->plane_p);
+            if (sph) memcpy(d->plane_n, ez, sizeof ez);
+            else yunit(c, sf, "axis", NULL, d->plane_n);
+            d->radius = ynum(c, sf, "radius", 1, 0);
+            ycheck(c, d->radius > 0, yat(c, sf, "radius"), "radius must be > 0 (got %g)", d->radius);
+        }
         static const char *const need[] = {"points", "normal", "friction"};
         for (int k = 0; k < 3; k++)
             if (!ymap(c, n, need[k])) yerr(c, n, "missing key '%s' in contact set '%s'", need[k], cs->name);
@@ -888,6 +905,31 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
             for (int j = 0; j < 3; j++) {
                 na[j] = Ra[3 * j] * cs->mesh_normal[0] + Ra[3 * j + 1] * cs->mesh_normal[1] + Ra[3 * j + 2] * cs->mesh_normal[2];
                 nb[j] = Rb[3 * j] * d->plane_n[0] + Rb[3 * j + 1] * d->plane_n[1] + Rb[3 * j + 2] * d->plane_n[2];
+            }
+            if (d->surface != BR_SURF_PLANE) {
+                /* curved surface: its normal toward the face is the direction from its centre
+                 * to the face's centroid (both at t = 0, world axes) */
+                double xa[3] = {0, 0, 0}, xb[3] = {0, 0, 0}, rc[3] = {0, 0, 0}, cw[3], pw[3];
+                if (d->frame_a >= 1 && d->frame_a <= m->nbody) memcpy(xa, m->body[d->frame_a - 1].x0, sizeof xa);
+                if (d->frame_b >= 1 && d->frame_b <= m->nbody) memcpy(xb, m->body[d->frame_b - 1].x0, sizeof xb);
+                if (d->frame_a > m->nbody) memcpy(xa, m->kframe[d->frame_a - 1 - m->nbody].x0, sizeof xa);
+                if (d->frame_b > m->nbody) memcpy(xb, m->kframe[d->frame_b - 1 - m->nbody].x0, sizeof xb);
+                for (long i = 0; i < d->npoints; i++)
+                    for (int j = 0; j < 3; j++) rc[j] += cs->r[3 * i + j] / (double)d->npoints;
+                for (int j = 0; j < 3; j++) {
+                    pw[j] = xa[j] + Ra[3 * j] * rc[0] + Ra[3 * j + 1] * rc[1] + Ra[3 * j + 2] * rc[2];
+                    cw[j] = xb[j] + Rb[3 * j] * d->plane_p[0] + Rb[3 * j + 1] * d->plane_p[1] + Rb[3 * j + 2] * d->plane_p[2];
+                    nb[j] = pw[j] - cw[j];
+                }
+                if (d->surface == BR_SURF_CYLINDER) { /* perpendicular to the axis */
+                    double ax[3], da = 0;
+                    for (int j = 0; j < 3; j++)
+                        ax[j] = Rb[3 * j] * d->plane_n[0] + Rb[3 * j + 1] * d->plane_n[1] + Rb[3 * j + 2] * d->plane_n[2];
+                    for (int j = 0; j < 3; j++) da += nb[j] * ax[j];
+                    for (int j = 0; j < 3; j++) nb[j] -= da * ax[j];
+                }
+                const double l = sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
+                for (int j = 0; j < 3; j++) nb[j] = l > 0 ? nb[j] / l : 0.0;
             }
             ycheck(c, na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2] < 0, yat(c, ymap(c, n, "points"), "mesh"),
                    "the meshed face points away from the surface (its triangles' normals, averaged, make "

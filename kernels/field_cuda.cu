@@ -32,7 +32,7 @@ struct SumsOp {
     }
 };
 
-template <int LAW>
+template <int LAW, int SURF>
 __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_set_frame f, double h,
                                                             br_set_sums *partials)
 {
@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_se
         if (i < v.n) {
             br_set_sums q;
             br_sums_zero(&q);
-            br_point_step(LAW, &v, &f, h, i, &q);
+            br_point_step(LAW, SURF, &v, &f, h, i, &q);
             br_sums_combine(&acc, &q);
             if (v.outF) {
                 v.outF[i] = q.F[0];
@@ -76,6 +76,15 @@ __global__ void __launch_bounds__(kFinishBlock)
 }
 
 long blocks_for(long n) { return (n + (long)kBlock * kItems - 1) / ((long)kBlock * kItems); }
+
+/* law (template), surface -> the kernel specialised for both */
+template <int LAW>
+void launch(int surface, long nb, const br_set_view &v, const br_set_frame &f, double h, br_set_sums *part)
+{
+    if (surface == BR_SURF_SPHERE) field_step_kernel<LAW, BR_SURF_SPHERE><<<nb, kBlock>>>(v, f, h, part);
+    else if (surface == BR_SURF_CYLINDER) field_step_kernel<LAW, BR_SURF_CYLINDER><<<nb, kBlock>>>(v, f, h, part);
+    else field_step_kernel<LAW, BR_SURF_PLANE><<<nb, kBlock>>>(v, f, h, part);
+}
 
 }  // namespace
 
@@ -195,19 +204,13 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
         const long nb = blocks_for(v.n);
         br_set_sums *part = g->partials + g->poff[s];
         switch (v.law) {
-        case BR_LAW_LUGRE3D:
-            field_step_kernel<BR_LAW_LUGRE3D><<<nb, kBlock>>>(v, frames[s], h, part);
-            break;
+        case BR_LAW_LUGRE3D: launch<BR_LAW_LUGRE3D>(frames[s].surface, nb, v, frames[s], h, part); break;
         case BR_LAW_LUGRE3D_CLASSIC:
-            field_step_kernel<BR_LAW_LUGRE3D_CLASSIC><<<nb, kBlock>>>(v, frames[s], h, part);
+            launch<BR_LAW_LUGRE3D_CLASSIC>(frames[s].surface, nb, v, frames[s], h, part);
             break;
-        case BR_LAW_DAHL3D:
-            field_step_kernel<BR_LAW_DAHL3D><<<nb, kBlock>>>(v, frames[s], h, part);
-            break;
-        case BR_LAW_GKF: field_step_kernel<BR_LAW_GKF><<<nb, kBlock>>>(v, frames[s], h, part); break;
-        case BR_LAW_STATIC_REG:
-            field_step_kernel<BR_LAW_STATIC_REG><<<nb, kBlock>>>(v, frames[s], h, part);
-            break;
+        case BR_LAW_DAHL3D: launch<BR_LAW_DAHL3D>(frames[s].surface, nb, v, frames[s], h, part); break;
+        case BR_LAW_GKF: launch<BR_LAW_GKF>(frames[s].surface, nb, v, frames[s], h, part); break;
+        case BR_LAW_STATIC_REG: launch<BR_LAW_STATIC_REG>(frames[s].surface, nb, v, frames[s], h, part); break;
         default:
             if (err && errlen) snprintf(err, errlen, "CUDA backend: unknown law %d", v.law);
             return -1;

@@ -13,7 +13,9 @@
 
 #include "br_hd.h"
 
-enum { BR_SURF_PLANE = 0 };
+/* Counter surfaces (physics.md section 1): a plane, or the outside of a sphere or of an
+ * infinite circular cylinder (closest point and outward normal per contact point). */
+enum { BR_SURF_PLANE = 0, BR_SURF_SPHERE = 1, BR_SURF_CYLINDER = 2, BR_SURF_COUNT = 3 };
 
 /* Per-set, per-step frame data in world axes (built by br_set_frame_build). */
 typedef struct br_set_frame {
@@ -21,9 +23,12 @@ typedef struct br_set_frame {
     double RA[9];  /* attitude of frame A, row-major, body -> world */
     double c[3];   /* relative velocity of A w.r.t. B at A's origin */
     double w[3];   /* relative angular velocity w_A - w_B */
-    double n[3];   /* counter-surface unit normal (world), out of B toward A */
-    double d;      /* n . (e_P - x_A): plane offset measured from A's origin */
-    int surface;   /* BR_SURF_PLANE */
+    double n[3];   /* plane: unit normal (world), out of B toward A */
+    double d;      /* plane: n . (e_P - x_A), the plane offset measured from A's origin */
+    double pc[3];  /* sphere: centre, cylinder: a point of the axis, minus x_A (world) */
+    double ax[3];  /* cylinder: unit axis (world) */
+    double rad;    /* sphere, cylinder: radius */
+    int surface;   /* BR_SURF_* */
 } br_set_frame;
 
 /* Kinematic state of one contact point. */
@@ -33,24 +38,65 @@ typedef struct br_point_kin {
     double deltadot;  /* penetration rate -V.n */
     double Vt[3];     /* tangential (sliding) velocity of A w.r.t. B */
     double v;         /* |Vt| */
+    double n[3];      /* surface normal at the point (world), out of B toward A */
 } br_point_kin;
 
-/* Body-fixed point r (frame A) + set frame -> penetration, rate, sliding velocity. */
-BR_HD void br_kin_plane(const br_set_frame *f, const double r[3], br_point_kin *k)
+/* rw (world offset from A's origin), unit normal n, penetration delta, set frame ->
+ * k filled: relative velocity V = c + w x rw split into normal rate and tangential part */
+BR_HD void br_kin_split(const br_set_frame *f, const double n[3], double delta, br_point_kin *k)
 {
-    br_mat3_vec(f->RA, r, k->rw);
-    k->delta = f->d - br_dot3(f->n, k->rw);
+    k->delta = delta;
     double wr[3], V[3];
     br_cross3(f->w, k->rw, wr);
     V[0] = f->c[0] + wr[0];
     V[1] = f->c[1] + wr[1];
     V[2] = f->c[2] + wr[2];
-    double vn = br_dot3(V, f->n);
+    double vn = br_dot3(V, n);
     k->deltadot = -vn;
-    k->Vt[0] = V[0] - vn * f->n[0];
-    k->Vt[1] = V[1] - vn * f->n[1];
-    k->Vt[2] = V[2] - vn * f->n[2];
+    for (int j = 0; j < 3; j++) {
+        k->n[j] = n[j];
+        k->Vt[j] = V[j] - vn * n[j];
+    }
     k->v = br_norm3(k->Vt);
+}
+
+/* Body-fixed point r (frame A) + set frame (plane) -> penetration, rate, sliding velocity. */
+BR_HD void br_kin_plane(const br_set_frame *f, const double r[3], br_point_kin *k)
+{
+    br_mat3_vec(f->RA, r, k->rw);
+    br_kin_split(f, f->n, f->d - br_dot3(f->n, k->rw), k);
+}
+
+/* ... against the outside of a sphere: normal along the centre-to-point line,
+ * penetration radius minus distance (a point at the centre gets the normal +z) */
+BR_HD void br_kin_sphere(const br_set_frame *f, const double r[3], br_point_kin *k)
+{
+    br_mat3_vec(f->RA, r, k->rw);
+    double d[3] = {k->rw[0] - f->pc[0], k->rw[1] - f->pc[1], k->rw[2] - f->pc[2]};
+    const double dist = br_norm3(d), inv = dist > 0.0 ? 1.0 / dist : 0.0;
+    double n[3] = {d[0] * inv, d[1] * inv, dist > 0.0 ? d[2] * inv : 1.0};
+    br_kin_split(f, n, f->rad - dist, k);
+}
+
+/* ... against the outside of an infinite cylinder: normal along the perpendicular from the
+ * axis, penetration radius minus distance to the axis */
+BR_HD void br_kin_cylinder(const br_set_frame *f, const double r[3], br_point_kin *k)
+{
+    br_mat3_vec(f->RA, r, k->rw);
+    double d[3] = {k->rw[0] - f->pc[0], k->rw[1] - f->pc[1], k->rw[2] - f->pc[2]};
+    const double da = br_dot3(d, f->ax);
+    for (int j = 0; j < 3; j++) d[j] -= da * f->ax[j];
+    const double dist = br_norm3(d), inv = dist > 0.0 ? 1.0 / dist : 0.0;
+    double n[3] = {d[0] * inv, d[1] * inv, d[2] * inv};
+    br_kin_split(f, n, f->rad - dist, k);
+}
+
+/* surface (a constant in both backends' loops), set frame, point -> kinematics */
+BR_HD void br_kin(int surface, const br_set_frame *f, const double r[3], br_point_kin *k)
+{
+    if (surface == BR_SURF_SPHERE) br_kin_sphere(f, r, k);
+    else if (surface == BR_SURF_CYLINDER) br_kin_cylinder(f, r, k);
+    else br_kin_plane(f, r, k);
 }
 
 #endif

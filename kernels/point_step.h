@@ -2,8 +2,9 @@
  * (host/field_cpu.c) and the CUDA kernel (kernels/field_cuda.cu):
  *     body point + set frame -> kinematics (1) -> Hunt-Crossley N (2)
  *     -> friction law and state update (3) -> contribution to the set sums (6).
- * Per-point data live in structure-of-arrays form; a set's law is passed as a
- * compile-time constant by both backends so the law switch folds away. */
+ * Per-point data live in structure-of-arrays form; a set's law and counter
+ * surface are passed as compile-time constants by both backends so the law and
+ * surface switches fold away. */
 #ifndef BR_POINT_STEP_H
 #define BR_POINT_STEP_H
 
@@ -100,12 +101,12 @@ BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, co
  * and acc->N are the point's friction force on A and normal force). Out of contact (delta <= 0)
  * the point carries no force and its bristle state is reset to zero. Every
  * branch is a select: the CPU loop vectorizes and GPU threads do not diverge. */
-BR_HD void br_point_step(int law, const br_set_view *s, const br_set_frame *f, double h, long i,
-                         br_set_sums *acc)
+BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
+                         long i, br_set_sums *acc)
 {
     const double r[3] = {s->rx[i], s->ry[i], s->rz[i]};
     br_point_kin k;
-    br_kin_plane(f, r, &k);
+    br_kin(surface, f, r, &k);
     double *st = s->state + i;
     const long stride = s->n;
     const int in = k.delta > 0.0;
@@ -119,7 +120,7 @@ BR_HD void br_point_step(int law, const br_set_view *s, const br_set_frame *f, d
     const double Kd_all = K * br_pow_half(k.delta, s->normal.pK); /* NaN for delta < 0 */
     const double Kd = in ? Kd_all : 0.0;
     const double Eb = br_friction_stored_energy(law, &s->fric, N, st, stride);
-    br_sums_add_point(acc, in, &k, f->n, N, Kd, s->normal.pK, F, P, Eb, s->v_stick);
+    br_sums_add_point(acc, in, &k, k.n, N, Kd, s->normal.pK, F, P, Eb, s->v_stick);
 }
 
 /* Point i of set s over a step of length h, as br_point_step, with its
@@ -127,12 +128,12 @@ BR_HD void br_point_step(int law, const br_set_view *s, const br_set_frame *f, d
  * friction force on A and normal force). Returned by value: a vectorized
  * caller then has no addressable per-point aggregate in its loop body (gcc
  * turns one into a per-lane array in memory, which does not vectorize). */
-BR_HD br_set_sums br_point_sums(int law, const br_set_view *s, const br_set_frame *f, double h,
-                                long i)
+BR_HD br_set_sums br_point_sums(int law, int surface, const br_set_view *s, const br_set_frame *f,
+                                double h, long i)
 {
     br_set_sums q;
     br_sums_zero(&q);
-    br_point_step(law, s, f, h, i, &q);
+    br_point_step(law, surface, s, f, h, i, &q);
     return q;
 }
 

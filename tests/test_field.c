@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,7 +201,7 @@ Test(field, field_equals_sum_of_single_points, .timeout = 120)
             cr_assert_eq(br_field_step(f, fr, h, &rf, err, sizeof err), 0);
             br_set_frame sf;
             br_set_sums m;
-            br_set_frame_build(pa.desc.plane_p, pa.desc.plane_n, &fr[1], &fr[0], &sf);
+            br_set_frame_build(&pa.desc, &fr[1], &fr[0], &sf);
             br_baseline_step(b, &sf, h, &m);
             memset(&rb, 0, sizeof rb);
             E += m.P * h;
@@ -339,3 +340,124 @@ Test(field, cuda_request_without_gpu_is_an_error)
     cr_assert_str_eq(br_field_backend_name(f), "cpu");
     br_field_destroy(f);
 }
+
+/* Curved counter surfaces (physics.md section 1): random frames for A and B, 400 points
+ * around the outside of a sphere (then a cylinder) on B. Each point's normal force equals
+ * Hunt-Crossley evaluated here from its own geometry (closest point, outward normal,
+ * penetration R - distance, rate -V.n), to 2e-9 of the largest point force: the two
+ * computations subtract different coordinates of up to 0.3 m to get penetrations of up
+ * to 2e-7 m, so a few ulp of the coordinates (1e-16 m) move N = K delta^2 by up to
+ * 2 dDelta / delta_max = 1e-9 of the largest force. Its friction force lies in the tangent
+ * plane (|F.n| < 1e-12 |F|) and opposes the sliding velocity (gkf: parallel to -V_t). */
+static void curved_case(int surface)
+{
+    enum { NP = 400 };
+    unsigned seed = 11u + (unsigned)surface;
+    br_frame_state fr[2];
+    memset(fr, 0, sizeof fr);
+    random_rotation(&seed, fr[0].R);
+    random_rotation(&seed, fr[1].R);
+    for (int j = 0; j < 3; j++) {
+        fr[0].x[j] = 0.3 * (rand_r(&seed) / (double)RAND_MAX - 0.5);
+        fr[1].x[j] = 0.3 * (rand_r(&seed) / (double)RAND_MAX - 0.5);
+        fr[0].v[j] = 0.02 * (rand_r(&seed) / (double)RAND_MAX - 0.5);
+        fr[1].v[j] = 0.02 * (rand_r(&seed) / (double)RAND_MAX - 0.5);
+        fr[0].w[j] = 0.5 * (rand_r(&seed) / (double)RAND_MAX - 0.5);
+        fr[1].w[j] = 0.5 * (rand_r(&seed) / (double)RAND_MAX - 0.5);
+    }
+    const double Rs = 0.05, pc[3] = {0.01, -0.02, 0.03}, axB[3] = {0.6, 0.0, 0.8};
+    double c[3], ax[3];
+    for (int j = 0; j < 3; j++) {
+        c[j] = fr[0].x[j] + fr[0].R[3 * j] * pc[0] + fr[0].R[3 * j + 1] * pc[1] + fr[0].R[3 * j + 2] * pc[2];
+        ax[j] = fr[0].R[3 * j] * axB[0] + fr[0].R[3 * j + 1] * axB[1] + fr[0].R[3 * j + 2] * axB[2];
+    }
+    /* points: world positions on random directions at distance R (1 +- 4e-6) from the centre
+     * (or the axis), mapped into A's frame */
+    static double r[3 * NP];
+    for (int i = 0; i < NP; i++) {
+        double u[3], l = 0;
+        for (int j = 0; j < 3; j++) u[j] = rand_r(&seed) / (double)RAND_MAX - 0.5;
+        if (surface == BR_SURF_CYLINDER) {
+            double ua = u[0] * ax[0] + u[1] * ax[1] + u[2] * ax[2];
+            for (int j = 0; j < 3; j++) u[j] -= ua * ax[j];
+        }
+        for (int j = 0; j < 3; j++) l += u[j] * u[j];
+        l = sqrt(l);
+        const double dist = Rs * (1.0 + 4e-6 * (2.0 * rand_r(&seed) / RAND_MAX - 1.0));
+        const double along = surface == BR_SURF_CYLINDER ? 0.1 * (rand_r(&seed) / (double)RAND_MAX - 0.5) : 0.0;
+        double e[3];
+        for (int j = 0; j < 3; j++) e[j] = c[j] + dist * u[j] / l + along * ax[j] - fr[1].x[j];
+        for (int j = 0; j < 3; j++) /* R_A^T e */
+            r[3 * i + j] = fr[1].R[j] * e[0] + fr[1].R[3 + j] * e[1] + fr[1].R[6 + j] * e[2];
+    }
+    br_contact_set_desc d = one_point(r, BR_LAW_GKF);
+    d.npoints = NP;
+    d.fric.eps = 1e-4;
+    d.surface = surface;
+    d.radius = Rs;
+    memcpy(d.plane_p, pc, sizeof pc);
+    memcpy(d.plane_n, axB, sizeof axB);
+    char err[256];
+    br_field *f = br_field_create(&d, 1, BR_BACKEND_CPU, err, sizeof err);
+    cr_assert_not_null(f, "%s", err);
+    br_field_record_points(f, 1);
+    br_set_result res;
+    /* frames: index 0 is B (the surface), 1 is A (the points) as in one_point */
+    cr_assert_eq(br_field_step(f, fr, 1e-5, &res, err, sizeof err), 0, "%s", err);
+    static double F[3 * NP], N[NP];
+    cr_assert_eq(br_field_points(f, 0, F, N), 0);
+    double worstN = 0, worstT = 0, worstDir = 0, Nsum = 0, Nmax = 0;
+    int incontact = 0;
+    for (int i = 0; i < NP; i++) {
+        double e[3], dv[3], V[3], n[3], l = 0;
+        for (int j = 0; j < 3; j++)
+            e[j] = fr[1].x[j] + fr[1].R[3 * j] * r[3 * i] + fr[1].R[3 * j + 1] * r[3 * i + 1] + fr[1].R[3 * j + 2] * r[3 * i + 2];
+        for (int j = 0; j < 3; j++) dv[j] = e[j] - c[j];
+        if (surface == BR_SURF_CYLINDER) {
+            const double da = dv[0] * ax[0] + dv[1] * ax[1] + dv[2] * ax[2];
+            for (int j = 0; j < 3; j++) dv[j] -= da * ax[j];
+        }
+        for (int j = 0; j < 3; j++) l += dv[j] * dv[j];
+        l = sqrt(l);
+        for (int j = 0; j < 3; j++) n[j] = dv[j] / l;
+        const double delta = Rs - l;
+        const double ra[3] = {e[0] - fr[1].x[0], e[1] - fr[1].x[1], e[2] - fr[1].x[2]};
+        const double rb[3] = {e[0] - fr[0].x[0], e[1] - fr[0].x[1], e[2] - fr[0].x[2]};
+        for (int j = 0; j < 3; j++) {
+            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            V[j] = fr[1].v[j] + fr[1].w[j1] * ra[j2] - fr[1].w[j2] * ra[j1] -
+                   (fr[0].v[j] + fr[0].w[j1] * rb[j2] - fr[0].w[j2] * rb[j1]);
+        }
+        const double vn = V[0] * n[0] + V[1] * n[1] + V[2] * n[2];
+        double Nexp = delta > 0 ? d.K0 * delta * delta + d.D0 * sqrt(delta) * (-vn) : 0.0;
+        Nexp = Nexp > 0 ? Nexp : 0.0;
+        worstN = fmax(worstN, fabs(N[i] - Nexp));
+        Nmax = fmax(Nmax, Nexp);
+        Nsum += N[i];
+        incontact += delta > 0;
+        const double *Fi = F + 3 * i, Fm = sqrt(Fi[0] * Fi[0] + Fi[1] * Fi[1] + Fi[2] * Fi[2]);
+        if (Fm > 0) {
+            double Vt[3], cr3[3];
+            for (int j = 0; j < 3; j++) Vt[j] = V[j] - vn * n[j];
+            worstT = fmax(worstT, fabs(Fi[0] * n[0] + Fi[1] * n[1] + Fi[2] * n[2]) / Fm);
+            cr3[0] = Fi[1] * Vt[2] - Fi[2] * Vt[1], cr3[1] = Fi[2] * Vt[0] - Fi[0] * Vt[2], cr3[2] = Fi[0] * Vt[1] - Fi[1] * Vt[0];
+            const double vtm = sqrt(Vt[0] * Vt[0] + Vt[1] * Vt[1] + Vt[2] * Vt[2]);
+            const double dot = Fi[0] * Vt[0] + Fi[1] * Vt[1] + Fi[2] * Vt[2];
+            worstDir = fmax(worstDir, sqrt(cr3[0] * cr3[0] + cr3[1] * cr3[1] + cr3[2] * cr3[2]) / (Fm * vtm));
+            cr_expect(dot < 0, "point %d: friction on A does not oppose the sliding velocity", i);
+        }
+    }
+    worstN /= Nmax;
+    printf("field: %s: %d of %d points in contact, total N %.6g N; per-point N vs geometry %.2g, |F.n|/|F| %.2g, "
+           "|F x Vt|/(|F||Vt|) %.2g\n",
+           surface == BR_SURF_SPHERE ? "sphere" : "cylinder", incontact, NP, Nsum, worstN, worstT, worstDir);
+    cr_expect(incontact > NP / 4 && incontact < 3 * NP / 4);
+    cr_expect(fabs(res.N - Nsum) < 1e-12 * Nsum);
+    cr_expect(worstN < 2e-9);
+    cr_expect(worstT < 1e-12 && worstDir < 1e-12);
+    br_field_destroy(f);
+}
+
+Test(field, sphere_counter_surface) { curved_case(BR_SURF_SPHERE); }
+
+Test(field, cylinder_counter_surface) { curved_case(BR_SURF_CYLINDER); }
