@@ -257,3 +257,10 @@ Test(cli, builtin_demo_is_cube_00)
         cr_expect(stat(path, &sb) == 0 && sb.st_size > 1000, "missing or tiny %s", png[k]);
     }
 }
+
+/* A bad mesh in a scenario: exit 2, the scenario line of the mesh key and the mesh file named. */
+Test(cli, bad_mesh_is_rejected_with_the_scenario_line)
+{
+    write_file("nan.obj", "v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    expect_bad("mesh.yaml", base_with(18, "    points: {mesh: {file: nan.obj}}\n"), 18, "nan.obj: vertex 0 has a non-finite coordinate");
+}
