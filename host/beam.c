@@ -19,12 +19,6 @@
 
 #include "rigid.h"
 
-static void cross(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 void br_beam_element(double E, double nu, double rho, double b, double t, const double e[3],
                      const double w[3], double L, double Kg[144], double Mg[144])
@@ -65,7 +59,7 @@ void br_beam_element(double E, double nu, double rho, double b, double t, const 
 #undef M
     /* local axes as rows of Lam: x = e, y = w, z = e x w */
     double z[3];
-    cross(e, w, z);
+    br_cross3(e, w, z);
     const double Lam[9] = {e[0], e[1], e[2], w[0], w[1], w[2], z[0], z[1], z[2]};
     /* global = T^T local T, T block-diagonal with Lam: g_ij = sum_ab T_ai l_ab T_bj */
     double T[144] = {0};
@@ -208,7 +202,7 @@ void br_struct_body_frame(const br_struct *s, const br_body *b, int node, const 
         }
     for (int i = 0; i < 3; i++) Ro[i] = dR[3 * i] * b->offset[0] + dR[3 * i + 1] * b->offset[1] + dR[3 * i + 2] * b->offset[2];
     double wr[3];
-    cross(vn + 3, Ro, wr);
+    br_cross3(vn + 3, Ro, wr);
     for (int j = 0; j < 3; j++) {
         out->x[j] = s->X[3 * node + j] + un[j] + Ro[j];
         out->v[j] = vn[j] + wr[j];
@@ -221,7 +215,7 @@ void br_struct_add_force(const br_struct *s, int node, const double xnode[3], co
 {
     const double r[3] = {p[0] - xnode[0], p[1] - xnode[1], p[2] - xnode[2]};
     double t[3];
-    cross(r, f, t);
+    br_cross3(r, f, t);
     for (int j = 0; j < 3; j++) {
         const int gu = s->dof[6 * node + j], gt = s->dof[6 * node + 3 + j];
         if (gu >= 0) g[gu] += f[j];
@@ -250,7 +244,7 @@ static void point_map(const br_struct *s, int node, const double p[3], double *G
         if (gt < 0) continue;
         double e[3] = {0, 0, 0}, c[3];
         e[j] = 1.0;
-        cross(e, r, c); /* theta_j e_j x r */
+        br_cross3(e, r, c); /* theta_j e_j x r */
         for (int i = 0; i < 3; i++) G[3 * gt + i] = c[i];
     }
 }

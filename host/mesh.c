@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "br_hd.h"
+
 void br_mesh_free(br_mesh *m)
 {
     if (!m) return;
@@ -27,8 +29,6 @@ static void tri_cross(const br_mesh *m, long t, double c[3])
     c[1] = u[2] * v[0] - u[0] * v[2];
     c[2] = u[0] * v[1] - u[1] * v[0];
 }
-
-static double norm3(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
 
 typedef struct edge {
     long lo, hi;
@@ -127,7 +127,7 @@ br_mesh *br_mesh_load(const char *path, double scale, const double R[9], const d
     for (long k = 0; k < m->nt; k++) {
         double c[3];
         tri_cross(m, k, c);
-        if (norm3(c) <= 1e-12 * diag) {
+        if (br_norm3(c) <= 1e-12 * diag) {
             degenerate++;
             continue;
         }
@@ -158,7 +158,7 @@ double br_mesh_area(const br_mesh *m)
     for (long t = 0; t < m->nt; t++) {
         double c[3];
         tri_cross(m, t, c);
-        a += 0.5 * norm3(c);
+        a += 0.5 * br_norm3(c);
     }
     return a;
 }
@@ -171,7 +171,7 @@ void br_mesh_normal(const br_mesh *m, double n[3])
         tri_cross(m, t, c);
         for (int j = 0; j < 3; j++) s[j] += c[j];
     }
-    const double l = norm3(s);
+    const double l = br_norm3(s);
     for (int j = 0; j < 3; j++) n[j] = l > 0 ? s[j] / l : 0.0;
 }
 
@@ -184,7 +184,7 @@ long br_mesh_sample_vertices(const br_mesh *m, double **r, double **area)
     for (long t = 0; t < m->nt; t++) {
         double c[3];
         tri_cross(m, t, c);
-        const double a3 = norm3(c) / 6.0;
+        const double a3 = br_norm3(c) / 6.0;
         for (int k = 0; k < 3; k++) (*area)[m->T[3 * t + k]] += a3;
     }
     /* vertices used by no triangle carry no area: drop them */
@@ -207,7 +207,7 @@ long br_mesh_sample_spacing(const br_mesh *m, double h, double **r, double **are
         for (int e = 0; e < 3; e++) {
             const double *a = m->V + 3 * m->T[3 * t + e], *b = m->V + 3 * m->T[3 * t + (e + 1) % 3];
             const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-            L = fmax(L, norm3(d));
+            L = fmax(L, br_norm3(d));
         }
         const double k = ceil(L / h);
         kk[t] = k < 1 ? 1 : k > 4096 ? 4096 : (int)k;
@@ -225,7 +225,7 @@ long br_mesh_sample_spacing(const br_mesh *m, double h, double **r, double **are
         double c[3];
         tri_cross(m, t, c);
         const int k = kk[t];
-        const double sub = 0.5 * norm3(c) / ((double)k * k);
+        const double sub = 0.5 * br_norm3(c) / ((double)k * k);
         /* barycentric lattice: upward triangles (i, j), (i+1, j), (i, j+1) and downward ones */
         for (int i = 0; i < k; i++)
             for (int j = 0; i + j < k; j++)

@@ -208,14 +208,12 @@ static int ylen(ysrc *c, ynode *n, const char *what)
 
 static ynode *yitem(ysrc *c, ynode *seq, int k) { return yget(c, seq->data.sequence.items.start[k]); }
 
-static double norm3(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
-
 /* map[key] -> unit 3-vector (required unless def) with the check |n| = 1 within 1e-9 */
 static void yunit(ysrc *c, ynode *map, const char *key, const double *def, double out[3])
 {
     yvec(c, map, key, 3, def == NULL, def, out);
     if (c->failed) return;
-    const double n = norm3(out);
+    const double n = br_norm3(out);
     ycheck(c, n > 0.0, yat(c, map, key), "%s is a zero vector", key);
     ycheck(c, fabs(n - 1.0) < 1e-9, yat(c, map, key),
            "%s must be a unit vector (its length is %.17g)", key, n);
@@ -372,7 +370,7 @@ static void read_beams(ysrc *c, ynode *seq, br_model *m)
             if (i > 0) {
                 const double *a = B->X + 3 * i - 3, *b2 = B->X + 3 * i;
                 const double d[3] = {b2[0] - a[0], b2[1] - a[1], b2[2] - a[2]};
-                ycheck(c, norm3(d) > 0, it, "node %d coincides with node %d", i, i - 1);
+                ycheck(c, br_norm3(d) > 0, it, "node %d coincides with node %d", i, i - 1);
             }
         }
         ynode *cl = ymap(c, n, "clamp");
@@ -399,7 +397,7 @@ static void read_beams(ysrc *c, ynode *seq, br_model *m)
         for (int i = 0; i + 1 < nn && !c->failed; i++) {
             const double *a = B->X + 3 * i, *b2 = B->X + 3 * i + 3;
             double d[3] = {b2[0] - a[0], b2[1] - a[1], b2[2] - a[2]};
-            const double L = norm3(d);
+            const double L = br_norm3(d);
             ycheck(c, fabs(d[0] * B->width[0] + d[1] * B->width[1] + d[2] * B->width[2]) < 1e-9 * L,
                    yat(c, sec, "width_axis"), "width_axis must be normal to every element (element %d)", i);
         }
@@ -773,7 +771,7 @@ static void read_points(ysrc *c, ynode *n, br_cset *cs)
         if (c->failed) return;
         ycheck(c, fabs(u[0] * nz[0] + u[1] * nz[1] + u[2] * nz[2]) < 1e-9, yat(c, g, "start"),
                "start must be perpendicular to normal");
-        v[0] = nz[1] * u[2] - nz[2] * u[1], v[1] = nz[2] * u[0] - nz[0] * u[2], v[2] = nz[0] * u[1] - nz[1] * u[0];
+        br_cross3(nz, u, v);
         if (annulus) {
             /* count: [radial, around]; point k of ring j at the area centroid radius of its sector,
              * (2/3)(r1^3 - r0^3)/(r1^2 - r0^2), so sum A_i r_i is the exact integral of r dA */

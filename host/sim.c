@@ -8,21 +8,6 @@
 
 #include "rigid.h"
 
-static void cross(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-/* R, p -> R p */
-static void rot(const double R[9], const double p[3], double out[3])
-{
-    for (int i = 0; i < 3; i++) out[i] = R[3 * i] * p[0] + R[3 * i + 1] * p[1] + R[3 * i + 2] * p[2];
-}
-
 /* frame index -> body index, or -1 for the ground and kinematic frames */
 static int frame_body(const br_model *m, int fr) { return fr >= 1 && fr <= m->nbody ? fr - 1 : -1; }
 
@@ -200,13 +185,13 @@ static void add_force(const br_model *m, br_data *d, int fr, const double f[3], 
     const int b = frame_body(m, fr);
     const br_frame_state *fs = &d->frames[fr];
     double r[3] = {p[0] - fs->x[0], p[1] - fs->x[1], p[2] - fs->x[2]}, t[3];
-    cross(r, f, t);
+    br_cross3(r, f, t);
     if (b < 0) {
         /* ground or prescribed frame: its driver does the work f does not */
         double vp[3];
-        cross(fs->w, r, vp);
+        br_cross3(fs->w, r, vp);
         for (int j = 0; j < 3; j++) vp[j] += fs->v[j];
-        d->p_drive -= dot(f, vp);
+        d->p_drive -= br_dot3(f, vp);
         return;
     }
     const int node = body_node(m, d, b);
@@ -230,7 +215,7 @@ static void add_wrench(const br_model *m, br_data *d, int fr, const double F[3],
 {
     const int b = frame_body(m, fr);
     if (b < 0) {
-        d->p_drive -= dot(F, d->frames[fr].v) + dot(M, d->frames[fr].w);
+        d->p_drive -= br_dot3(F, d->frames[fr].v) + br_dot3(M, d->frames[fr].w);
         return;
     }
     const int node = body_node(m, d, b);
@@ -279,7 +264,7 @@ void br_fwd_loads(const br_model *m, br_data *d)
         const double a = br_timefn_eval(&L->mag, on_struct ? d->t + d->tau_s : d->t);
         d->load_val[l] = a;
         double dir[3], f[3];
-        if (L->body_axes) rot(fs->R, L->dir, dir);
+        if (L->body_axes) br_mat3_vec(fs->R, L->dir, dir);
         else memcpy(dir, L->dir, sizeof dir);
         for (int j = 0; j < 3; j++) f[j] = a * dir[j];
         const int b = frame_body(m, L->frame);
@@ -290,7 +275,7 @@ void br_fwd_loads(const br_model *m, br_data *d)
             for (int j = 0; j < 3; j++) d->tau[3 * b + j] += f[j], d->text[3 * b + j] += f[j];
         } else {
             double p[3];
-            rot(fs->R, L->point, p);
+            br_mat3_vec(fs->R, L->point, p);
             for (int j = 0; j < 3; j++) p[j] += fs->x[j];
             add_force(m, d, L->frame, f, p, 1);
         }
@@ -300,20 +285,20 @@ void br_fwd_loads(const br_model *m, br_data *d)
         const br_spring *S = &m->spring[k];
         const br_frame_state *A = &d->frames[S->frame_a], *B = &d->frames[S->frame_b];
         double ra[3], rb[3], pa[3], pb[3], va[3], vb[3], dd[3], dv[3], F[3], mF[3];
-        rot(A->R, S->pa, ra);
-        rot(B->R, S->pb, rb);
-        cross(A->w, ra, va);
-        cross(B->w, rb, vb);
+        br_mat3_vec(A->R, S->pa, ra);
+        br_mat3_vec(B->R, S->pb, rb);
+        br_cross3(A->w, ra, va);
+        br_cross3(B->w, rb, vb);
         for (int j = 0; j < 3; j++) {
             pa[j] = A->x[j] + ra[j], pb[j] = B->x[j] + rb[j];
             va[j] += A->v[j], vb[j] += B->v[j];
             dd[j] = pb[j] - pa[j], dv[j] = vb[j] - va[j];
         }
         if (S->rest > 0.0) {
-            const double L = sqrt(dot(dd, dd));
+            const double L = sqrt(br_dot3(dd, dd));
             double e[3] = {0, 0, 0};
             if (L > 0) for (int j = 0; j < 3; j++) e[j] = dd[j] / L;
-            const double rate = dot(dv, e);
+            const double rate = br_dot3(dv, e);
             const double mag = S->k * (L - S->rest) + S->c * rate;
             for (int j = 0; j < 3; j++) F[j] = mag * e[j];
             d->spring_val[k] = mag;
@@ -321,9 +306,9 @@ void br_fwd_loads(const br_model *m, br_data *d)
             d->p_spring_loss += S->c * rate * rate;
         } else {
             for (int j = 0; j < 3; j++) F[j] = S->k * dd[j] + S->c * dv[j];
-            d->spring_val[k] = sqrt(dot(F, F));
-            en->spring += 0.5 * S->k * dot(dd, dd);
-            d->p_spring_loss += S->c * dot(dv, dv);
+            d->spring_val[k] = sqrt(br_dot3(F, F));
+            en->spring += 0.5 * S->k * br_dot3(dd, dd);
+            d->p_spring_loss += S->c * br_dot3(dv, dv);
         }
         for (int j = 0; j < 3; j++) mF[j] = -F[j];
         add_force(m, d, S->frame_a, F, pa, 0);
@@ -384,7 +369,7 @@ void br_integrate(const br_model *m, br_data *d, double h)
         }
         br_quat_advance(q, w, h);
         /* midpoint velocities make h f . v_mid the exact kinetic-energy change of the translation */
-        work += dot(d->fext + 3 * b, vm) + dot(d->text + 3 * b, wm);
+        work += br_dot3(d->fext + 3 * b, vm) + br_dot3(d->text + 3 * b, wm);
     }
     d->en.work_in += h * (work + d->p_drive);
     d->en.spring_loss += h * d->p_spring_loss;

@@ -53,7 +53,6 @@ typedef struct br_data {
     double *spring_val;        /* per spring: signed force magnitude at t */
     br_energy_terms en;
     double res_ref;            /* reference for residual_rel: largest input energy so far */
-    double max_residual_rel;   /* largest residual_rel seen at a step */
     double *E_upto, *End_upto; /* per set: friction and normal-damping energy up to t */
     double p_drive;            /* power the prescribed frames (kinematic frames) put in at t */
     double p_spring_loss;      /* power dissipated by spring dampers at t */
