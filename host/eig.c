@@ -65,14 +65,14 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
         }
         const br_frame_state *A = &d->frames[cs->frame_a], *B = &d->frames[cs->frame_b];
         double nw[3];
-        for (int i = 0; i < 3; i++)
-            nw[i] = B->R[3 * i] * cs->plane_n[0] + B->R[3 * i + 1] * cs->plane_n[1] + B->R[3 * i + 2] * cs->plane_n[2];
+        br_mat3_vec(B->R, cs->plane_n, nw);
         for (long i = 0; i < np; i++) {
             const double N = F[3 * np + i];
             if (!(N > 0)) continue;
             const double *r = cs->r + 3 * i;
             double p[3];
-            for (int j = 0; j < 3; j++) p[j] = A->x[j] + A->R[3 * j] * r[0] + A->R[3 * j + 1] * r[1] + A->R[3 * j + 2] * r[2];
+            br_mat3_vec(A->R, r, p);
+            for (int j = 0; j < 3; j++) p[j] += A->x[j];
             /* N = K delta^pK (static): dN/ddelta = pK N / delta, delta = (N / K)^(1/pK) */
             const double K = cs->K ? cs->K[i] : cs->K0;
             const double delta = pow(N / K, 1.0 / cs->normal.pK);

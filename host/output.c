@@ -22,43 +22,19 @@ int br_output_col_set(const br_model *m, int s) { return 1 + NB * m->nbody + NS 
 
 int br_output_col_energy(const br_model *m) { return br_output_ncols(m) - NE; }
 
-/* set, frames -> tangential velocity of A relative to B at the centroid of the set's points */
+/* set, frames -> tangential velocity of A relative to B at the centroid of the set's points,
+ * from the same per-set frame and per-point kinematics (br_kin) the field uses */
 static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, double Vt[3])
 {
-    const br_frame_state *A = &frames[cs->desc.frame_a], *B = &frames[cs->desc.frame_b];
-    double rc[3] = {0, 0, 0}, p[3], n[3], V[3];
+    double rc[3] = {0, 0, 0};
     const long np = cs->desc.npoints;
     for (long i = 0; i < np; i++)
         for (int j = 0; j < 3; j++) rc[j] += cs->r[3 * i + j] / (double)np;
-    for (int j = 0; j < 3; j++) {
-        p[j] = A->x[j] + A->R[3 * j] * rc[0] + A->R[3 * j + 1] * rc[1] + A->R[3 * j + 2] * rc[2];
-        n[j] = B->R[3 * j] * cs->desc.plane_n[0] + B->R[3 * j + 1] * cs->desc.plane_n[1] +
-               B->R[3 * j + 2] * cs->desc.plane_n[2];
-    }
-    const double ra[3] = {p[0] - A->x[0], p[1] - A->x[1], p[2] - A->x[2]};
-    const double rb[3] = {p[0] - B->x[0], p[1] - B->x[1], p[2] - B->x[2]};
-    for (int j = 0; j < 3; j++) {
-        const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-        V[j] = A->v[j] + A->w[j1] * ra[j2] - A->w[j2] * ra[j1] - (B->v[j] + B->w[j1] * rb[j2] - B->w[j2] * rb[j1]);
-    }
-    if (cs->desc.surface != BR_SURF_PLANE) {
-        /* curved surface: the normal at the centroid, from the centre (or the axis) to it */
-        double c[3], q[3], ax[3], da = 0, l = 0;
-        for (int j = 0; j < 3; j++) {
-            c[j] = B->x[j] + B->R[3 * j] * cs->desc.plane_p[0] + B->R[3 * j + 1] * cs->desc.plane_p[1] +
-                   B->R[3 * j + 2] * cs->desc.plane_p[2];
-            q[j] = p[j] - c[j], ax[j] = n[j];
-        }
-        if (cs->desc.surface == BR_SURF_CYLINDER) {
-            for (int j = 0; j < 3; j++) da += q[j] * ax[j];
-            for (int j = 0; j < 3; j++) q[j] -= da * ax[j];
-        }
-        for (int j = 0; j < 3; j++) l += q[j] * q[j];
-        l = sqrt(l);
-        for (int j = 0; j < 3; j++) n[j] = l > 0 ? q[j] / l : 0.0;
-    }
-    const double vn = V[0] * n[0] + V[1] * n[1] + V[2] * n[2];
-    for (int j = 0; j < 3; j++) Vt[j] = V[j] - vn * n[j];
+    br_set_frame fr;
+    br_set_frame_build(&cs->desc, &frames[cs->desc.frame_a], &frames[cs->desc.frame_b], &fr);
+    br_point_kin k;
+    br_kin(fr.surface, &fr, rc, &k);
+    for (int j = 0; j < 3; j++) Vt[j] = k.Vt[j];
 }
 
 int br_output_ncols(const br_model *m)

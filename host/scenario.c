@@ -834,6 +834,18 @@ static void read_points(ysrc *c, ynode *n, br_cset *cs)
     cs->desc.npoints = np;
 }
 
+/* model, frame index -> the frame's pose at t = 0 (zero twist) */
+static void initial_frame(const br_model *m, int fr, br_frame_state *out)
+{
+    static const double q1[4] = {1, 0, 0, 0};
+    const double *x = NULL, *q = q1;
+    if (fr >= 1 && fr <= m->nbody) x = m->body[fr - 1].x0, q = m->body[fr - 1].q0;
+    else if (fr > m->nbody) x = m->kframe[fr - 1 - m->nbody].x0, q = m->kframe[fr - 1 - m->nbody].q0;
+    memset(out, 0, sizeof *out);
+    if (x) memcpy(out->x, x, sizeof out->x);
+    br_quat_to_R(q, out->R);
+}
+
 static void read_contacts(ysrc *c, ynode *seq, br_model *m)
 {
     static const char *const K[] = {"name", "body", "surface", "points", "area", "total_area",
@@ -892,47 +904,24 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
         read_points(c, ymap(c, n, "points"), cs);
         if (c->failed) return;
         if (cs->meshed) {
-            /* the meshed face must face the counter surface at t = 0 */
-            double qa[4] = {1, 0, 0, 0}, qb[4] = {1, 0, 0, 0}, Ra[9], Rb[9], na[3], nb[3];
-            if (d->frame_a >= 1 && d->frame_a <= m->nbody) memcpy(qa, m->body[d->frame_a - 1].q0, sizeof qa);
-            if (d->frame_b >= 1 && d->frame_b <= m->nbody) memcpy(qb, m->body[d->frame_b - 1].q0, sizeof qb);
-            if (d->frame_a > m->nbody) memcpy(qa, m->kframe[d->frame_a - 1 - m->nbody].q0, sizeof qa);
-            if (d->frame_b > m->nbody) memcpy(qb, m->kframe[d->frame_b - 1 - m->nbody].q0, sizeof qb);
-            br_quat_to_R(qa, Ra);
-            br_quat_to_R(qb, Rb);
-            for (int j = 0; j < 3; j++) {
-                na[j] = Ra[3 * j] * cs->mesh_normal[0] + Ra[3 * j + 1] * cs->mesh_normal[1] + Ra[3 * j + 2] * cs->mesh_normal[2];
-                nb[j] = Rb[3 * j] * d->plane_n[0] + Rb[3 * j + 1] * d->plane_n[1] + Rb[3 * j + 2] * d->plane_n[2];
-            }
-            if (d->surface != BR_SURF_PLANE) {
-                /* curved surface: its normal toward the face is the direction from its centre
-                 * to the face's centroid (both at t = 0, world axes) */
-                double xa[3] = {0, 0, 0}, xb[3] = {0, 0, 0}, rc[3] = {0, 0, 0}, cw[3], pw[3];
-                if (d->frame_a >= 1 && d->frame_a <= m->nbody) memcpy(xa, m->body[d->frame_a - 1].x0, sizeof xa);
-                if (d->frame_b >= 1 && d->frame_b <= m->nbody) memcpy(xb, m->body[d->frame_b - 1].x0, sizeof xb);
-                if (d->frame_a > m->nbody) memcpy(xa, m->kframe[d->frame_a - 1 - m->nbody].x0, sizeof xa);
-                if (d->frame_b > m->nbody) memcpy(xb, m->kframe[d->frame_b - 1 - m->nbody].x0, sizeof xb);
-                for (long i = 0; i < d->npoints; i++)
-                    for (int j = 0; j < 3; j++) rc[j] += cs->r[3 * i + j] / (double)d->npoints;
-                for (int j = 0; j < 3; j++) {
-                    pw[j] = xa[j] + Ra[3 * j] * rc[0] + Ra[3 * j + 1] * rc[1] + Ra[3 * j + 2] * rc[2];
-                    cw[j] = xb[j] + Rb[3 * j] * d->plane_p[0] + Rb[3 * j + 1] * d->plane_p[1] + Rb[3 * j + 2] * d->plane_p[2];
-                    nb[j] = pw[j] - cw[j];
-                }
-                if (d->surface == BR_SURF_CYLINDER) { /* perpendicular to the axis */
-                    double ax[3], da = 0;
-                    for (int j = 0; j < 3; j++)
-                        ax[j] = Rb[3 * j] * d->plane_n[0] + Rb[3 * j + 1] * d->plane_n[1] + Rb[3 * j + 2] * d->plane_n[2];
-                    for (int j = 0; j < 3; j++) da += nb[j] * ax[j];
-                    for (int j = 0; j < 3; j++) nb[j] -= da * ax[j];
-                }
-                const double l = sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
-                for (int j = 0; j < 3; j++) nb[j] = l > 0 ? nb[j] / l : 0.0;
-            }
-            ycheck(c, na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2] < 0, yat(c, ymap(c, n, "points"), "mesh"),
+            /* the meshed face must face the counter surface at t = 0: its mean outward normal
+             * against the surface normal at the face's centroid (br_kin, as the field sees it) */
+            br_frame_state A, B;
+            initial_frame(m, d->frame_a, &A);
+            initial_frame(m, d->frame_b, &B);
+            double rc[3] = {0, 0, 0}, na[3];
+            for (long i = 0; i < d->npoints; i++)
+                for (int j = 0; j < 3; j++) rc[j] += cs->r[3 * i + j] / (double)d->npoints;
+            br_set_frame sf;
+            br_point_kin k;
+            br_set_frame_build(d, &A, &B, &sf);
+            br_kin(sf.surface, &sf, rc, &k);
+            br_mat3_vec(A.R, cs->mesh_normal, na);
+            const double cosang = br_dot3(na, k.n);
+            ycheck(c, cosang < 0, yat(c, ymap(c, n, "points"), "mesh"),
                    "the meshed face points away from the surface (its triangles' normals, averaged, make "
                    "%.3g deg with the surface normal; they must face it)",
-                   acos(fmax(-1, fmin(1, -(na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2])))) * 180 / M_PI);
+                   acos(fmax(-1, fmin(1, -cosang))) * 180 / M_PI);
             if (c->failed) return;
         }
         const long np = d->npoints;
