@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/point_kinematics.h"
+#include "plot.h"
 
 /* model, data (after a recorded field step), set -> per-point arrays in snap (allocated) */
 static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
@@ -129,30 +129,23 @@ static int write_map(const char *path, const char *title, const br_cset *cs, con
     const double *nz = S->nrm;
     double e1[3] = {1, 0, 0}, e2[3];
     if (fabs(nz[0]) > 0.9) e1[0] = 0, e1[1] = 1;
-    const double dn = e1[0] * nz[0] + e1[1] * nz[1] + e1[2] * nz[2];
+    const double dn = br_dot3(e1, nz);
     for (int j = 0; j < 3; j++) e1[j] -= dn * nz[j];
-    const double l = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+    const double l = br_norm3(e1);
     for (int j = 0; j < 3; j++) e1[j] /= l;
-    e2[0] = nz[1] * e1[2] - nz[2] * e1[1], e2[1] = nz[2] * e1[0] - nz[0] * e1[2], e2[2] = nz[0] * e1[1] - nz[1] * e1[0];
+    br_cross3(nz, e1, e2);
     double ul = INFINITY, uh = -INFINITY, vl = INFINITY, vh = -INFINITY, pmax = 0;
     const double *N = S->F + 3 * n;
     for (long i = 0; i < n; i++) {
         const double *p = S->x + 3 * i;
-        const double u = p[0] * e1[0] + p[1] * e1[1] + p[2] * e1[2], v = p[0] * e2[0] + p[1] * e2[1] + p[2] * e2[2];
+        const double u = br_dot3(p, e1), v = br_dot3(p, e2);
         ul = fmin(ul, u), uh = fmax(uh, u), vl = fmin(vl, v), vh = fmax(vh, v);
         pmax = fmax(pmax, N[i] / cs->area[i]);
     }
     const double span = fmax(fmax(uh - ul, vh - vl), 1e-12);
     enum { P = 420, G = 40 };
-    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 2 * P + 3 * G, P + 2 * G + 20);
-    cairo_t *cr = cairo_create(sf);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
+    cairo_t *cr = br_plot_canvas(2 * P + 3 * G, P + 2 * G + 20, title, G, 22);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, 14);
-    cairo_move_to(cr, G, 22);
-    cairo_show_text(cr, title);
     char lab[160];
     snprintf(lab, sizeof lab, "pressure, 0 (dark) to %.4g Pa (yellow)", pmax);
     cairo_set_font_size(cr, 12);
@@ -165,7 +158,7 @@ static int write_map(const char *path, const char *title, const br_cset *cs, con
         const double x0 = G + panel * (P + G), y0 = G;
         for (long i = 0; i < n; i++) {
             const double *p = S->x + 3 * i;
-            const double u = p[0] * e1[0] + p[1] * e1[1] + p[2] * e1[2], v = p[0] * e2[0] + p[1] * e2[1] + p[2] * e2[2];
+            const double u = br_dot3(p, e1), v = br_dot3(p, e2);
             double r, g, b;
             if (panel == 0) cmap(pmax > 0 ? N[i] / cs->area[i] / pmax : 0, &r, &g, &b);
             else if (!(N[i] > 0)) r = g = b = 0.75;
@@ -176,12 +169,7 @@ static int write_map(const char *path, const char *title, const br_cset *cs, con
             cairo_fill(cr);
         }
     }
-    char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.part", path);
-    const cairo_status_t st = cairo_surface_write_to_png(sf, tmp);
-    cairo_destroy(cr);
-    cairo_surface_destroy(sf);
-    return st == CAIRO_STATUS_SUCCESS ? rename(tmp, path) : -1;
+    return br_plot_finish(cr, path);
 }
 
 int br_fields_write(const br_model *m, br_data *d, const char *dir, int k, char *names, size_t nameslen)

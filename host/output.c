@@ -195,8 +195,8 @@ int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double 
         for (long i = 0; i < n; i++) {
             const double *r = cs->r + 3 * i;
             double p[3];
-            for (int j = 0; j < 3; j++)
-                p[j] = A->x[j] + A->R[3 * j] * r[0] + A->R[3 * j + 1] * r[1] + A->R[3 * j + 2] * r[2];
+            br_mat3_vec(A->R, r, p);
+            for (int j = 0; j < 3; j++) p[j] += A->x[j];
             fprintf(fp, "%.12g,%s,%ld,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n", d->t, cs->name, i, p[0],
                     p[1], p[2], F[3 * i], F[3 * i + 1], F[3 * i + 2], N[i]);
         }

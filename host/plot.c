@@ -168,8 +168,7 @@ static void draw_panel(cairo_t *cr, const br_plotbuf *pb, const br_panel *p, dou
 #undef PY
 }
 
-/* width, height, title at (x, y) -> white canvas with the title drawn */
-static cairo_t *canvas(int w, int h, const char *title, double x, double y)
+cairo_t *br_plot_canvas(int w, int h, const char *title, double x, double y)
 {
     cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
     cairo_t *cr = cairo_create(sf);
@@ -184,8 +183,7 @@ static cairo_t *canvas(int w, int h, const char *title, double x, double y)
     return cr;
 }
 
-/* canvas, path -> PNG written under a temporary name and renamed; the canvas freed; 0 or -1 */
-static int finish_png(cairo_t *cr, const char *path)
+int br_plot_finish(cairo_t *cr, const char *path)
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.part", path);
@@ -199,11 +197,11 @@ int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const
                 int npanels)
 {
     if (pb->nb < 1) return -1;
-    cairo_t *cr = canvas(W, TOP + npanels * PH, title, LEFT, 26);
+    cairo_t *cr = br_plot_canvas(W, TOP + npanels * PH, title, LEFT, 26);
     double t0 = pb->lo[0], t1 = pb->hi[(pb->nb - 1) * pb->ncols];
     if (!(t1 > t0)) t1 = t0 + 1.0;
     for (int k = 0; k < npanels; k++) draw_panel(cr, pb, &panels[k], TOP + k * PH, t0, t1, k == npanels - 1);
-    return finish_png(cr, path);
+    return br_plot_finish(cr, path);
 }
 
 /* value range -> padded [lo, hi] that is never empty */
@@ -230,7 +228,7 @@ int br_plot_xy_png(const char *path, const char *title, const char *xlabel, cons
     }
     pad_range(&xl, &xh);
     pad_range(&yl, &yh);
-    cairo_t *cr = canvas(S + M + 30, S + M, title, M, 24);
+    cairo_t *cr = br_plot_canvas(S + M + 30, S + M, title, M, 24);
     const double x0 = M, x1 = M + S - 20, top = 40, bot = S + 10;
 #define PX(v) (x0 + ((v) - xl) / (xh - xl) * (x1 - x0))
 #define PY(v) (bot - ((v) - yl) / (yh - yl) * (bot - top))
@@ -279,5 +277,5 @@ int br_plot_xy_png(const char *path, const char *title, const char *xlabel, cons
     cairo_stroke(cr);
 #undef PX
 #undef PY
-    return finish_png(cr, path);
+    return br_plot_finish(cr, path);
 }

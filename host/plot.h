@@ -5,6 +5,8 @@
 #ifndef BR_PLOT_H
 #define BR_PLOT_H
 
+#include <cairo.h>
+
 typedef struct br_plotbuf br_plotbuf;
 
 /* columns per row, rows expected, buckets wanted -> buffer (NULL: out of memory) */
@@ -33,5 +35,11 @@ int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const
 /* path, title, axis labels, n points (x[i], y[i]) -> an x-y line plot (a hysteresis loop) as PNG */
 int br_plot_xy_png(const char *path, const char *title, const char *xlabel, const char *ylabel, long n,
                    const double *x, const double *y);
+
+/* width, height, title at (x, y) -> white canvas with the title drawn (for other plot kinds) */
+cairo_t *br_plot_canvas(int w, int h, const char *title, double x, double y);
+
+/* canvas, path -> PNG written under a temporary name and renamed; the canvas freed; 0 or -1 */
+int br_plot_finish(cairo_t *cr, const char *path);
 
 #endif
