@@ -12,6 +12,16 @@
 
 #include "plot.h"
 
+/* one meshed set at one time, per point */
+typedef struct br_field_snap {
+    long n;
+    double *x;    /* 3 n world positions */
+    double *F;    /* 3 n friction force on A, then n normal forces */
+    double *vt;   /* n sliding speeds (0 out of contact) */
+    double *z;    /* 3 n bristle deflections (0 for stateless laws) */
+    double nrm[3];
+} br_field_snap;
+
 /* model, data (after a recorded field step), set -> per-point arrays in snap (allocated) */
 static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
 {

@@ -7,15 +7,6 @@
 
 #include "sim.h"
 
-typedef struct br_field_snap {
-    long n;
-    double *x;    /* 3 n world positions */
-    double *F;    /* 3 n friction force on A, then n normal forces */
-    double *vt;   /* n sliding speeds (0 out of contact) */
-    double *z;    /* 3 n bristle deflections (0 for stateless laws) */
-    double nrm[3];
-} br_field_snap;
-
 /* model, data right after a field step with per-point recording on, output folder, snapshot
  * index k -> dir/fields/<set>_<k>.vtp and .png for every meshed set; their names, space
  * separated, into names; 0 or -1 */
