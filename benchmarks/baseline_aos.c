@@ -7,7 +7,6 @@
 typedef struct aos_point {
     double r[3];
     double K, D;
-    double Z[3];
     br_point_kin kin;
     double N;
     double F[3];
@@ -20,7 +19,9 @@ struct br_baseline {
     br_normal_params normal;
     br_friction_params fric;
     double v_stick;
+    int ns;      /* state doubles per point */
     aos_point *p;
+    double *Z;   /* ns per point, point-major: each point's state beside its record's index */
 };
 
 br_baseline *br_baseline_create(const br_contact_set_desc *d)
@@ -32,8 +33,12 @@ br_baseline *br_baseline_create(const br_contact_set_desc *d)
     b->normal = d->normal;
     b->fric = d->fric;
     b->v_stick = d->v_stick;
+    b->ns = br_law_nstate(d->law, &d->fric);
     b->p = calloc((size_t)d->npoints, sizeof *b->p);
-    if (!b->p) {
+    b->Z = calloc((size_t)d->npoints * (size_t)(b->ns > 0 ? b->ns : 1), sizeof *b->Z);
+    if (!b->p || !b->Z) {
+        free(b->p);
+        free(b->Z);
         free(b);
         return NULL;
     }
@@ -47,7 +52,7 @@ br_baseline *br_baseline_create(const br_contact_set_desc *d)
 
 void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_sums *out)
 {
-    const int ns = br_law_nstate(b->law);
+    const int ns = b->ns;
     /* pass 1: kinematics */
     for (long i = 0; i < b->n; i++) br_kin_plane(f, b->p[i].r, &b->p[i].kin);
     /* pass 2: normal force */
@@ -59,9 +64,9 @@ void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_su
     for (long i = 0; i < b->n; i++) {
         aos_point *q = &b->p[i];
         if (q->kin.delta > 0.0) {
-            br_friction_eval(b->law, &b->fric, h, q->kin.Vt, q->kin.v, q->N, q->Z, 1, q->F, &q->P);
+            br_friction_eval(b->law, &b->fric, h, q->kin.Vt, q->kin.v, q->N, b->Z + i * ns, 1, q->F, &q->P);
         } else {
-            for (int k = 0; k < ns; k++) q->Z[k] = 0.0;
+            for (int k = 0; k < ns; k++) b->Z[i * ns + k] = 0.0;
             q->F[0] = q->F[1] = q->F[2] = q->P = 0.0;
         }
     }
@@ -71,16 +76,19 @@ void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_su
         const aos_point *q = &b->p[i];
         if (!(q->kin.delta > 0.0)) continue;
         const double Kd = q->K * br_pow_half(q->kin.delta, b->normal.pK);
-        const double Eb = br_friction_stored_energy(b->law, &b->fric, q->N, q->Z, 1);
-        br_sums_add_point(out, 1, &q->kin, f->n, q->N, Kd, b->normal.pK, q->F, q->P, Eb, b->v_stick);
+        const double Eel = Kd * q->kin.delta / (b->normal.pK + 1.0);
+        const double Pnd = (q->N - Kd) * q->kin.deltadot;
+        const double Eb = br_friction_stored_energy(b->law, &b->fric, q->N, b->Z + i * ns, 1);
+        br_sums_add_point(out, 1, &q->kin, f->n, q->N, Eel, Pnd, q->F, q->P, Eb, b->v_stick);
     }
 }
 
-size_t br_baseline_bytes_per_point(void) { return sizeof(aos_point); }
+size_t br_baseline_bytes_per_point(const br_baseline *b) { return sizeof(aos_point) + (size_t)b->ns * sizeof(double); }
 
 void br_baseline_destroy(br_baseline *b)
 {
     if (!b) return;
     free(b->p);
+    free(b->Z);
     free(b);
 }

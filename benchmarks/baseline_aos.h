@@ -16,8 +16,8 @@ br_baseline *br_baseline_create(const br_contact_set_desc *d);
 /* set frame, h -> states advanced, sums of the step */
 void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_sums *out);
 
-/* -> bytes of memory per point */
-size_t br_baseline_bytes_per_point(void);
+/* baseline -> bytes of memory per point (record and state) */
+size_t br_baseline_bytes_per_point(const br_baseline *b);
 
 void br_baseline_destroy(br_baseline *b);
 

@@ -138,7 +138,7 @@ static int bench_field(int argc, char **argv)
     const double ups = (double)n * (double)steps / t_field;
 
     /* Bytes each point update must move: geometry and K, D read; state read and written. */
-    const int ns = br_law_nstate(law);
+    const int ns = br_law_nstate(law, &patch.desc.fric);
     const double bytes_pp = 8.0 * (3 + 2 + 2 * ns);
     const double bw = bytes_pp * ups / 1e9;
     const size_t mem = br_field_bytes(f);
@@ -192,7 +192,7 @@ static int bench_field(int argc, char **argv)
         double tb = now() - t0;
         base_ups = (double)n * (double)bsteps / tb;
         printf("  baseline (AoS, unfused, 1 thread, %zu B/point): %.3e updates/s; field is %.2fx faster\n",
-               br_baseline_bytes_per_point(), base_ups, ups / base_ups);
+               br_baseline_bytes_per_point(b), base_ups, ups / base_ups);
         br_baseline_destroy(b);
     }
     printf("RESULT backend=%s device=\"%s\" law=%s points=%ld steps=%ld threads=%d updates_per_s=%.4e "

@@ -12,7 +12,8 @@
 #include "field_internal.h"
 
 static const char *const law_names[BR_LAW_COUNT] = {"lugre3d", "lugre3d_classic", "dahl3d",
-                                                    "gkf", "static_reg"};
+                                                    "gkf", "static_reg", "bristle2",
+                                                    "bristle_implicit", "gms"};
 
 int br_law_from_name(const char *name)
 {
@@ -67,8 +68,25 @@ static int check_desc(const br_contact_set_desc *d, char *err, size_t n)
     if (d->law != BR_LAW_DAHL3D && !(p->V_st > 0.0 && p->alpha > 0.0 && br_pow_half_ok(p->alpha)))
         return fail(err, n, "set %s: need V_st > 0 and a Stribeck exponent that is a multiple of 0.5 "
                             "in (0, 4]", nm);
-    if (br_law_nstate(d->law) > 0 && !(p->sigma0 > 0.0 && p->sigma1 >= 0.0 && p->sigma2 >= 0.0))
+    const int gms = d->law == BR_LAW_GMS;
+    if (gms && !(p->gms_M >= 1 && p->gms_M <= BR_GMS_MAX && p->gms_C > 0.0 && p->sigma2 >= 0.0))
+        return fail(err, n, "set %s: gms needs 1 to %d elements, C > 0 and sigma2 >= 0", nm, BR_GMS_MAX);
+    if (gms) {
+        double asum = 0.0;
+        for (int i = 0; i < p->gms_M; i++) {
+            if (!(p->gms_k[i] > 0.0 && p->gms_s[i] >= 0.0 && p->gms_alpha[i] > 0.0))
+                return fail(err, n, "set %s: gms element %d needs k > 0, s >= 0, alpha > 0", nm, i);
+            asum += p->gms_alpha[i];
+        }
+        if (!(fabs(asum - 1.0) < 1e-9)) return fail(err, n, "set %s: gms shares alpha sum to %.12g, not 1", nm, asum);
+    }
+    if (!gms && br_law_nstate(d->law, p) > 0 && !(p->sigma0 > 0.0 && p->sigma1 >= 0.0 && p->sigma2 >= 0.0))
         return fail(err, n, "set %s: need sigma0 > 0, sigma1 >= 0, sigma2 >= 0", nm);
+    const int tip = d->law == BR_LAW_BRISTLE2 || d->law == BR_LAW_BRISTLE_IMPLICIT;
+    if (tip && !(p->sigma1 > 0.0)) return fail(err, n, "set %s: %s needs sigma1 > 0", nm, law_names[d->law]);
+    if ((tip || gms || d->law == BR_LAW_STATIC_REG) && !(p->nu >= 0.0))
+        return fail(err, n, "set %s: need nu >= 0", nm);
+    if (d->law == BR_LAW_BRISTLE2 && !(p->v_r > 0.0)) return fail(err, n, "set %s: bristle2 needs v_r > 0", nm);
     if (d->law == BR_LAW_DAHL3D && !(p->mu_k > 0.0)) return fail(err, n, "set %s: dahl3d needs mu_k > 0", nm);
     if (d->law == BR_LAW_GKF && !(p->eps > 0.0 && p->f_v >= 0.0))
         return fail(err, n, "set %s: gkf needs eps > 0, f_v >= 0", nm);
@@ -129,7 +147,7 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
     long npartials = 0;
     for (int s = 0; s < nsets; s++) {
         const br_contact_set_desc *d = &sets[s];
-        ndoubles += (size_t)d->npoints * (5 + (size_t)br_law_nstate(d->law));
+        ndoubles += (size_t)d->npoints * (5 + (size_t)br_law_nstate(d->law, &d->fric));
         npartials += (d->npoints + BR_CPU_CHUNK - 1) / BR_CPU_CHUNK;
         f->npoints += d->npoints;
     }
@@ -157,7 +175,8 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
         long n = d->npoints;
         v->n = n;
         v->law = d->law;
-        v->nstate = br_law_nstate(d->law);
+        v->nstate = br_law_nstate(d->law, &d->fric);
+        fs->Npres = -1.0;
         double *rx = p, *ry = p + n, *rz = p + 2 * n;
         p += 3 * n;
         for (long i = 0; i < n; i++) {
@@ -231,7 +250,15 @@ void br_set_frame_build(const br_contact_set_desc *d, const br_frame_state *A, c
     /* sphere and cylinder: centre (axis point) relative to A's origin, axis, radius */
     for (int j = 0; j < 3; j++) out->pc[j] = rel[j], out->ax[j] = out->n[j];
     out->rad = d->radius;
+    out->Npt = -1.0;
     out->surface = d->surface;
+}
+
+int br_field_set_normal_force(br_field *f, int set, double N)
+{
+    if (set < 0 || set >= f->nsets || !(isfinite(N))) return -1;
+    f->sets[set].Npres = N < 0.0 ? -1.0 : N;
+    return 0;
 }
 
 static int sums_finite(const br_set_sums *s)
@@ -258,7 +285,8 @@ static void describe_bad_point(const br_field *f, int s, const br_set_frame *sf,
         const double r[3] = {v->rx[i], v->ry[i], v->rz[i]};
         br_point_kin k;
         br_kin(sf->surface, sf, r, &k);
-        const double N = br_hunt_crossley(&v->normal, v->K[i], v->D[i], k.delta, k.deltadot);
+        const double N = sf->Npt >= 0.0 ? sf->Npt
+                                        : br_hunt_crossley(&v->normal, v->K[i], v->D[i], k.delta, k.deltadot);
         if (!isfinite(k.delta) || !isfinite(k.deltadot) || !isfinite(k.v) || !isfinite(N)) {
             snprintf(out, len, "point %ld: non-finite contact force (penetration %.3g m, rate %.3g m/s, "
                                "normal force %.3g N)", i, k.delta, k.deltadot, N);
@@ -275,6 +303,7 @@ int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_re
         const br_field_set *fs = &f->sets[s];
         br_set_frame_build(&fs->geom, &frames[fs->frame_a], &frames[fs->frame_b],
                            &f->frames[s]);
+        if (fs->Npres >= 0.0) f->frames[s].Npt = fs->Npres / (double)fs->view.n;
     }
     if (f->ops->step(f, f->frames, h, f->sums, err, errlen)) return -1;
     for (int s = 0; s < f->nsets; s++) {

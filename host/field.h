@@ -69,6 +69,10 @@ void br_field_destroy(br_field *f);
 int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_result *res,
                   char *err, size_t errlen);
 
+/* set, N >= 0 -> from the next step on its points are held in contact with the normal force N
+ * shared equally (no Hunt-Crossley); N < 0 -> back to Hunt-Crossley. 0, or -1 for a bad set or N */
+int br_field_set_normal_force(br_field *f, int set, double N);
+
 /* on/off -> the step also stores per-point forces for br_field_points */
 void br_field_record_points(br_field *f, int on);
 

@@ -82,6 +82,9 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
         BR_CPU_CASE(BR_LAW_DAHL3D)
         BR_CPU_CASE(BR_LAW_GKF)
         BR_CPU_CASE(BR_LAW_STATIC_REG)
+        BR_CPU_CASE(BR_LAW_BRISTLE2)
+        BR_CPU_CASE(BR_LAW_BRISTLE_IMPLICIT)
+        BR_CPU_CASE(BR_LAW_GMS)
     default: br_sums_zero(out); break;
     }
 }

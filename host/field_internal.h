@@ -12,6 +12,7 @@ typedef struct br_field_set {
     br_set_view view;  /* host arrays: the CPU backend works on these directly */
     long partial_off;  /* first slot of this set in the partial-sum buffer */
     long npartial;     /* fixed chunk count: ceil(n / BR_CPU_CHUNK) */
+    double Npres;      /* prescribed total normal force [N], shared equally by the points; < 0: none */
 } br_field_set;
 
 typedef struct br_backend_ops {

@@ -27,7 +27,7 @@ static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
 {
     const br_cset *cs = &m->cset[s];
     const long n = cs->desc.npoints;
-    const int ns = br_law_nstate(cs->desc.law);
+    const int ns = br_law_nstate(cs->desc.law, &cs->desc.fric);
     snap->n = n;
     snap->x = malloc((size_t)n * 3 * sizeof(double));
     snap->F = malloc((size_t)n * 4 * sizeof(double));

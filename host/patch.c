@@ -60,7 +60,9 @@ int br_patch_make(br_patch *p, long n, int law, unsigned long seed)
     f->mu_k = 0.1;
     f->V_st = 1e-3;
     f->alpha = 2.0;
-    if (law == BR_LAW_LUGRE3D_CLASSIC) { /* absolute sigmas for a point carrying ~1/n of 1000 N */
+    const int absolute = law == BR_LAW_LUGRE3D_CLASSIC || law == BR_LAW_BRISTLE2 ||
+                         law == BR_LAW_BRISTLE_IMPLICIT || law == BR_LAW_GMS;
+    if (absolute) { /* absolute sigmas for a point carrying ~1/n of 1000 N */
         double Nm = 1000.0 / (double)n;
         f->sigma0 = 1e4 * Nm;
         f->sigma1 = sqrt(1e5) / 10.0 * Nm;
@@ -75,6 +77,15 @@ int br_patch_make(br_patch *p, long n, int law, unsigned long seed)
     f->v_r = f->V_st / 10.0;
     f->nu = 0.01;
     f->G_min = 1e-12;
+    /* gms: four elements with breakaway displacements 1.5 to 15 um at mu_s */
+    static const double share[4] = {0.4, 0.3, 0.2, 0.1}, kfac[4] = {10.0, 4.0, 2.0, 1.0};
+    f->gms_M = 4;
+    f->gms_C = 1e-3;
+    for (int i = 0; i < 4; i++) {
+        f->gms_alpha[i] = share[i];
+        f->gms_k[i] = kfac[i] * share[i] * 1e4 * 1000.0 / (double)n;
+        f->gms_s[i] = 1e-3 * f->gms_k[i];
+    }
     return 0;
 }
 

@@ -672,7 +672,7 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
     ycheck(c, p->V_st > 0, yat(c, n, "V_st"), "V_st must be > 0");
     ycheck(c, p->alpha > 0 && br_pow_half_ok(p->alpha), yat(c, n, "alpha"),
            "alpha must be a multiple of 0.5 in (0, 4] (got %g)", p->alpha);
-    ycheck(c, br_law_nstate(d->law) == 0 || p->sigma0 > 0, yat(c, n, "sigma0"), "sigma0 must be > 0");
+    ycheck(c, br_law_nstate(d->law, p) == 0 || p->sigma0 > 0, yat(c, n, "sigma0"), "sigma0 must be > 0");
     ycheck(c, p->sigma1 >= 0, yat(c, n, "sigma1"), "sigma1 must be >= 0");
     ycheck(c, p->sigma2 >= 0, yat(c, n, "sigma2"), "sigma2 must be >= 0");
     ycheck(c, d->law != BR_LAW_GKF || p->eps > 0, yat(c, n, "eps"), "eps must be > 0");

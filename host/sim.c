@@ -395,7 +395,7 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
             continue;
         /* locate the first point with a non-finite state, or report the set */
         const br_contact_set_desc *cs = &m->cset[s].desc;
-        const int ns = br_law_nstate(cs->law);
+        const int ns = br_law_nstate(cs->law, &cs->fric);
         long bad = -1;
         if (ns > 0) {
             double *st = malloc((size_t)ns * (size_t)cs->npoints * sizeof(double));

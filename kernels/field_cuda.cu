@@ -211,6 +211,11 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
         case BR_LAW_DAHL3D: launch<BR_LAW_DAHL3D>(frames[s].surface, nb, v, frames[s], h, part); break;
         case BR_LAW_GKF: launch<BR_LAW_GKF>(frames[s].surface, nb, v, frames[s], h, part); break;
         case BR_LAW_STATIC_REG: launch<BR_LAW_STATIC_REG>(frames[s].surface, nb, v, frames[s], h, part); break;
+        case BR_LAW_BRISTLE2: launch<BR_LAW_BRISTLE2>(frames[s].surface, nb, v, frames[s], h, part); break;
+        case BR_LAW_BRISTLE_IMPLICIT:
+            launch<BR_LAW_BRISTLE_IMPLICIT>(frames[s].surface, nb, v, frames[s], h, part);
+            break;
+        case BR_LAW_GMS: launch<BR_LAW_GMS>(frames[s].surface, nb, v, frames[s], h, part); break;
         default:
             if (err && errlen) snprintf(err, errlen, "CUDA backend: unknown law %d", v.law);
             return -1;

@@ -6,7 +6,9 @@
  * body A receives -F. P = F . Vt is the point's friction power. A law's state
  * is read and written as st[k * stride], k = 0..nstate-1, so the CPU and GPU
  * backends can keep states in structure-of-arrays form (stride = points in
- * the set) and single-point tests can use a plain array (stride = 1). */
+ * the set) and single-point tests can use a plain array (stride = 1).
+ * This file holds 3.1-3.5; point_bristle.h holds 3.6-3.8 and point_law.h the
+ * dispatch on the law. */
 #ifndef BR_POINT_FRICTION_H
 #define BR_POINT_FRICTION_H
 
@@ -18,8 +20,14 @@ enum br_law {
     BR_LAW_DAHL3D = 2,          /* Dahl, 3 states (3.3) */
     BR_LAW_GKF = 3,             /* regularized generalized kinetic friction, stateless (3.4) */
     BR_LAW_STATIC_REG = 4,      /* parabolic regularization, stateless (3.5) */
-    BR_LAW_COUNT = 5
+    BR_LAW_BRISTLE2 = 5,        /* second-order bristle, asymmetric regularization, 6 states (3.6) */
+    BR_LAW_BRISTLE_IMPLICIT = 6,/* massless bristle, implicit tip balance, 3 states (3.7) */
+    BR_LAW_GMS = 7,             /* generalized Maxwell-slip, 3 M states (3.8) */
+    BR_LAW_COUNT = 8
 };
+
+/* Most Maxwell-slip elements per point of a gms set. */
+#define BR_GMS_MAX 8
 
 enum br_update {
     BR_UPDATE_EXP = 0,   /* exact for piecewise-constant Vt: unconditionally stable (default) */
@@ -41,18 +49,14 @@ typedef struct br_friction_params {
     double v_r;    /* static_reg regularization velocity [m/s] */
     double nu;     /* static_reg viscous coefficient [s/m] per unit N */
     double G_min;  /* classic: G below this [N] counts as no contact */
+    /* gms (3.8); bristle2 and bristle_implicit use sigma0, sigma1 [N/m, N s/m] and
+     * mu_s, mu_k, V_st, alpha, nu, v_r of static_reg */
+    int gms_M;                     /* elements per point, 1..BR_GMS_MAX */
+    double gms_C;                  /* attraction rate [m/s] */
+    double gms_k[BR_GMS_MAX];      /* element stiffness [N/m] */
+    double gms_s[BR_GMS_MAX];      /* element micro-damping [N s/m] */
+    double gms_alpha[BR_GMS_MAX];  /* element share of the steady curve (sum 1) */
 } br_friction_params;
-
-/* law -> number of state doubles per point */
-BR_HD int br_law_nstate(int law)
-{
-    switch (law) {
-    case BR_LAW_LUGRE3D:
-    case BR_LAW_LUGRE3D_CLASSIC:
-    case BR_LAW_DAHL3D: return 3;
-    default: return 0;
-    }
-}
 
 /* v -> Stribeck curve lo + (hi - lo) exp(-(v/V_st)^alpha) */
 BR_HD double br_stribeck(double lo, double hi, double v, double V_st, double alpha)
@@ -162,31 +166,6 @@ BR_HD void br_law_static_reg(const br_friction_params *p, const double Vt[3], do
     const double s = v > 0.0 ? br_f_static_reg(p, v, N) / v : 0.0;
     for (int k = 0; k < 3; k++) F[k] = s * Vt[k];
     *P = s * v * v;
-}
-
-/* Dispatch on the law (a compile-time constant in the backends' loops, so the
- * switch folds away): Vt, v, N, state -> updated state, F, P. */
-BR_HD void br_friction_eval(int law, const br_friction_params *p, double h, const double Vt[3],
-                            double v, double N, double *st, long stride, double F[3], double *P)
-{
-    switch (law) {
-    case BR_LAW_LUGRE3D: br_law_lugre3d(p, h, Vt, v, N, st, stride, F, P); break;
-    case BR_LAW_LUGRE3D_CLASSIC: br_law_lugre3d_classic(p, h, Vt, v, N, st, stride, F, P); break;
-    case BR_LAW_DAHL3D: br_law_dahl3d(p, h, Vt, v, N, st, stride, F, P); break;
-    case BR_LAW_GKF: br_law_gkf(p, Vt, v, N, F, P); break;
-    case BR_LAW_STATIC_REG: br_law_static_reg(p, Vt, v, N, F, P); break;
-    default: F[0] = F[1] = F[2] = 0.0; *P = 0.0; break;
-    }
-}
-
-/* state, N -> energy stored in the bristles of one point (physics.md section 7) */
-BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, double N,
-                                       const double *st, long stride)
-{
-    if (br_law_nstate(law) != 3) return 0.0;
-    double z2 = st[0] * st[0] + st[stride] * st[stride] + st[2 * stride] * st[2 * stride];
-    if (law == BR_LAW_LUGRE3D_CLASSIC) return 0.5 * p->sigma0 * z2;
-    return 0.5 * p->sigma0 * N * z2;
 }
 
 #endif

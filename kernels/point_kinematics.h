@@ -28,6 +28,7 @@ typedef struct br_set_frame {
     double pc[3];  /* sphere: centre, cylinder: a point of the axis, minus x_A (world) */
     double ax[3];  /* cylinder: unit axis (world) */
     double rad;    /* sphere, cylinder: radius */
+    double Npt;    /* prescribed normal force per point [N], or < 0: Hunt-Crossley */
     int surface;   /* BR_SURF_* */
 } br_set_frame;
 

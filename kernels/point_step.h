@@ -8,8 +8,8 @@
 #ifndef BR_POINT_STEP_H
 #define BR_POINT_STEP_H
 
-#include "point_friction.h"
 #include "point_kinematics.h"
+#include "point_law.h"
 #include "point_normal.h"
 
 /* One contact set's per-point arrays and parameters, as the backend sees them
@@ -17,7 +17,7 @@
 typedef struct br_set_view {
     long n;                      /* points in the set */
     int law;                     /* enum br_law */
-    int nstate;                  /* br_law_nstate(law) */
+    int nstate;                  /* br_law_nstate(law, &fric) */
     const double *rx, *ry, *rz;  /* point positions in frame A */
     const double *K, *D;         /* per-point Hunt-Crossley K and D */
     double v_stick;              /* a point in contact with |Vt| < v_stick counts as stuck */
@@ -65,11 +65,11 @@ BR_HD void br_sums_combine(br_set_sums *acc, const br_set_sums *b)
 }
 
 /* One contact point's contribution -> acc: in-contact flag, kinematics k, plane
- * normal n, normal force N with elastic part Kd = K delta^pK, friction F on B,
- * power P, bristle energy Eb. Out of contact every force and energy passed in
- * is zero; the flag keeps the point out of the counts and maxima. */
+ * normal n, normal force N, its elastic energy Eel and damping power Pnd, friction
+ * F on B, power P, bristle energy Eb. Out of contact every force and energy passed
+ * in is zero; the flag keeps the point out of the counts and maxima. */
 BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, const double n[3],
-                             double N, double Kd, double pK, const double F[3], double P,
+                             double N, double Eel, double Pnd, const double F[3], double P,
                              double Eb, double v_stick)
 {
     double fc[3], mF[3], m[3];
@@ -85,9 +85,8 @@ BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, co
     for (int j = 0; j < 3; j++) acc->Mf[j] += m[j];
     acc->N += N;
     acc->P += P;
-    const double Eel = Kd * k->delta / (pK + 1.0);       /* K delta^(pK+1)/(pK+1) */
-    acc->E_el += in ? Eel : 0.0;
-    acc->P_nd += (N - Kd) * k->deltadot;                 /* damping part of N times deltadot */
+    acc->E_el += Eel;
+    acc->P_nd += Pnd;
     acc->E_b += Eb;
     acc->ncontact += in ? 1.0 : 0.0;
     acc->nstick += (in & (k->v < v_stick)) ? 1.0 : 0.0;
@@ -99,8 +98,10 @@ BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, co
 /* Point i of set s over a step of length h: advances its state in place and
  * adds its force, moment, power and counts to acc (for a one-point acc, acc->F
  * and acc->N are the point's friction force on A and normal force). Out of contact (delta <= 0)
- * the point carries no force and its bristle state is reset to zero. Every
- * branch is a select: the CPU loop vectorizes and GPU threads do not diverge. */
+ * the point carries no force and its bristle state is reset to zero. A set with a
+ * prescribed normal force (f->Npt >= 0) keeps every point in contact with N = f->Npt
+ * (no normal spring energy or damping). Every branch is a select: the CPU loop
+ * vectorizes and GPU threads do not diverge. */
 BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
                          long i, br_set_sums *acc)
 {
@@ -109,18 +110,23 @@ BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_se
     br_kin(surface, f, r, &k);
     double *st = s->state + i;
     const long stride = s->n;
-    const int in = k.delta > 0.0;
+    const int pres = f->Npt >= 0.0;
+    const int hc = k.delta > 0.0;
+    const int in = pres | hc;
     const double K = s->K[i], D = s->D[i];
-    const double N = br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
+    const double N = pres ? f->Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
     double F[3], P;
     br_friction_eval(law, &s->fric, h, k.Vt, k.v, N, st, stride, F, &P);
-    for (int j = 0; j < br_law_nstate(law); j++) st[j * stride] = in ? st[j * stride] : 0.0;
+    for (int j = 0; j < br_law_nstate(law, &s->fric); j++) st[j * stride] = in ? st[j * stride] : 0.0;
     for (int j = 0; j < 3; j++) F[j] = in ? F[j] : 0.0;
     P = in ? P : 0.0;
     const double Kd_all = K * br_pow_half(k.delta, s->normal.pK); /* NaN for delta < 0 */
-    const double Kd = in ? Kd_all : 0.0;
+    const int spring = hc & !pres;
+    const double Kd = spring ? Kd_all : 0.0;
+    const double Eel = Kd * k.delta / (s->normal.pK + 1.0); /* K delta^(pK+1)/(pK+1) */
+    const double Pnd = spring ? (N - Kd) * k.deltadot : 0.0; /* damping part of N times deltadot */
     const double Eb = br_friction_stored_energy(law, &s->fric, N, st, stride);
-    br_sums_add_point(acc, in, &k, k.n, N, Kd, s->normal.pK, F, P, Eb, s->v_stick);
+    br_sums_add_point(acc, in, &k, k.n, N, Eel, Pnd, F, P, Eb, s->v_stick);
 }
 
 /* Point i of set s over a step of length h, as br_point_step, with its

@@ -1,0 +1,68 @@
+/* point_law.h: dispatch on a contact set's friction law (physics.md section 3):
+ * state count, the step of one point and the energy its bristles store. The law
+ * is a compile-time constant in both backends' loops, so the switches fold away. */
+#ifndef BR_POINT_LAW_H
+#define BR_POINT_LAW_H
+
+#include "point_bristle.h"
+#include "point_friction.h"
+
+/* law, parameters (gms: the element count) -> number of state doubles per point */
+BR_HD int br_law_nstate(int law, const br_friction_params *p)
+{
+    switch (law) {
+    case BR_LAW_LUGRE3D:
+    case BR_LAW_LUGRE3D_CLASSIC:
+    case BR_LAW_DAHL3D:
+    case BR_LAW_BRISTLE_IMPLICIT: return 3;
+    case BR_LAW_BRISTLE2: return 6;
+    case BR_LAW_GMS: return 3 * p->gms_M;
+    default: return 0;
+    }
+}
+
+/* law, Vt, v, N, state -> updated state, F (on B, along Vt), P = F . Vt */
+BR_HD void br_friction_eval(int law, const br_friction_params *p, double h, const double Vt[3],
+                            double v, double N, double *st, long stride, double F[3], double *P)
+{
+    switch (law) {
+    case BR_LAW_LUGRE3D: br_law_lugre3d(p, h, Vt, v, N, st, stride, F, P); break;
+    case BR_LAW_LUGRE3D_CLASSIC: br_law_lugre3d_classic(p, h, Vt, v, N, st, stride, F, P); break;
+    case BR_LAW_DAHL3D: br_law_dahl3d(p, h, Vt, v, N, st, stride, F, P); break;
+    case BR_LAW_GKF: br_law_gkf(p, Vt, v, N, F, P); break;
+    case BR_LAW_STATIC_REG: br_law_static_reg(p, Vt, v, N, F, P); break;
+    case BR_LAW_BRISTLE2: br_law_bristle2(p, h, Vt, v, N, st, stride, F, P); break;
+    case BR_LAW_BRISTLE_IMPLICIT: br_law_bristle_implicit(p, h, Vt, v, N, st, stride, F, P); break;
+    case BR_LAW_GMS: br_law_gms(p, h, Vt, v, N, st, stride, F, P); break;
+    default: F[0] = F[1] = F[2] = 0.0; *P = 0.0; break;
+    }
+}
+
+/* state, N -> energy stored in the bristles of one point (physics.md section 7):
+ * 1/2 sigma0 N |Z|^2 (lugre3d, dahl3d), 1/2 sigma0 |z|^2 (classic, bristle_implicit),
+ * plus 1/2 m_b |w|^2 for bristle2's moving tip mass, 1/2 sum k_i |z_i|^2 (gms) */
+BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, double N,
+                                       const double *st, long stride)
+{
+    double e = 0.0;
+    if (law == BR_LAW_GMS) {
+        for (int i = 0; i < p->gms_M; i++) {
+            double z2 = 0.0;
+            for (int k = 0; k < 3; k++) z2 += st[(3 * i + k) * stride] * st[(3 * i + k) * stride];
+            e += 0.5 * p->gms_k[i] * z2;
+        }
+        return e;
+    }
+    if (br_law_nstate(law, p) < 3) return 0.0;
+    const double z2 = st[0] * st[0] + st[stride] * st[stride] + st[2 * stride] * st[2 * stride];
+    e = 0.5 * p->sigma0 * z2;
+    if (law == BR_LAW_LUGRE3D || law == BR_LAW_DAHL3D) return e * N;
+    if (law == BR_LAW_BRISTLE2) {
+        const double w2 = st[3 * stride] * st[3 * stride] + st[4 * stride] * st[4 * stride] +
+                          st[5 * stride] * st[5 * stride];
+        e += 0.125 * p->sigma1 * p->sigma1 / p->sigma0 * w2;
+    }
+    return e;
+}
+
+#endif
