@@ -86,6 +86,8 @@ typedef struct br_cset {
     double *r, *K, *D, *area; /* per point: frame-A position (3n), K, D, tributary area */
     int meshed;               /* points sampled from a mesh */
     double mesh_normal[3];    /* its area-weighted outward normal, frame A */
+    int prescribed;           /* normal law `prescribed`: total normal force normal_force(t), */
+    br_timefn normal_force;   /* shared equally by the points, which stay in contact */
 } br_cset;
 
 typedef struct br_model {

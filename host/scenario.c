@@ -270,7 +270,9 @@ static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
             }
             fn->t[k] = ynum_node(c, yitem(c, row, 0), "table time");
             fn->y[k] = ynum_node(c, yitem(c, row, 1), "table value");
-            ycheck(c, k == 0 || fn->t[k] > fn->t[k - 1], row, "table times must increase");
+            ycheck(c, k == 0 || fn->t[k] >= fn->t[k - 1], row, "table times must not decrease");
+            ycheck(c, k < 2 || fn->t[k] > fn->t[k - 2], row,
+                   "a table time may appear at most twice (a jump: the later row holds from then on)");
         }
     } else if ((v = ymap(c, n, "ramp"))) {
         static const char *const K[] = {"t0", "t1", "from", "to", NULL};
@@ -617,7 +619,37 @@ static const law_keys LAW_KEYS[BR_LAW_COUNT] = {
     [BR_LAW_DAHL3D] = {{"mu_k", "sigma0"}, {"update"}},
     [BR_LAW_GKF] = {{"mu_s", "mu_k", "V_st", "alpha", "eps"}, {"f_v"}},
     [BR_LAW_STATIC_REG] = {{"mu_s", "mu_k", "V_st", "alpha", "v_r"}, {"nu"}},
+    [BR_LAW_BRISTLE2] = {{"mu_s", "mu_k", "V_st", "alpha", "sigma0", "sigma1", "v_r"}, {"nu"}},
+    [BR_LAW_BRISTLE_IMPLICIT] = {{"mu_s", "mu_k", "V_st", "alpha", "sigma0", "sigma1"}, {"nu"}},
+    [BR_LAW_GMS] = {{"mu_s", "mu_k", "V_st", "alpha", "C", "elements"}, {"nu", "sigma2"}},
 };
+
+/* gms elements: a list of {stiffness, damping, share} -> p->gms_M, gms_k, gms_s, gms_alpha */
+static void read_gms_elements(ysrc *c, ynode *n, br_friction_params *p)
+{
+    static const char *const KE[] = {"stiffness", "damping", "share", NULL};
+    p->gms_C = ynum(c, n, "C", 1, 0);
+    ycheck(c, p->gms_C > 0, yat(c, n, "C"), "C (attraction rate) must be > 0");
+    ynode *seq = ymap(c, n, "elements");
+    const int M = ylen(c, seq, "elements");
+    if (c->failed) return;
+    ycheck(c, M >= 1 && M <= BR_GMS_MAX, seq, "gms needs 1 to %d elements (got %d)", BR_GMS_MAX, M);
+    if (c->failed) return;
+    p->gms_M = M;
+    double sum = 0.0;
+    for (int i = 0; i < M && !c->failed; i++) {
+        ynode *e = yitem(c, seq, i);
+        if (ykeys(c, e, "a gms element", KE)) return;
+        p->gms_k[i] = ynum(c, e, "stiffness", 1, 0);
+        p->gms_s[i] = ynum(c, e, "damping", 0, 0);
+        p->gms_alpha[i] = ynum(c, e, "share", 1, 0);
+        ycheck(c, p->gms_k[i] > 0, yat(c, e, "stiffness"), "stiffness must be > 0");
+        ycheck(c, p->gms_s[i] >= 0, yat(c, e, "damping"), "damping must be >= 0");
+        ycheck(c, p->gms_alpha[i] > 0, yat(c, e, "share"), "share must be > 0");
+        sum += p->gms_alpha[i];
+    }
+    ycheck(c, fabs(sum - 1.0) < 1e-9, seq, "the element shares must sum to 1 (they sum to %.12g)", sum);
+}
 
 static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
 {
@@ -672,13 +704,18 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
     ycheck(c, p->V_st > 0, yat(c, n, "V_st"), "V_st must be > 0");
     ycheck(c, p->alpha > 0 && br_pow_half_ok(p->alpha), yat(c, n, "alpha"),
            "alpha must be a multiple of 0.5 in (0, 4] (got %g)", p->alpha);
-    ycheck(c, br_law_nstate(d->law, p) == 0 || p->sigma0 > 0, yat(c, n, "sigma0"), "sigma0 must be > 0");
+    ycheck(c, br_law_nstate(d->law, p) == 0 || d->law == BR_LAW_GMS || p->sigma0 > 0, yat(c, n, "sigma0"),
+           "sigma0 must be > 0");
     ycheck(c, p->sigma1 >= 0, yat(c, n, "sigma1"), "sigma1 must be >= 0");
     ycheck(c, p->sigma2 >= 0, yat(c, n, "sigma2"), "sigma2 must be >= 0");
     ycheck(c, d->law != BR_LAW_GKF || p->eps > 0, yat(c, n, "eps"), "eps must be > 0");
     ycheck(c, d->law != BR_LAW_GKF || p->eps < p->V_st, yat(c, n, "eps"), "eps must be below V_st");
     ycheck(c, p->f_v >= 0, yat(c, n, "f_v"), "f_v must be >= 0");
-    ycheck(c, d->law != BR_LAW_STATIC_REG || p->v_r > 0, yat(c, n, "v_r"), "v_r must be > 0");
+    ycheck(c, (d->law != BR_LAW_STATIC_REG && d->law != BR_LAW_BRISTLE2) || p->v_r > 0, yat(c, n, "v_r"),
+           "v_r must be > 0");
+    ycheck(c, (d->law != BR_LAW_BRISTLE2 && d->law != BR_LAW_BRISTLE_IMPLICIT) || p->sigma1 > 0,
+           yat(c, n, "sigma1"), "sigma1 must be > 0 for %s", law);
+    if (d->law == BR_LAW_GMS) read_gms_elements(c, n, p);
     ycheck(c, p->nu >= 0, yat(c, n, "nu"), "nu must be >= 0");
     ycheck(c, p->G_min > 0, yat(c, n, "G_min"), "G_min must be > 0");
 }
@@ -851,7 +888,7 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
     static const char *const K[] = {"name", "body", "surface", "points", "area", "total_area",
                                     "normal", "friction", "v_stick", NULL};
     static const char *const KS[] = {"type", "frame", "point", "normal", "center", "axis", "radius", NULL};
-    static const char *const KN[] = {"law", "sigma", "K", "pK", "D", "d_area", "pD", NULL};
+    static const char *const KN[] = {"law", "sigma", "K", "pK", "D", "d_area", "pD", "force", NULL};
     m->nset = seq ? ylen(c, seq, "contacts") : 0;
     m->cset = calloc((size_t)(m->nset ? m->nset : 1), sizeof *m->cset);
     for (int s = 0; s < m->nset && !c->failed; s++) {
@@ -929,6 +966,32 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
         cs->D = malloc((size_t)np * sizeof(double));
         /* areas: `area` for every point, or `total_area` shared in proportion to the generator's
          * own areas (grid, annulus) or equally (ring, list) */
+        ynode *nl = ymap(c, n, "normal");
+        if (ykeys(c, nl, "normal", KN)) return;
+        const char *nlaw = ystring(c, nl, "law", 0);
+        cs->prescribed = nlaw && !strcmp(nlaw, "prescribed");
+        ycheck(c, !nlaw || !strcmp(nlaw, "hunt_crossley") || cs->prescribed, yat(c, nl, "law"),
+               "normal law '%s' is not supported (hunt_crossley, prescribed)", nlaw ? nlaw : "");
+        if (cs->prescribed) {
+            /* prescribed total normal force, shared equally: no areas, no normal spring */
+            static const char *const KNP[] = {"law", "force", NULL};
+            if (ykeys(c, nl, "a prescribed normal force", KNP)) return;
+            ynode *fn = ymap(c, nl, "force");
+            if (!fn) yerr(c, nl, "missing key 'force' (the prescribed normal force, N)");
+            else ytimefn(c, fn, "force", &cs->normal_force);
+            ycheck(c, !ymap(c, n, "area") && !ymap(c, n, "total_area"), n,
+                   "a set with a prescribed normal force takes no contact areas");
+            if (c->failed) return;
+            cs->area = cs->area ? cs->area : malloc((size_t)np * sizeof(double));
+            for (long i = 0; i < np; i++) cs->K[i] = 0.0, cs->D[i] = 0.0, cs->area[i] = 0.0;
+            d->normal.pK = 2.0, d->normal.pD = 0.5;
+            d->r = cs->r, d->K = cs->K, d->D = cs->D;
+            read_friction(c, ymap(c, n, "friction"), d);
+            d->v_stick = ynum(c, n, "v_stick", 0, 1e-6);
+            ycheck(c, d->v_stick >= 0, yat(c, n, "v_stick"), "v_stick must be >= 0");
+            continue;
+        }
+        ycheck(c, !ymap(c, nl, "force"), yat(c, nl, "force"), "'force' needs normal law 'prescribed'");
         ynode *an = ymap(c, n, "area"), *tn = ymap(c, n, "total_area");
         ycheck(c, !(an && tn), n, "give at most one of 'area' (per point) and 'total_area'");
         ycheck(c, an || tn || cs->area, n, "missing key 'area' (tributary area of each point, m^2)");
@@ -941,11 +1004,6 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
         ycheck(c, Ain > 0, an ? an : tn ? tn : n, "contact areas must be > 0 (got %g)", Ain);
         for (long i = 0; i < np; i++)
             cs->area[i] = an ? Ain : Ain * (natural ? cs->area[i] : 1.0) / sum;
-        ynode *nl = ymap(c, n, "normal");
-        if (ykeys(c, nl, "normal", KN)) return;
-        const char *nlaw = ystring(c, nl, "law", 0);
-        ycheck(c, !nlaw || !strcmp(nlaw, "hunt_crossley"), yat(c, nl, "law"),
-               "normal law '%s' is not supported (hunt_crossley)", nlaw ? nlaw : "");
         d->normal.pK = ynum(c, nl, "pK", 0, 2.0);
         d->normal.pD = ynum(c, nl, "pD", 0, 0.5 * (d->normal.pK - 1.0));
         ycheck(c, d->normal.pK > 0 && br_pow_half_ok(d->normal.pK), yat(c, nl, "pK"),

@@ -171,6 +171,10 @@ int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t e
     for (int s = 0; s < m->nset; s++) {
         d->E_upto[s] = d->res[s].E;
         d->End_upto[s] = d->res[s].E_nd;
+        if (m->cset[s].prescribed) {
+            const double N = br_timefn_eval(&m->cset[s].normal_force, d->t);
+            br_field_set_normal_force(d->field, s, N > 0.0 ? N : 0.0);
+        }
     }
     char ferr[600];
     const int rc = br_field_step(d->field, d->frames, h, d->res, ferr, sizeof ferr);

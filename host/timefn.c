@@ -46,9 +46,9 @@ double br_timefn_eval(const br_timefn *fn, double t)
     switch (fn->kind) {
     case BR_TF_CONSTANT: return fn->c;
     case BR_TF_TABLE: {
-        if (t <= fn->t[0]) return fn->y[0];
+        if (t < fn->t[0]) return fn->y[0];
         if (t >= fn->t[fn->n - 1]) return fn->y[fn->n - 1];
-        const int k = table_seg(fn, t);
+        const int k = table_seg(fn, t); /* t[k] <= t < t[k+1]: a repeated time (a jump) is skipped */
         const double s = (t - fn->t[k]) / (fn->t[k + 1] - fn->t[k]);
         return fn->y[k] + s * (fn->y[k + 1] - fn->y[k]);
     }

@@ -33,11 +33,11 @@ BR_HD double br_f_static_reg_slope(const br_friction_params *p, double s, double
     return s <= p->v_r ? para : p->nu * N;
 }
 
-/* bristle2 (3.6): Vt, N, deflection z, rate w -> tip friction F_R = f(|u|) u/|u| with
- * u = Vt - w + dv the slip velocity shifted by dv = (F_0/|F_0|) v_r w_F, F_0 = sigma0 z
- * + sigma1 Vt; also |u| and f(|u|). Then m_b wdot = F_R - (sigma0 z + sigma1 w), zdot = w. */
+/* bristle2 (3.6): Vt, N, deflection z, tip sliding velocity q = v_S = Vt - zdot -> tip
+ * friction F_R = f(|u|) u/|u| with u = q + dv, the slip velocity shifted by
+ * dv = (F_0/|F_0|) v_r w_F, F_0 = sigma0 z + sigma1 Vt; also |u| and f(|u|). */
 BR_HD void br_bristle2_tip(const br_friction_params *p, const double Vt[3], double N,
-                           const double z[3], const double w[3], double u[3], double FR[3],
+                           const double z[3], const double q[3], double u[3], double FR[3],
                            double *ulen, double *fu)
 {
     const double Fs = p->mu_s * N;
@@ -48,7 +48,7 @@ BR_HD void br_bristle2_tip(const br_friction_params *p, const double Vt[3], doub
     const int inside = g <= Fs;
     const double wF = inside ? 1.0 - sqrt(inside ? 1.0 - r : 0.0) : 1.0;
     const double sh = g > 0.0 ? p->v_r * wF / (g > 0.0 ? g : 1.0) : 0.0;
-    for (int k = 0; k < 3; k++) u[k] = Vt[k] - w[k] + sh * F0[k];
+    for (int k = 0; k < 3; k++) u[k] = q[k] + sh * F0[k];
     const double s = br_norm3(u);
     const double f = br_f_static_reg(p, s, N);
     const double fs = s > 0.0 ? f / (s > 0.0 ? s : 1.0) : 0.0;
@@ -57,34 +57,38 @@ BR_HD void br_bristle2_tip(const br_friction_params *p, const double Vt[3], doub
     *fu = f;
 }
 
-/* bristle2 (3.6): Vt, N, z, w -> zdot, wdot (the ODE of the spec) */
+/* bristle2 (3.6): Vt, N, z, q -> zdot = Vt - q and the tip's momentum balance relative to B,
+ *   m_b qdot = (sigma0 z + sigma1 zdot) - F_R,   m_b = sigma1^2 / (4 sigma0),
+ * which is physics.md's m_b wdot = F_R - (sigma0 z + sigma1 w) (w = zdot = Vt - q) plus the
+ * inertia term m_b dVt/dt that it omits: with it a stuck tip (q = 0, |F_0| <= F_s) stays
+ * stuck for any motion of the body, as 3.6 states (docs/physics-choices.md). */
 BR_HD void br_bristle2_rates(const br_friction_params *p, const double Vt[3], double N,
-                             const double z[3], const double w[3], double zdot[3], double wdot[3])
+                             const double z[3], const double q[3], double zdot[3], double qdot[3])
 {
     double u[3], FR[3], s, f;
-    br_bristle2_tip(p, Vt, N, z, w, u, FR, &s, &f);
+    br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f);
     const double mb = p->sigma1 * p->sigma1 / (4.0 * p->sigma0);
     for (int k = 0; k < 3; k++) {
-        zdot[k] = w[k];
-        wdot[k] = (FR[k] - p->sigma0 * z[k] - p->sigma1 * w[k]) / mb;
+        zdot[k] = Vt[k] - q[k];
+        qdot[k] = (p->sigma0 * z[k] + p->sigma1 * zdot[k] - FR[k]) / mb;
     }
 }
 
-/* bristle2 step, states z (0-2) and w (3-5): linearly implicit Euler in w with Vt frozen,
- *   (m_b + h J + h sigma1 + h^2 sigma0) dw = h (F_R - sigma0 (z + h w) - sigma1 w),
- *   w <- w + dw, z <- z + h w,
+/* bristle2 step, states z (0-2) and q = v_S (3-5): linearly implicit Euler in q with Vt frozen,
+ *   (m_b + h J + h sigma1 + h^2 sigma0) dq = h (sigma0 z + (sigma1 + h sigma0)(Vt - q) - F_R),
+ *   q <- q + dq, z <- z + h (Vt - q),
  * J = dF_R/du = f'(|u|) e e^T + f/|u| (I - e e^T), e = u/|u| (f' from br_f_static_reg_slope),
- * solved along e and across it. Transmitted force F = sigma0 z + sigma1 w (updated state). */
+ * solved along e and across it. Transmitted force F = sigma0 z + sigma1 zdot (updated state). */
 BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double Vt[3], double v,
                            double N, double *st, long stride, double F[3], double *P)
 {
     (void)v;
-    double z[3], w[3], u[3], FR[3], s, f;
+    double z[3], q[3], u[3], FR[3], s, f;
     for (int k = 0; k < 3; k++) {
         z[k] = st[k * stride];
-        w[k] = st[(3 + k) * stride];
+        q[k] = st[(3 + k) * stride];
     }
-    br_bristle2_tip(p, Vt, N, z, w, u, FR, &s, &f);
+    br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f);
     const double mb = p->sigma1 * p->sigma1 / (4.0 * p->sigma0);
     const double c = mb + h * p->sigma1 + h * h * p->sigma0;
     const double a_par = c + h * br_f_static_reg_slope(p, s, N);
@@ -93,17 +97,17 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
     const double inv = s > 0.0 ? 1.0 / (s > 0.0 ? s : 1.0) : 0.0;
     double r[3], e[3];
     for (int k = 0; k < 3; k++) {
-        r[k] = h * (FR[k] - p->sigma0 * (z[k] + h * w[k]) - p->sigma1 * w[k]);
+        r[k] = h * (p->sigma0 * z[k] + (p->sigma1 + h * p->sigma0) * (Vt[k] - q[k]) - FR[k]);
         e[k] = u[k] * inv;
     }
     const double rp = br_dot3(r, e);
     for (int k = 0; k < 3; k++) {
-        const double dw = (r[k] - rp * e[k]) / a_perp + rp * e[k] / a_par;
-        w[k] += dw;
-        z[k] += h * w[k];
+        q[k] += (r[k] - rp * e[k]) / a_perp + rp * e[k] / a_par;
+        const double zd = Vt[k] - q[k];
+        z[k] += h * zd;
         st[k * stride] = z[k];
-        st[(3 + k) * stride] = w[k];
-        F[k] = p->sigma0 * z[k] + p->sigma1 * w[k];
+        st[(3 + k) * stride] = q[k];
+        F[k] = p->sigma0 * z[k] + p->sigma1 * zd;
     }
     *P = br_dot3(F, Vt);
 }

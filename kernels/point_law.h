@@ -40,7 +40,7 @@ BR_HD void br_friction_eval(int law, const br_friction_params *p, double h, cons
 
 /* state, N -> energy stored in the bristles of one point (physics.md section 7):
  * 1/2 sigma0 N |Z|^2 (lugre3d, dahl3d), 1/2 sigma0 |z|^2 (classic, bristle_implicit),
- * plus 1/2 m_b |w|^2 for bristle2's moving tip mass, 1/2 sum k_i |z_i|^2 (gms) */
+ * plus 1/2 m_b |v_S|^2 for bristle2's sliding tip mass, 1/2 sum k_i |z_i|^2 (gms) */
 BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, double N,
                                        const double *st, long stride)
 {
