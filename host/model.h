@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "field.h"
+#include "joint_friction.h"
 #include "timefn.h"
 
 #define BR_NAME_MAX 64
@@ -71,12 +72,16 @@ typedef struct br_load {
 
 /* A linear spring-damper between a point of frame a and a point of frame b.
  * rest == 0: a vector spring F = k d + c ddot (d = pb - pa); rest > 0: an axial
- * spring F = (k (|d| - rest) + c (ddot . e)) e with e = d / |d|. */
+ * spring F = (k (|d| - rest) + c (ddot . e)) e with e = d / |d|.
+ * torsion: a torsion spring about a world axis, T = k theta + c thetadot with theta the
+ * rotation of b relative to a about the axis since t = 0 (torque -T axis on b, +T axis on a). */
 typedef struct br_spring {
     char name[BR_NAME_MAX];
     int frame_a, frame_b;
     double pa[3], pb[3];   /* frame coordinates (ground: world) */
     double k, c, rest;
+    int torsion;
+    double axis[3];        /* torsion: unit axis, world */
 } br_spring;
 
 /* A contact set: the field's description plus the names and arrays it points to. */
@@ -103,7 +108,7 @@ typedef struct br_model {
     double field_times[64];
     int backend;              /* br_backend_kind requested by the scenario */
     double gravity[3];
-    int nbody, nkframe, nload, nspring, nset, nbeam;
+    int nbody, nkframe, nload, nspring, nset, nbeam, nrot;
     double rho_inf;           /* generalized-alpha spectral radius at infinity (beams) */
     br_body *body;
     br_beam *beam;
@@ -111,6 +116,7 @@ typedef struct br_model {
     br_load *load;
     br_spring *spring;
     br_cset *cset;
+    br_rotfric *rot;          /* rotational friction elements (physics.md section 4) */
 } br_model;
 
 /* model -> number of frames (ground, bodies, kinematic frames) */

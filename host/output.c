@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const BODY_COLS[] = {"x", "y", "z", "vx", "vy", "vz"};
+static const char *const BODY_COLS[] = {"x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz"};
 static const char *const SET_COLS[] = {"Fx", "Fy", "Fz", "Ft", "N", "P", "E", "ncontact", "nstick",
                                        "vt_max", "pen_max", "Vx", "Vy", "Vz", "Mx", "My", "Mz"};
 static const char *const ENERGY_COLS[] = {"input", "kinetic", "stored", "dissipated", "residual"};
-enum { NB = 6, NS = 17, NE = 5 };
+enum { NB = 9, NS = 17, NE = 5 };
 
 int br_output_col_body(const br_model *m, int b)
 {
@@ -39,7 +39,7 @@ static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, d
 
 int br_output_ncols(const br_model *m)
 {
-    return 1 + NB * m->nbody + NS * m->nset + m->nload + m->nspring + NE;
+    return 1 + NB * m->nbody + NS * m->nset + m->nload + m->nspring + m->nrot + NE;
 }
 
 void br_output_colname(const br_model *m, int col, char *buf, size_t len)
@@ -69,6 +69,11 @@ void br_output_colname(const br_model *m, int col, char *buf, size_t len)
         return;
     }
     col -= m->nspring;
+    if (col < m->nrot) {
+        snprintf(buf, len, "%s.tau", m->rot[col].name);
+        return;
+    }
+    col -= m->nrot;
     snprintf(buf, len, "energy.%s", ENERGY_COLS[col]);
 }
 
@@ -79,6 +84,7 @@ void br_output_row(const br_model *m, const br_data *d, double *row)
     for (int b = 0; b < m->nbody; b++) {
         for (int j = 0; j < 3; j++) row[c++] = d->x[3 * b + j] - m->body[b].x0[j];
         for (int j = 0; j < 3; j++) row[c++] = d->v[3 * b + j];
+        for (int j = 0; j < 3; j++) row[c++] = d->w[3 * b + j];
     }
     for (int s = 0; s < m->nset; s++) {
         const br_set_result *r = &d->res[s];
@@ -98,6 +104,7 @@ void br_output_row(const br_model *m, const br_data *d, double *row)
     }
     for (int l = 0; l < m->nload; l++) row[c++] = d->load_val[l];
     for (int k = 0; k < m->nspring; k++) row[c++] = d->spring_val[k];
+    for (int k = 0; k < m->nrot; k++) row[c++] = d->rot_tau[k];
     const br_energy_terms *e = &d->en;
     row[c++] = e->work_in;
     row[c++] = e->kinetic;

@@ -281,6 +281,17 @@ int br_run_main(int argc, char **argv)
     const char *warnings[16];
     int nwarn = 0;
     char wbuf[4][256];
+    for (int k = 0; k < m->nrot; k++) {
+        double lim;
+        if (br_rotfric_not_dissipative(&m->rot[k], &lim)) {
+            snprintf(wbuf[3], sizeof wbuf[3],
+                     "rotational friction '%s': sigma1 = %g exceeds tau_C tau_v / (tau_S - tau_C) = %g, the "
+                     "LuGre element is not dissipative for every motion (physics.md section 4)",
+                     m->rot[k].name, m->rot[k].sigma1, lim);
+            warnings[nwarn++] = wbuf[3];
+            break;
+        }
+    }
     if (fabs(nsteps * m->dt - m->t_end) > 1e-9 * m->t_end) {
         snprintf(wbuf[0], sizeof wbuf[0], "time.end (%g) is not a multiple of dt; the run ends at %.12g s",
                  m->t_end, nsteps * m->dt);
@@ -316,6 +327,7 @@ int br_run_main(int argc, char **argv)
         }
         tick = now_s();
         wall_field += tick - t_f0;
+        br_fwd_joints(m, d, m->dt);
         d->skip_energy = !sample;
         br_fwd_loads(m, d);
         if (br_check_finite(m, d, ferr, sizeof ferr)) {

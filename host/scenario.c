@@ -570,7 +570,7 @@ static void read_loads(ysrc *c, ynode *seq, br_model *m)
 
 static void read_springs(ysrc *c, ynode *seq, br_model *m)
 {
-    static const char *const K[] = {"name", "a", "b", "stiffness", "damping", "rest_length", NULL};
+    static const char *const K[] = {"name", "type", "axis", "a", "b", "stiffness", "damping", "rest_length", NULL};
     static const char *const E[] = {"frame", "point", NULL};
     m->nspring = seq ? ylen(c, seq, "springs") : 0;
     m->spring = calloc((size_t)(m->nspring ? m->nspring : 1), sizeof *m->spring);
@@ -596,6 +596,14 @@ static void read_springs(ysrc *c, ynode *seq, br_model *m)
             if (e) S->frame_b = idx;
             else S->frame_a = idx;
         }
+        const char *type = ystring(c, n, "type", 0);
+        ycheck(c, !type || !strcmp(type, "linear") || !strcmp(type, "torsion"), yat(c, n, "type"),
+               "spring type must be linear or torsion");
+        S->torsion = type && !strcmp(type, "torsion");
+        if (S->torsion) yunit(c, n, "axis", NULL, S->axis);
+        else ycheck(c, !ymap(c, n, "axis"), yat(c, n, "axis"), "'axis' is for torsion springs");
+        ycheck(c, !S->torsion || !ymap(c, n, "rest_length"), yat(c, n, "rest_length"),
+               "a torsion spring has no rest length (its angle counts from t = 0)");
         S->k = ynum(c, n, "stiffness", 1, 0);
         S->c = ynum(c, n, "damping", 0, 0);
         S->rest = ynum(c, n, "rest_length", 0, 0);
@@ -603,6 +611,90 @@ static void read_springs(ysrc *c, ynode *seq, br_model *m)
         ycheck(c, S->c >= 0, yat(c, n, "damping"), "damping must be >= 0");
         ycheck(c, S->rest >= 0, yat(c, n, "rest_length"), "rest_length must be >= 0");
         ycheck(c, S->frame_a != S->frame_b, n, "a spring needs two different frames");
+    }
+}
+
+/* rotational_friction: [{name, type: lugre|clutch|one_way_clutch, body, other, axis, ...}] */
+static void read_rotational(ysrc *c, ynode *seq, br_model *m)
+{
+    static const char *const K[] = {"name", "type", "body", "other", "axis", "sigma0", "sigma1", "w_d",
+                                    "tau_v", "tau_C", "tau_S", "w_s", "mu_C", "mu_S", "sigma2", "c_geo",
+                                    "annulus", "normal_force_max", "input", "c_max", NULL};
+    m->nrot = seq ? ylen(c, seq, "rotational_friction") : 0;
+    m->rot = calloc((size_t)(m->nrot ? m->nrot : 1), sizeof *m->rot);
+    for (int k = 0; k < m->nrot && !c->failed; k++) {
+        ynode *n = yitem(c, seq, k);
+        br_rotfric *e = &m->rot[k];
+        if (ykeys(c, n, "a rotational friction element", K)) return;
+        yname(c, n, e->name, "rotational friction element");
+        for (int j = 0; j < k; j++)
+            ycheck(c, strcmp(m->rot[j].name, e->name) != 0, yat(c, n, "name"), "duplicate element name '%s'",
+                   e->name);
+        const char *type = ystring(c, n, "type", 1);
+        if (c->failed) return;
+        e->type = !strcmp(type, "lugre") ? BR_ROT_LUGRE : !strcmp(type, "clutch") ? BR_ROT_CLUTCH
+                  : !strcmp(type, "one_way_clutch") ? BR_ROT_ONEWAY : -1;
+        ycheck(c, e->type >= 0, yat(c, n, "type"), "type must be lugre, clutch or one_way_clutch (got '%s')", type);
+        if (c->failed) return;
+        e->frame_a = yframe(c, m, yat(c, n, "body"), ystring(c, n, "body", 1));
+        const char *other = ystring(c, n, "other", 0);
+        e->frame_b = other ? yframe(c, m, yat(c, n, "other"), other) : 0;
+        ycheck(c, e->frame_a != e->frame_b, n, "an element needs two different frames");
+        yunit(c, n, "axis", NULL, e->axis);
+        e->sigma0 = ynum(c, n, "sigma0", 1, 0);
+        e->sigma1 = ynum(c, n, "sigma1", 1, 0);
+        e->w_s = ynum(c, n, "w_s", 1, 0);
+        ycheck(c, e->sigma0 > 0, yat(c, n, "sigma0"), "sigma0 must be > 0");
+        ycheck(c, e->sigma1 >= 0, yat(c, n, "sigma1"), "sigma1 must be >= 0");
+        ycheck(c, e->w_s > 0, yat(c, n, "w_s"), "w_s must be > 0");
+        static const char *const LUG[] = {"tau_v", "tau_C", "tau_S", "w_d"};
+        static const char *const CLU[] = {"mu_C", "mu_S", "sigma2", "c_geo", "annulus", "normal_force_max",
+                                          "input", "c_max"};
+        for (int j = 0; j < 4; j++)
+            ycheck(c, e->type == BR_ROT_LUGRE || !ymap(c, n, LUG[j]), yat(c, n, LUG[j]),
+                   "'%s' is for type lugre", LUG[j]);
+        for (int j = 0; j < 8; j++)
+            ycheck(c, e->type != BR_ROT_LUGRE || !ymap(c, n, CLU[j]), yat(c, n, CLU[j]),
+                   "'%s' is for the clutch types", CLU[j]);
+        ycheck(c, e->type == BR_ROT_ONEWAY || !ymap(c, n, "c_max"), yat(c, n, "c_max"),
+               "'c_max' is for type one_way_clutch");
+        if (c->failed) return;
+        if (e->type == BR_ROT_LUGRE) {
+            e->tau_v = ynum(c, n, "tau_v", 0, 0);
+            e->tau_C = ynum(c, n, "tau_C", 1, 0);
+            e->tau_S = ynum(c, n, "tau_S", 1, 0);
+            e->w_d = ynum(c, n, "w_d", 0, 0);
+            ycheck(c, e->tau_v >= 0, yat(c, n, "tau_v"), "tau_v must be >= 0");
+            ycheck(c, e->tau_C > 0, yat(c, n, "tau_C"), "tau_C must be > 0");
+            ycheck(c, e->tau_S >= e->tau_C, yat(c, n, "tau_S"), "tau_S must be >= tau_C");
+            ycheck(c, e->w_d >= 0, yat(c, n, "w_d"), "w_d must be >= 0 (0: constant sigma1)");
+            continue;
+        }
+        e->mu_C = ynum(c, n, "mu_C", 1, 0);
+        e->mu_S = ynum(c, n, "mu_S", 1, 0);
+        e->sigma2 = ynum(c, n, "sigma2", 0, 0);
+        e->Fn_max = ynum(c, n, "normal_force_max", 1, 0);
+        e->c_max = ynum(c, n, "c_max", 0, 100.0);
+        ycheck(c, e->mu_C > 0, yat(c, n, "mu_C"), "mu_C must be > 0");
+        ycheck(c, e->mu_S >= e->mu_C, yat(c, n, "mu_S"), "mu_S must be >= mu_C");
+        ycheck(c, e->sigma2 >= 0, yat(c, n, "sigma2"), "sigma2 must be >= 0");
+        ycheck(c, e->Fn_max > 0, yat(c, n, "normal_force_max"), "normal_force_max must be > 0");
+        ycheck(c, e->c_max > 0, yat(c, n, "c_max"), "c_max must be > 0");
+        ynode *an = ymap(c, n, "annulus"), *cg = ymap(c, n, "c_geo");
+        ycheck(c, (an != NULL) != (cg != NULL), n,
+               "give exactly one of 'c_geo' [m] and 'annulus: [R_i, R_o]' (uniform pressure)");
+        if (c->failed) return;
+        if (cg) e->c_geo = ynum_node(c, cg, "c_geo");
+        else {
+            double R[2];
+            yvec(c, n, "annulus", 2, 1, NULL, R);
+            ycheck(c, R[0] >= 0 && R[1] > R[0], an, "annulus needs 0 <= R_i < R_o");
+            e->c_geo = 2.0 / 3.0 * (R[1] * R[1] * R[1] - R[0] * R[0] * R[0]) / (R[1] * R[1] - R[0] * R[0]);
+        }
+        ycheck(c, e->c_geo > 0, cg ? cg : an, "c_geo must be > 0");
+        ynode *in = ymap(c, n, "input");
+        if (in) ytimefn(c, in, "input", &e->u);
+        else e->u.kind = BR_TF_CONSTANT, e->u.c = 1.0;
     }
 }
 
@@ -1134,7 +1226,7 @@ void br_model_free(br_model *m)
     for (int s = 0; s < m->nset; s++) {
         free(m->cset[s].r), free(m->cset[s].K), free(m->cset[s].D), free(m->cset[s].area);
     }
-    free(m->body), free(m->kframe), free(m->load), free(m->spring), free(m->cset);
+    free(m->body), free(m->kframe), free(m->load), free(m->spring), free(m->cset), free(m->rot);
     free(m);
 }
 
@@ -1177,7 +1269,8 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     }
     br_model *m = calloc(1, sizeof *m);
     static const char *const K[] = {"name", "description", "time", "output", "backend", "gravity", "beams",
-                                    "bodies", "frames", "loads", "springs", "contacts", NULL};
+                                    "bodies", "frames", "loads", "springs", "contacts",
+                                    "rotational_friction", NULL};
     if (!m) {
         snprintf(err, errlen, "out of memory");
         yaml_document_delete(&c.doc);
@@ -1254,6 +1347,7 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     read_loads(&c, ymap(&c, root, "loads"), m);
     read_springs(&c, ymap(&c, root, "springs"), m);
     read_contacts(&c, ymap(&c, root, "contacts"), m);
+    read_rotational(&c, ymap(&c, root, "rotational_friction"), m);
     ycheck(&c, m->nbody + m->nkframe + m->nbeam > 0 || m->nset > 0, root,
            "the scenario has no bodies, beams or contacts");
     yaml_document_delete(&c.doc);

@@ -53,8 +53,14 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
     d->End_upto = calloc((size_t)ns, sizeof(double));
     d->load_val = calloc((size_t)(m->nload > 0 ? m->nload : 1), sizeof(double));
     d->spring_val = calloc((size_t)(m->nspring > 0 ? m->nspring : 1), sizeof(double));
+    d->spring_angle = calloc((size_t)(m->nspring > 0 ? m->nspring : 1), sizeof(double));
+    const size_t nr = (size_t)(m->nrot > 0 ? m->nrot : 1);
+    d->rot_z = calloc(nr, sizeof(double)), d->rot_tau = calloc(nr, sizeof(double));
+    d->rot_Eb = calloc(nr, sizeof(double));
+    d->rot_E = calloc(nr, sizeof(double)), d->rot_E_upto = calloc(nr, sizeof(double));
     if (!d->x || !d->q || !d->v || !d->w || !d->f || !d->tau || !d->fext || !d->text || !d->frames ||
-        !d->res || !d->E_upto || !d->End_upto || !d->load_val || !d->spring_val) {
+        !d->res || !d->E_upto || !d->End_upto || !d->load_val || !d->spring_val || !d->spring_angle ||
+        !d->rot_z || !d->rot_tau || !d->rot_Eb || !d->rot_E || !d->rot_E_upto) {
         snprintf(err, errlen, "out of memory");
         br_data_free(d);
         return NULL;
@@ -118,7 +124,8 @@ void br_data_free(br_data *d)
     br_field_destroy(d->field);
     free(d->x), free(d->q), free(d->v), free(d->w), free(d->f), free(d->tau);
     free(d->fext), free(d->text), free(d->frames), free(d->res), free(d->E_upto), free(d->End_upto);
-    free(d->load_val), free(d->spring_val);
+    free(d->load_val), free(d->spring_val), free(d->spring_angle);
+    free(d->rot_z), free(d->rot_tau), free(d->rot_Eb), free(d->rot_E), free(d->rot_E_upto);
     br_struct_free(d->st);
     br_genalpha_free(d->ga);
     free(d->g), free(d->gext), free(d->xnode), free(d->uprev), free(d->vprev), free(d->up), free(d->vp);
@@ -180,6 +187,19 @@ int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t e
     const int rc = br_field_step(d->field, d->frames, h, d->res, ferr, sizeof ferr);
     if (rc) snprintf(err, errlen, "t = %.9g s: %s", d->t, ferr);
     return rc;
+}
+
+void br_fwd_joints(const br_model *m, br_data *d, double h)
+{
+    for (int k = 0; k < m->nrot; k++) {
+        const br_rotfric *e = &m->rot[k];
+        const double *wa = d->frames[e->frame_a].w, *wb = d->frames[e->frame_b].w;
+        const double w = br_dot3(wa, e->axis) - br_dot3(wb, e->axis);
+        double P;
+        d->rot_E_upto[k] = d->rot_E[k];
+        d->rot_tau[k] = br_rotfric_step(e, w, d->t, h, &d->rot_z[k], &P, &d->rot_Eb[k]);
+        d->rot_E[k] += h * P;
+    }
 }
 
 /* wrench (force f at world point p) -> added to body b's total (and external if ext) */
@@ -298,6 +318,19 @@ void br_fwd_loads(const br_model *m, br_data *d)
             va[j] += A->v[j], vb[j] += B->v[j];
             dd[j] = pb[j] - pa[j], dv[j] = vb[j] - va[j];
         }
+        if (S->torsion) {
+            /* torque T about the axis: -T on b, +T on a */
+            const double rate = br_dot3(B->w, S->axis) - br_dot3(A->w, S->axis), th = d->spring_angle[k];
+            const double T = S->k * th + S->c * rate;
+            const double Ma[3] = {T * S->axis[0], T * S->axis[1], T * S->axis[2]};
+            const double Mb[3] = {-Ma[0], -Ma[1], -Ma[2]}, z3[3] = {0, 0, 0};
+            d->spring_val[k] = T;
+            en->spring += 0.5 * S->k * th * th;
+            d->p_spring_loss += S->c * rate * rate;
+            add_wrench(m, d, S->frame_a, z3, Ma);
+            add_wrench(m, d, S->frame_b, z3, Mb);
+            continue;
+        }
         if (S->rest > 0.0) {
             const double L = sqrt(br_dot3(dd, dd));
             double e[3] = {0, 0, 0};
@@ -329,6 +362,15 @@ void br_fwd_loads(const br_model *m, br_data *d)
         en->friction_loss += d->E_upto[s] - r->E_b;
         en->normal_loss += d->End_upto[s];
     }
+    for (int k = 0; k < m->nrot; k++) {
+        const br_rotfric *e = &m->rot[k];
+        const double T[3] = {d->rot_tau[k] * e->axis[0], d->rot_tau[k] * e->axis[1], d->rot_tau[k] * e->axis[2]};
+        const double mT[3] = {-T[0], -T[1], -T[2]}, z3[3] = {0, 0, 0};
+        add_wrench(m, d, e->frame_a, z3, mT);
+        add_wrench(m, d, e->frame_b, z3, T);
+        en->bristle += d->rot_Eb[k];
+        en->friction_loss += d->rot_E_upto[k] - d->rot_Eb[k];
+    }
     /* balance at t: input work (loads, gravity, drives) plus initial energy against the rest
      * (not on steps where the structure's energies were skipped) */
     if (d->st && d->skip_energy) return;
@@ -338,6 +380,15 @@ void br_fwd_loads(const br_model *m, br_data *d)
     const double ref = fabs(en->work_in) + en->kinetic0 + en->spring0;
     if (ref > d->res_ref) d->res_ref = ref;
     en->residual_rel = d->res_ref > 0 ? fabs(en->residual) / d->res_ref : 0.0;
+}
+
+/* frame -> its angular velocity after the velocity update (bodies), or prescribed */
+static void frame_omega(const br_model *m, const br_data *d, int fr, double w[3])
+{
+    const int b = frame_body(m, fr);
+    if (fr == 0) w[0] = w[1] = w[2] = 0.0;
+    else if (b >= 0) memcpy(w, d->w + 3 * b, 3 * sizeof(double));
+    else memcpy(w, m->kframe[fr - 1 - m->nbody].w, 3 * sizeof(double));
 }
 
 void br_integrate(const br_model *m, br_data *d, double h)
@@ -374,6 +425,15 @@ void br_integrate(const br_model *m, br_data *d, double h)
         br_quat_advance(q, w, h);
         /* midpoint velocities make h f . v_mid the exact kinetic-energy change of the translation */
         work += br_dot3(d->fext + 3 * b, vm) + br_dot3(d->text + 3 * b, wm);
+    }
+    /* torsion angles with the new angular velocities, as the attitudes were advanced */
+    for (int k = 0; k < m->nspring; k++) {
+        const br_spring *S = &m->spring[k];
+        if (!S->torsion) continue;
+        double wa[3], wb[3];
+        frame_omega(m, d, S->frame_a, wa);
+        frame_omega(m, d, S->frame_b, wb);
+        d->spring_angle[k] += h * (br_dot3(wb, S->axis) - br_dot3(wa, S->axis));
     }
     d->en.work_in += h * (work + d->p_drive);
     d->en.spring_loss += h * d->p_spring_loss;
@@ -425,6 +485,7 @@ int br_step(const br_model *m, br_data *d, char *err, size_t errlen)
 {
     br_fwd_frames(m, d);
     if (br_fwd_contacts(m, d, m->dt, err, errlen)) return -1;
+    br_fwd_joints(m, d, m->dt);
     br_fwd_loads(m, d);
     if (br_check_finite(m, d, err, errlen)) return -1;
     br_integrate(m, d, m->dt);

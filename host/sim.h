@@ -4,6 +4,7 @@
  *   br_fwd_frames    body states (x_n, q_n, v_n, w_n), t_n -> world frames
  *   br_fwd_contacts  frames -> contact field step -> per-set wrenches (bristle
  *                    states advanced over the step with V_t(t_n) frozen)
+ *   br_fwd_joints    frames -> rotational friction torques (states advanced, host/joint_friction.c)
  *   br_fwd_loads     t_n, frames, wrenches -> total force and torque per body
  *                    and the energy terms at t_n (physics.md section 7)
  *   br_integrate     forces -> free bodies: semi-implicit (symplectic) Euler:
@@ -50,7 +51,12 @@ typedef struct br_data {
     br_frame_state *frames;    /* every frame at t (ground, bodies, kinematic frames) */
     br_set_result *res;        /* per contact set: result of the last field step */
     double *load_val;          /* per load: signed magnitude at t */
-    double *spring_val;        /* per spring: signed force magnitude at t */
+    double *spring_val;        /* per spring: signed force magnitude at t (torsion: torque) */
+    double *spring_angle;      /* per spring: torsion angle theta at t (0 for linear springs) */
+    double *rot_z;             /* per rotational friction element: bristle state */
+    double *rot_tau;           /* ... its torque over the last step */
+    double *rot_Eb;            /* ... energy stored in its bristle after the last step */
+    double *rot_E, *rot_E_upto;/* ... friction energy integral after the last step and up to t */
     br_energy_terms en;
     double res_ref;            /* reference for residual_rel: largest input energy so far */
     double *E_upto, *End_upto; /* per set: friction and normal-damping energy up to t */
@@ -80,7 +86,11 @@ void br_fwd_frames(const br_model *m, br_data *d);
 /* model, d->frames -> d->res (contact field advanced by h); 0, or -1 with err */
 int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t errlen);
 
-/* model, t, frames, d->res -> d->f, d->tau, d->fext, d->text, d->load_val, d->spring_val,
+/* model, d->frames, t -> rotational friction torques d->rot_tau over [t, t + h] (states
+ * advanced, relative speeds frozen: exponential LuGre update) */
+void br_fwd_joints(const br_model *m, br_data *d, double h);
+
+/* model, t, frames, d->res, d->rot_tau -> d->f, d->tau, d->fext, d->text, d->load_val, d->spring_val,
  * and d->en (energy terms at t) */
 void br_fwd_loads(const br_model *m, br_data *d);
 
