@@ -1,8 +1,9 @@
-/* main.c: the `bristle` command line: dispatches to run, eig, bench, info. */
+/* main.c: the `bristle` command line: dispatches to run, compare, eig, mesh, bench, info. */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench.h"
+#include "compare.h"
 #include "field.h"
 #include "eig.h"
 #include "meshgen.h"
@@ -13,6 +14,7 @@ static int usage(FILE *o)
     fprintf(o,
             "usage: bristle <command> [options]\n"
             "  run [SCENARIO]    run a scenario (none: the built-in S1 cube demo); bristle run --help\n"
+            "  compare DIR...    overlay the same columns of several runs in one PNG\n"
             "  eig SCENARIO      natural frequencies of the beams (Hz); bristle eig --help\n"
             "  mesh KIND ...     write an annulus, disk or grid mesh; bristle mesh --help\n"
             "  bench field ...   contact-field throughput (bristle bench field --help)\n"
@@ -45,6 +47,7 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "info")) return cmd_info();
     if (!strcmp(cmd, "run")) return br_run_main(argc - 2, argv + 2);
+    if (!strcmp(cmd, "compare")) return br_compare_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "eig")) return br_eig_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "mesh")) return br_meshgen_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return br_bench_main(argc - 2, argv + 2);

@@ -264,3 +264,55 @@ Test(cli, bad_mesh_is_rejected_with_the_scenario_line)
     write_file("nan.obj", "v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
     expect_bad("mesh.yaml", base_with(18, "    points: {mesh: {file: nan.obj}}\n"), 18, "nan.obj: vertex 0 has a non-finite coordinate");
 }
+
+/* arguments -> exit status of `bristle compare ...`; its stderr in err */
+static int compare(const char *args, char *err, size_t errlen)
+{
+    char cmd[2048], ep[700];
+    snprintf(ep, sizeof ep, "%s/stderr.txt", dir);
+    snprintf(cmd, sizeof cmd, "'%s' compare %s > '%s/stdout.txt' 2> '%s'", BRISTLE_EXE, args, dir, ep);
+    const int st = system(cmd);
+    FILE *fp = fopen(ep, "r");
+    size_t n = fp ? fread(err, 1, errlen - 1, fp) : 0;
+    err[n] = 0;
+    if (fp) fclose(fp);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(cli, compare_overlays_runs_in_one_png)
+{
+    char args[1600], err[4096], path[800];
+    const char *scn = write_file("ok.yaml", BASE);
+    snprintf(args, sizeof args, "'%s' --out '%s/a' --backend cpu --set time.end=0.002", scn, dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "'%s' --out '%s/b' --backend cpu --set time.end=0.002 --set loads.push.magnitude=20",
+             scn, dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "'%s/a' '%s/b' --columns block.x,push.F --out '%s/cmp.png'", dir, dir, dir);
+    cr_assert_eq(compare(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/cmp.png", dir);
+    FILE *fp = fopen(path, "rb");
+    cr_assert(fp, "no %s", path);
+    unsigned char sig[8] = {0};
+    cr_assert_eq(fread(sig, 1, 8, fp), 8);
+    fclose(fp);
+    cr_expect(sig[1] == 'P' && sig[2] == 'N' && sig[3] == 'G', "not a PNG");
+    /* a column one run lacks, and a folder without a run: exit 2 with the reason */
+    snprintf(args, sizeof args, "'%s/a' '%s/b' --columns block.q", dir, dir);
+    cr_expect_eq(compare(args, err, sizeof err), 2);
+    cr_expect(strstr(err, "no column 'block.q'") != NULL, "%s", err);
+    snprintf(args, sizeof args, "'%s/a' '%s/nothing'", dir, dir);
+    cr_expect_eq(compare(args, err, sizeof err), 2);
+    cr_expect(strstr(err, "cannot read it") != NULL, "%s", err);
+}
+
+Test(cli, rotational_study_warns_about_dissipativity)
+{
+    char args[1200], err[4096];
+    snprintf(args, sizeof args, "'%s/scenarios/rotational_stickslip.yaml' --out '%s/rot' --set time.end=0.01",
+             SOURCE_DIR, dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(err, "warning: rotational friction 'bearing'") && strstr(err, "not dissipative"),
+              "expected the dissipativity warning, stderr: %s", err);
+    cr_expect(strstr(read_text("rot/summary.json"), "not dissipative") != NULL, "summary.json lacks the warning");
+}

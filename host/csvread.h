@@ -1,4 +1,4 @@
-/* csvread.h: a small reader for the CSV files `bristle run` writes (tests only).
+/* csvread.h: a small reader for the CSV files `bristle run` writes (the tests and `bristle compare`).
  * Numeric cells are parsed with strtod; a non-numeric cell (a set name in
  * points.csv) is stored as NaN and its text kept in `text` for that column. */
 #ifndef BR_CSVREAD_H
