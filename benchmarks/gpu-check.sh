@@ -4,7 +4,8 @@
 # full test suite (test_field_cuda must run, not skip), benchmark the field
 # on the GPU and the CPU, and print a short table last. Logs and the table go
 # to $OUT (or benchmarks/results/ when OUT is unset).
-#   usage: sh benchmarks/gpu-check.sh [points...]     (default 1e5 1e6 1e7)
+#   usage: sh benchmarks/gpu-check.sh [points...]     (lugre3d at 1e5 1e6 1e7 by default;
+#          every other friction law at 1e6 points)
 set -u
 cd "$(dirname "$0")/.."
 OUTDIR="${OUT:-benchmarks/results}"
@@ -26,12 +27,20 @@ table="$OUTDIR/gpu-bench.md"
     echo "| backend | device | law | points | updates/s | achieved GB/s | copy GB/s | B/point |"
     echo "|---|---|---|---|---|---|---|---|"
 } >"$table"
-for n in $POINTS; do
+# lugre3d at every size, then every law at 1e6 points
+runs=""
+for n in $POINTS; do runs="$runs lugre3d:$n"; done
+for law in $(./build/bristle info | sed -n 's/^friction laws: //p'); do
+    [ "$law" = lugre3d ] || runs="$runs $law:1000000"
+done
+for run in $runs; do
+    law=${run%%:*}
+    n=${run#*:}
     for be in cuda cpu; do
         [ "$be" = cpu ] && [ "$n" -gt 1000000 ] && continue
         steps=200
         [ "$be" = cpu ] && steps=20
-        line=$(./build/bristle bench field --points "$n" --steps "$steps" --backend "$be" --no-baseline 2>&1 | grep '^RESULT')
+        line=$(./build/bristle bench field --law "$law" --points "$n" --steps "$steps" --backend "$be" --no-baseline 2>&1 | grep '^RESULT')
         echo "$line" >>"$OUTDIR/gpu-bench.log"
         echo "$line" | awk -v dev="$dev" '{
             for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
