@@ -56,18 +56,26 @@ static const char *read_text(const char *rel)
     return buf;
 }
 
-/* arguments -> exit status of `bristle run ...`; its stderr in err */
-static int run(const char *args, char *err, size_t errlen)
+/* command ("run", "compare"), arguments -> exit status of `bristle <command> ...`; its stderr in err */
+static int bristle(const char *command, const char *args, char *err, size_t errlen)
 {
     char cmd[2048], ep[700];
     snprintf(ep, sizeof ep, "%s/stderr.txt", dir);
-    snprintf(cmd, sizeof cmd, "'%s' run %s --quiet > '%s/stdout.txt' 2> '%s'", BRISTLE_EXE, args, dir, ep);
+    snprintf(cmd, sizeof cmd, "'%s' %s %s > '%s/stdout.txt' 2> '%s'", BRISTLE_EXE, command, args, dir, ep);
     const int st = system(cmd);
     FILE *fp = fopen(ep, "r");
     size_t n = fp ? fread(err, 1, errlen - 1, fp) : 0;
     err[n] = 0;
     if (fp) fclose(fp);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* arguments -> exit status of `bristle run ... --quiet`; its stderr in err */
+static int run(const char *args, char *err, size_t errlen)
+{
+    char a[1800];
+    snprintf(a, sizeof a, "%s --quiet", args);
+    return bristle("run", a, err, errlen);
 }
 
 /* A small valid scenario (a cube sliding on two points); line numbers below refer to it. */
@@ -266,18 +274,7 @@ Test(cli, bad_mesh_is_rejected_with_the_scenario_line)
 }
 
 /* arguments -> exit status of `bristle compare ...`; its stderr in err */
-static int compare(const char *args, char *err, size_t errlen)
-{
-    char cmd[2048], ep[700];
-    snprintf(ep, sizeof ep, "%s/stderr.txt", dir);
-    snprintf(cmd, sizeof cmd, "'%s' compare %s > '%s/stdout.txt' 2> '%s'", BRISTLE_EXE, args, dir, ep);
-    const int st = system(cmd);
-    FILE *fp = fopen(ep, "r");
-    size_t n = fp ? fread(err, 1, errlen - 1, fp) : 0;
-    err[n] = 0;
-    if (fp) fclose(fp);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static int compare(const char *args, char *err, size_t errlen) { return bristle("compare", args, err, errlen); }
 
 Test(cli, compare_overlays_runs_in_one_png)
 {
