@@ -83,7 +83,7 @@ void br_data_free(br_data *d);
 /* model, body states, t -> d->frames */
 void br_fwd_frames(const br_model *m, br_data *d);
 
-/* model, d->frames -> d->res (contact field advanced by h); 0, or -1 with err */
+/* model, d->frames, t -> prescribed normal forces set, d->res (contact field advanced by h); 0, or -1 with err */
 int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t errlen);
 
 /* model, d->frames, t -> rotational friction torques d->rot_tau over [t, t + h] (states
