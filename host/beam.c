@@ -117,7 +117,7 @@ br_struct *br_struct_build(const br_model *m, char *err, size_t errlen)
         for (int k = 0; k + 1 < B->nnode; k++) {
             const double *x1 = B->X + 3 * k, *x2 = B->X + 3 * k + 3;
             double e[3] = {x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]};
-            const double L = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+            const double L = br_norm3(e);
             for (int j = 0; j < 3; j++) e[j] /= L;
             double Ke[144], Me[144];
             br_beam_element(B->E, B->nu, B->rho, B->b, B->t, e, B->width, L, Ke, Me);

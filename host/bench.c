@@ -165,7 +165,7 @@ static int bench_field(int argc, char **argv)
            (double)copy_bytes / 1e6);
     printf("  fraction of copy        %.0f %%\n", 100.0 * bw / copy_bw);
     printf("  last step: N = %.6g N, |F| = %.6g N, in contact %ld, stuck %ld\n", res.N,
-           sqrt(res.Ff_A[0] * res.Ff_A[0] + res.Ff_A[1] * res.Ff_A[1] + res.Ff_A[2] * res.Ff_A[2]),
+           br_norm3(res.Ff_A),
            res.ncontact, res.nstick);
 
     double base_ups = 0.0;

@@ -44,8 +44,7 @@ static int check_desc(const br_contact_set_desc *d, char *err, size_t n)
     const char *nm = d->name ? d->name : "(unnamed)";
     if (d->law < 0 || d->law >= BR_LAW_COUNT) return fail(err, n, "set %s: unknown friction law", nm);
     if (d->npoints <= 0 || !d->r) return fail(err, n, "set %s: no contact points", nm);
-    double nn = sqrt(d->plane_n[0] * d->plane_n[0] + d->plane_n[1] * d->plane_n[1] +
-                     d->plane_n[2] * d->plane_n[2]);
+    const double nn = br_norm3(d->plane_n);
     if (d->surface < 0 || d->surface >= BR_SURF_COUNT) return fail(err, n, "set %s: unknown surface", nm);
     if (d->surface != BR_SURF_SPHERE && !(fabs(nn - 1.0) < 1e-9))
         return fail(err, n, "set %s: plane normal (cylinder axis) is not a unit vector", nm);

@@ -89,7 +89,7 @@ void br_output_row(const br_model *m, const br_data *d, double *row)
     for (int s = 0; s < m->nset; s++) {
         const br_set_result *r = &d->res[s];
         for (int j = 0; j < 3; j++) row[c++] = r->Ff_A[j];
-        row[c++] = sqrt(r->Ff_A[0] * r->Ff_A[0] + r->Ff_A[1] * r->Ff_A[1] + r->Ff_A[2] * r->Ff_A[2]);
+        row[c++] = br_norm3(r->Ff_A);
         row[c++] = r->N;
         row[c++] = r->P;
         row[c++] = r->E;

@@ -19,7 +19,7 @@ void br_quat_to_R(const double q[4], double R[9])
 
 void br_quat_advance(double q[4], const double w[3], double h)
 {
-    const double wn = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    const double wn = br_norm3(w);
     const double ang = 0.5 * wn * h;
     /* dq = (cos ang, sin(ang) w/|w|); sin(ang)/|w| -> h/2 as |w| -> 0 */
     const double s = wn * h > 1e-8 ? sin(ang) / wn : 0.5 * h * (1.0 - ang * ang / 6.0);

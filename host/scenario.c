@@ -220,6 +220,16 @@ static void yunit(ysrc *c, ynode *map, const char *key, const double *def, doubl
 }
 
 /* names: letters, digits, '_' and '-' (they become CSV column names) */
+/* map -> q (w, x, y, z) from `orientation`, default identity; an error unless a unit quaternion */
+static void yorientation(ysrc *c, ynode *map, double q[4])
+{
+    static const double q1[4] = {1, 0, 0, 0};
+    yvec(c, map, "orientation", 4, 0, q1, q);
+    const double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    ycheck(c, fabs(qn - 1.0) < 1e-9, yat(c, map, "orientation"),
+           "orientation must be a unit quaternion (w, x, y, z); its norm is %.17g", qn);
+}
+
 static void yname(ysrc *c, ynode *map, char out[BR_NAME_MAX], const char *what)
 {
     const char *s = ystring(c, map, "name", 1);
@@ -452,7 +462,7 @@ static void read_bodies(ysrc *c, ynode *seq, br_model *m)
             ycheck(c, v[0] + v[1] >= v[2] && v[1] + v[2] >= v[0] && v[0] + v[2] >= v[1], in,
                    "principal moments violate the triangle inequality (no real body has them)");
         }
-        static const double z3[3] = {0, 0, 0}, q1[4] = {1, 0, 0, 0};
+        static const double z3[3] = {0, 0, 0};
         B->beam = -1;
         ynode *at = ymap(c, n, "attach");
         if (at) {
@@ -477,11 +487,7 @@ static void read_bodies(ysrc *c, ynode *seq, br_model *m)
         } else {
             yvec(c, n, "position", 3, 1, NULL, B->x0);
         }
-        yvec(c, n, "orientation", 4, 0, q1, B->q0);
-        const double qn = sqrt(B->q0[0] * B->q0[0] + B->q0[1] * B->q0[1] + B->q0[2] * B->q0[2] +
-                               B->q0[3] * B->q0[3]);
-        ycheck(c, fabs(qn - 1.0) < 1e-9, yat(c, n, "orientation"),
-               "orientation must be a unit quaternion (w, x, y, z); its norm is %.17g", qn);
+        yorientation(c, n, B->q0);
         yvec(c, n, "velocity", 3, 0, z3, B->v0);
         yvec(c, n, "angular_velocity", 3, 0, z3, B->w0);
         ynode *lk = ymap(c, n, "lock");
@@ -513,12 +519,9 @@ static void read_frames(ysrc *c, ynode *seq, br_model *m)
         yname(c, n, F->name, "frame");
         ycheck(c, !frame_name_taken(m, F->name, m->nbody, k), yat(c, n, "name"),
                "frame name '%s' is taken (or reserved)", F->name);
-        static const double z3[3] = {0, 0, 0}, q1[4] = {1, 0, 0, 0};
+        static const double z3[3] = {0, 0, 0};
         yvec(c, n, "position", 3, 0, z3, F->x0);
-        yvec(c, n, "orientation", 4, 0, q1, F->q0);
-        const double qn = sqrt(F->q0[0] * F->q0[0] + F->q0[1] * F->q0[1] + F->q0[2] * F->q0[2] +
-                               F->q0[3] * F->q0[3]);
-        ycheck(c, fabs(qn - 1.0) < 1e-9, yat(c, n, "orientation"), "orientation must be a unit quaternion");
+        yorientation(c, n, F->q0);
         yvec(c, n, "velocity", 3, 0, z3, F->v);
         yvec(c, n, "angular_velocity", 3, 0, z3, F->w);
         ynode *dsp = ymap(c, n, "displacement");
@@ -828,12 +831,10 @@ static void read_mesh_points(ysrc *c, ynode *g, br_cset *cs)
     else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - c->file), c->file, file);
     const double scale = ynum(c, g, "units", 0, 1.0);
     ycheck(c, scale > 0, yat(c, g, "units"), "units (metres per file unit) must be > 0");
-    static const double z3[3] = {0, 0, 0}, q1[4] = {1, 0, 0, 0};
+    static const double z3[3] = {0, 0, 0};
     double t[3], q[4], R[9];
     yvec(c, g, "position", 3, 0, z3, t);
-    yvec(c, g, "orientation", 4, 0, q1, q);
-    const double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    ycheck(c, fabs(qn - 1.0) < 1e-9, yat(c, g, "orientation"), "orientation must be a unit quaternion");
+    yorientation(c, g, q);
     const char *smp = ystring(c, g, "sampling", 0);
     ycheck(c, !smp || !strcmp(smp, "vertices") || !strcmp(smp, "spacing"), yat(c, g, "sampling"),
            "sampling must be vertices or spacing");
