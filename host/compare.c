@@ -27,15 +27,16 @@ static int usage(void)
     return 2;
 }
 
-/* table, column, time -> value interpolated linearly in t (column 0), held beyond the ends */
-static double interp(const csv_table *t, int col, double time, long *hint)
+/* table, time, *row (advanced, times increasing) -> row i and weight w with
+ * t(time) = (1 - w) t_i + w t_(i+1); w = 0 before the first row and after the last */
+static long locate(const csv_table *t, double time, long *row, double *w)
 {
-    long i = *hint;
+    long i = *row;
     while (i + 1 < t->nrows && csv_at(t, i + 1, 0) <= time) i++;
-    *hint = i;
-    if (i + 1 >= t->nrows || time <= csv_at(t, i, 0)) return csv_at(t, i, col);
-    const double t0 = csv_at(t, i, 0), t1 = csv_at(t, i + 1, 0), s = (time - t0) / (t1 - t0);
-    return csv_at(t, i, col) + s * (csv_at(t, i + 1, col) - csv_at(t, i, col));
+    *row = i;
+    const int inside = i + 1 < t->nrows && time > csv_at(t, i, 0);
+    *w = inside ? (time - csv_at(t, i, 0)) / (csv_at(t, i + 1, 0) - csv_at(t, i, 0)) : 0.0;
+    return i;
 }
 
 /* name -> 1 if a default comparison column */
@@ -125,10 +126,11 @@ int br_compare_main(int argc, char **argv)
         const double t = csv_at(tab[0], i, 0);
         row[0] = t;
         for (int r = 0; r < nrun; r++) {
-            long h = hint[r];
+            double w;
+            const long k = locate(tab[r], t, &hint[r], &w);
             for (int c = 0; c < ncol; c++) {
-                hint[r] = h;
-                row[1 + c * nrun + r] = r == 0 ? csv_at(tab[0], i, idx[0][c]) : interp(tab[r], idx[r][c], t, &hint[r]);
+                const double a = csv_at(tab[r], k, idx[r][c]);
+                row[1 + c * nrun + r] = w > 0.0 ? a + w * (csv_at(tab[r], k + 1, idx[r][c]) - a) : a;
             }
         }
         br_plotbuf_add(pb, row);

@@ -83,14 +83,12 @@ static int check_desc(const br_contact_set_desc *d, char *err, size_t n)
         return fail(err, n, "set %s: need sigma0 > 0, sigma1 >= 0, sigma2 >= 0", nm);
     const int tip = d->law == BR_LAW_BRISTLE2 || d->law == BR_LAW_BRISTLE_IMPLICIT;
     if (tip && !(p->sigma1 > 0.0)) return fail(err, n, "set %s: %s needs sigma1 > 0", nm, law_names[d->law]);
-    if ((tip || gms || d->law == BR_LAW_STATIC_REG) && !(p->nu >= 0.0))
-        return fail(err, n, "set %s: need nu >= 0", nm);
+    if (!(p->nu >= 0.0)) return fail(err, n, "set %s: need nu >= 0", nm);
     if (d->law == BR_LAW_BRISTLE2 && !(p->v_r > 0.0)) return fail(err, n, "set %s: bristle2 needs v_r > 0", nm);
     if (d->law == BR_LAW_DAHL3D && !(p->mu_k > 0.0)) return fail(err, n, "set %s: dahl3d needs mu_k > 0", nm);
     if (d->law == BR_LAW_GKF && !(p->eps > 0.0 && p->f_v >= 0.0))
         return fail(err, n, "set %s: gkf needs eps > 0, f_v >= 0", nm);
-    if (d->law == BR_LAW_STATIC_REG && !(p->v_r > 0.0 && p->nu >= 0.0))
-        return fail(err, n, "set %s: static_reg needs v_r > 0, nu >= 0", nm);
+    if (d->law == BR_LAW_STATIC_REG && !(p->v_r > 0.0)) return fail(err, n, "set %s: static_reg needs v_r > 0", nm);
     if (p->update != BR_UPDATE_EXP && p->update != BR_UPDATE_EULER)
         return fail(err, n, "set %s: unknown bristle update", nm);
     if (!(d->v_stick >= 0.0)) return fail(err, n, "set %s: v_stick must be >= 0", nm);

@@ -44,10 +44,11 @@ double br_rotfric_rate(const br_rotfric *e, double w, double t, double z, double
 {
     const double Fn = clutch_force(e, t);
     const int lock = locked(e, z, w);
-    if (lock) *zdot = w;
-    else if (e->type != BR_ROT_LUGRE && Fn <= 0.0) *zdot = 0.0;
-    else *zdot = w - fabs(w) * z / rot_g(e, w);
-    if (!lock && e->type != BR_ROT_LUGRE && Fn <= 0.0) return 0.0;
+    if (!lock && Fn <= 0.0) { /* a free clutch */
+        *zdot = 0.0;
+        return 0.0;
+    }
+    *zdot = lock ? w : w - fabs(w) * z / rot_g(e, w);
     return torque(e, w, z, *zdot, Fn, lock);
 }
 
@@ -64,7 +65,7 @@ double br_rotfric_step(const br_rotfric *e, double w, double t, double h, double
         zdot = (zn - *z) / h;
         *z = zn;
         tau = torque(e, w, *z, zdot, Fn, 1);
-    } else if (e->type == BR_ROT_LUGRE || Fn > 0.0) {
+    } else if (Fn > 0.0) { /* the bearing's Fn is 1 */
         const double a = fabs(w) / rot_g(e, w);
         *z += (w - a * *z) * br_phi(a, h);
         zdot = w - a * *z;

@@ -3,9 +3,9 @@
  * sigma1 and gms k_i, s_i are absolute (N/m, N s/m per point); the steady
  * characteristic is 3.5's mu(s) = mu_k + (mu_s - mu_k) exp(-(s/V_st)^alpha) + nu s.
  *
- * Each law is split into a rate function (state, Vt, N -> state derivative,
- * the formula of the spec) and a step built on it. The test suite's SUNDIALS
- * CVODE references integrate the rate functions directly. */
+ * bristle2 and bristle_implicit are split into a rate function (state, Vt, N ->
+ * state derivative, the formula of the spec) and a step built on it; the test
+ * suite's SUNDIALS CVODE references integrate the rate functions directly. */
 #ifndef BR_POINT_BRISTLE_H
 #define BR_POINT_BRISTLE_H
 
@@ -32,6 +32,9 @@ BR_HD double br_f_static_reg_slope(const br_friction_params *p, double s, double
     const double para = 2.0 * p->mu_s * N * (1.0 - q) / p->v_r;
     return s <= p->v_r ? para : p->nu * N;
 }
+
+/* bristle2 (3.6): sigma0, sigma1 -> bristle mass m_b = sigma1^2 / (4 sigma0) (aperiodic limit) */
+BR_HD double br_bristle2_mass(const br_friction_params *p) { return p->sigma1 * p->sigma1 / (4.0 * p->sigma0); }
 
 /* bristle2 (3.6): Vt, N, deflection z, tip sliding velocity q = v_S = Vt - zdot -> tip
  * friction F_R = f(|u|) u/|u| with u = q + dv, the slip velocity shifted by
@@ -67,7 +70,7 @@ BR_HD void br_bristle2_rates(const br_friction_params *p, const double Vt[3], do
 {
     double u[3], FR[3], s, f;
     br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f);
-    const double mb = p->sigma1 * p->sigma1 / (4.0 * p->sigma0);
+    const double mb = br_bristle2_mass(p);
     for (int k = 0; k < 3; k++) {
         zdot[k] = Vt[k] - q[k];
         qdot[k] = (p->sigma0 * z[k] + p->sigma1 * zdot[k] - FR[k]) / mb;
@@ -89,7 +92,7 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
         q[k] = st[(3 + k) * stride];
     }
     br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f);
-    const double mb = p->sigma1 * p->sigma1 / (4.0 * p->sigma0);
+    const double mb = br_bristle2_mass(p);
     const double c = mb + h * p->sigma1 + h * h * p->sigma0;
     const double a_par = c + h * br_f_static_reg_slope(p, s, N);
     const double fs0 = 2.0 * p->mu_s * N / p->v_r; /* f/s as s -> 0 */
@@ -163,17 +166,6 @@ BR_HD int br_gms_slips(const br_friction_params *p, int i, const double Vt[3], d
                        const double z[3])
 {
     return (p->gms_k[i] * br_norm3(z) >= p->gms_alpha[i] * sv) & (br_dot3(z, Vt) > 0.0);
-}
-
-/* gms (3.8), element i: Vt, v, s(v), z_i -> zdot_i: Vt in stick, C (Vt/v - k_i z_i/(alpha_i s)) in slip */
-BR_HD void br_gms_rate(const br_friction_params *p, int i, const double Vt[3], double v, double sv,
-                       const double z[3], double zdot[3])
-{
-    const int slip = br_gms_slips(p, i, Vt, sv, z);
-    const double lim = p->gms_alpha[i] * sv;
-    const double a = p->gms_C * p->gms_k[i] / (lim > 0.0 ? lim : 1.0);
-    const double cv = p->gms_C / (v > 0.0 ? v : 1.0);
-    for (int k = 0; k < 3; k++) zdot[k] = slip ? cv * Vt[k] - a * z[k] : Vt[k];
 }
 
 /* gms step, states z_i (3 per element, element-major): each element sticks (z_i += h Vt) or

@@ -58,9 +58,9 @@ BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, dou
     e = 0.5 * p->sigma0 * z2;
     if (law == BR_LAW_LUGRE3D || law == BR_LAW_DAHL3D) return e * N;
     if (law == BR_LAW_BRISTLE2) {
-        const double w2 = st[3 * stride] * st[3 * stride] + st[4 * stride] * st[4 * stride] +
+        const double q2 = st[3 * stride] * st[3 * stride] + st[4 * stride] * st[4 * stride] +
                           st[5 * stride] * st[5 * stride];
-        e += 0.125 * p->sigma1 * p->sigma1 / p->sigma0 * w2;
+        e += 0.5 * br_bristle2_mass(p) * q2;
     }
     return e;
 }
