@@ -267,6 +267,27 @@ void br_struct_add_link(const br_struct *s, int node_a, int node_b, const double
     }
 }
 
+int br_struct_twist_rows(const br_struct *s, int node_a, int node_b, const double p[3], double *L)
+{
+    const int n = s->ndof;
+    double *Ga = malloc((size_t)6 * n * sizeof(double)), *Gb = Ga + 3 * n;
+    if (!Ga) return -1;
+    point_map(s, node_a, p, Ga);
+    point_map(s, node_b, p, Gb);
+    memset(L, 0, (size_t)6 * n * sizeof(double));
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < 3; j++) L[(size_t)j * n + k] = Ga[3 * k + j] - Gb[3 * k + j];
+    free(Ga);
+    for (int side = 0; side < 2; side++) { /* angular velocity: the node rotation rates */
+        const int k = side == 0 ? node_a : node_b;
+        for (int j = 0; k >= 0 && j < 3; j++) {
+            const int gt = s->dof[6 * k + 3 + j];
+            if (gt >= 0) L[(size_t)(3 + j) * n + gt] += side == 0 ? 1.0 : -1.0;
+        }
+    }
+    return 0;
+}
+
 int br_struct_frame_node(const br_model *m, const br_struct *s, int frame)
 {
     if (frame == 0) return -1;

@@ -45,6 +45,12 @@ void br_struct_add_torque(const br_struct *s, int node, const double tau[3], dou
 void br_struct_add_link(const br_struct *s, int node_a, int node_b, const double p[3], const double S[9],
                         double *A, double *scratch);
 
+/* structure, the structure nodes carrying frames A and B (-1: ground), world point p
+ * -> L (6 x ndof, row-major): the relative twist of A with respect to B per DOF, rows 0-2 the
+ * velocity of A's material point at p minus B's, rows 3-5 A's angular velocity minus B's;
+ * 0, or -1 (out of memory) */
+int br_struct_twist_rows(const br_struct *s, int node_a, int node_b, const double p[3], double *L);
+
 /* model, structure, frame -> structure node carrying it (attached body), -1 for the ground,
  * -2 for anything else (a free body or a prescribed frame) */
 int br_struct_frame_node(const br_model *m, const br_struct *s, int frame);

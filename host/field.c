@@ -251,6 +251,11 @@ void br_set_frame_build(const br_contact_set_desc *d, const br_frame_state *A, c
     out->surface = d->surface;
 }
 
+void br_field_add_friction_energy(br_field *f, int set, double dE)
+{
+    if (set >= 0 && set < f->nsets) f->E[set] += dE;
+}
+
 int br_field_set_normal_force(br_field *f, int set, double N)
 {
     if (set < 0 || set >= f->nsets || !(isfinite(N))) return -1;

@@ -73,6 +73,10 @@ int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_re
  * shared equally (no Hunt-Crossley); N < 0 -> back to Hunt-Crossley. 0, or -1 for a bad set or N */
 int br_field_set_normal_force(br_field *f, int set, double N);
 
+/* set, dE -> dE added to the set's running friction energy integral (a host integrator that
+ * changes the friction force after the step, host/friction_implicit.h, books the difference) */
+void br_field_add_friction_energy(br_field *f, int set, double dE);
+
 /* on/off -> the step also stores per-point forces for br_field_points */
 void br_field_record_points(br_field *f, int on);
 

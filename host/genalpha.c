@@ -5,7 +5,11 @@
  *   M [(1-am) a1 + am a0] + C [(1-af) v1 + af v0] + K [(1-af) u1 + af u0] = f
  * with Newmark u1 = u0 + h v0 + h^2 ((1/2 - beta) a0 + beta a1), v1 = v0 + h ((1 - gamma) a0 + gamma a1),
  * solved for a1 with the constant effective matrix. Second-order accurate, unconditionally
- * stable for linear systems, high frequencies damped to rho_inf. */
+ * stable for linear systems, high frequencies damped to rho_inf.
+ * Low-rank damping: the term L^T E L (v - v_pred) at the equation time, with
+ * v - v_pred = (1-af) gamma h (a1 - a0) =: c (a1 - a0), adds c L^T E L to the effective matrix
+ * and c L^T E L a0 to the right-hand side; with x0 = Keff^-1 rhs, Z = Keff^-1 L^T, Y = L Z:
+ *   a1 = x0 - Z q,   (I + c E Y) q = c E L x0   (Woodbury; E may be singular). */
 #include "genalpha.h"
 
 #include <lapacke.h>
@@ -16,7 +20,8 @@
 void br_genalpha_free(br_genalpha *g)
 {
     if (!g) return;
-    free(g->Lf), free(g->u), free(g->v), free(g->a), free(g->r), free(g->w);
+    free(g->Lf), free(g->u), free(g->v), free(g->a), free(g->r), free(g->w), free(g->a1);
+    free(g->L), free(g->Z), free(g->Y), free(g->ye), free(g->yq), free(g->Ar), free(g->ipiv);
     free(g);
 }
 
@@ -33,8 +38,8 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
     g->Lf = malloc(nn * sizeof(double));
     g->u = calloc((size_t)n, sizeof(double)), g->v = calloc((size_t)n, sizeof(double));
     g->a = calloc((size_t)n, sizeof(double)), g->r = calloc((size_t)n, sizeof(double));
-    g->w = calloc((size_t)n, sizeof(double));
-    if (!g->Lf || !g->u || !g->v || !g->a || !g->r || !g->w) {
+    g->w = calloc((size_t)n, sizeof(double)), g->a1 = calloc((size_t)n, sizeof(double));
+    if (!g->Lf || !g->u || !g->v || !g->a || !g->r || !g->w || !g->a1) {
         snprintf(err, errlen, "out of memory");
         br_genalpha_free(g);
         return NULL;
@@ -81,10 +86,51 @@ int br_genalpha_start(br_genalpha *g, const double *f)
     return info == 0 ? 0 : -1;
 }
 
-void br_genalpha_step(br_genalpha *g, const double *f)
+int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L)
 {
     const int n = g->n;
+    const size_t rn = (size_t)nr * (size_t)n;
+    g->nr = nr;
+    g->L = malloc(rn * sizeof(double)), g->Z = malloc(rn * sizeof(double));
+    g->Y = malloc((size_t)nr * nr * sizeof(double)), g->Ar = malloc((size_t)nr * nr * sizeof(double));
+    g->ye = malloc((size_t)nr * sizeof(double)), g->yq = malloc((size_t)nr * sizeof(double));
+    g->ipiv = malloc((size_t)nr * sizeof(int));
+    if (!g->L || !g->Z || !g->Y || !g->Ar || !g->ye || !g->yq || !g->ipiv) return -1;
+    memcpy(g->L, L, rn * sizeof(double));
+    for (int k = 0; k < nr; k++) matvec(n, g->Lf, L + (size_t)k * n, g->Z + (size_t)k * n);
+    for (int k = 0; k < nr; k++)
+        for (int i = 0; i < nr; i++) {
+            double y = 0.0;
+            for (int j = 0; j < n; j++) y += L[(size_t)i * n + j] * g->Z[(size_t)k * n + j];
+            g->Y[(size_t)k * nr + i] = y;
+        }
+    return 0;
+}
+
+/* y (nr) = L x (x: n) */
+static void lmul(const br_genalpha *g, const double *x, double *y)
+{
+    for (int i = 0; i < g->nr; i++) {
+        const double *row = g->L + (size_t)i * g->n;
+        double s = 0.0;
+        for (int j = 0; j < g->n; j++) s += row[j] * x[j];
+        y[i] = s;
+    }
+}
+
+/* y (nr) = s E x (E nr x nr column-major) */
+static void emul(int nr, const double *E, double s, const double *x, double *y)
+{
+    for (int i = 0; i < nr; i++) y[i] = 0.0;
+    for (int k = 0; k < nr; k++)
+        for (int i = 0; i < nr; i++) y[i] += s * E[(size_t)k * nr + i] * x[k];
+}
+
+void br_genalpha_solve(br_genalpha *g, const double *f, const double *E, double *dxi, double *dxu)
+{
+    const int n = g->n, nr = E ? g->nr : 0;
     const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
+    const double c = (1 - af) * ga * h;
     double *r = g->r, *w = g->w, *u = g->u, *v = g->v, *a = g->a;
     /* rhs = f - am M a0 - C [(1-af)(v0 + h (1-gamma) a0) + af v0] - K [(1-af)(u0 + h v0 + h^2 (1/2-beta) a0) + af u0] */
     for (int i = 0; i < n; i++) w[i] = am * a[i];
@@ -97,11 +143,52 @@ void br_genalpha_step(br_genalpha *g, const double *f)
         const double *cc = g->C + (size_t)j * n, *kk = g->K + (size_t)j * n;
         for (int i = 0; i < n; i++) r[i] -= cc[i] * wj + kk[i] * uj;
     }
-    matvec(n, g->Lf, r, w); /* a1 = Keff^-1 rhs */
-    for (int i = 0; i < n; i++) {
-        const double a1 = w[i];
+    if (nr > 0) { /* + c L^T E L a0 */
+        lmul(g, a, g->ye);
+        emul(nr, E, c, g->ye, g->yq);
+        for (int k = 0; k < nr; k++)
+            for (int j = 0; j < n; j++) r[j] += g->L[(size_t)k * n + j] * g->yq[k];
+    }
+    matvec(n, g->Lf, r, w); /* x0 = Keff^-1 rhs */
+    if (nr > 0) {
+        lmul(g, w, g->ye);
+        emul(nr, E, c, g->ye, g->yq);
+        for (int k = 0; k < nr; k++)
+            for (int i = 0; i < nr; i++) {
+                double s = i == k ? 1.0 : 0.0;
+                for (int j = 0; j < nr; j++) s += c * E[(size_t)j * nr + i] * g->Y[(size_t)k * nr + j];
+                g->Ar[(size_t)k * nr + i] = s;
+            }
+        /* a singular I + c E Y would need c E Y to have the eigenvalue -1: E is positive semidefinite
+         * and Y = L Keff^-1 L^T positive semidefinite, so the eigenvalues of E Y are >= 0 */
+        LAPACKE_dgesv(LAPACK_COL_MAJOR, nr, 1, g->Ar, nr, g->ipiv, g->yq, nr);
+        for (int k = 0; k < nr; k++)
+            for (int j = 0; j < n; j++) w[j] -= g->Z[(size_t)k * n + j] * g->yq[k];
+    }
+    memcpy(g->a1, w, (size_t)n * sizeof(double));
+    if (nr > 0) {
+        for (int j = 0; j < n; j++) w[j] = c * (g->a1[j] - a[j]);
+        lmul(g, w, dxi);
+        /* (u1 - u0) / h - v_pred = h ((1/2 - beta) a0 + beta a1) - (1 - af) h a0 */
+        for (int j = 0; j < n; j++) w[j] = h * ((0.5 - be - (1 - af)) * a[j] + be * g->a1[j]);
+        lmul(g, w, dxu);
+    }
+}
+
+void br_genalpha_advance(br_genalpha *g)
+{
+    const double h = g->h, ga = g->gamma, be = g->beta;
+    double *u = g->u, *v = g->v, *a = g->a;
+    for (int i = 0; i < g->n; i++) {
+        const double a1 = g->a1[i];
         u[i] += h * v[i] + h * h * ((0.5 - be) * a[i] + be * a1);
         v[i] += h * ((1 - ga) * a[i] + ga * a1);
         a[i] = a1;
     }
+}
+
+void br_genalpha_step(br_genalpha *g, const double *f)
+{
+    br_genalpha_solve(g, f, NULL, NULL, NULL);
+    br_genalpha_advance(g);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "friction_implicit.h"
 #include "rigid.h"
 
 /* frame index -> body index, or -1 for the ground and kinematic frames */
@@ -28,6 +29,39 @@ static double quad(int n, const double *A, const double *x, const double *y)
         s += c * y[j];
     }
     return s;
+}
+
+/* model, data at t = 0 (structure undeformed) -> the sets whose friction the structure step
+ * treats implicitly: a stateless law (br_law_has_slope) between structure frames or a structure
+ * frame and the ground; their twist rows L about frame A's undeformed origin handed to the
+ * integrator. Sets touching a free body or a prescribed frame stay explicit. 0, or -1 */
+static int implicit_setup(const br_model *m, br_data *d)
+{
+    const int n = d->st->ndof;
+    d->imp_set = malloc((size_t)(m->nset > 0 ? m->nset : 1) * sizeof(int));
+    if (!d->imp_set) return -1;
+    for (int s = 0; s < m->nset; s++) {
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        const int na = br_struct_frame_node(m, d->st, cs->frame_a), nb = br_struct_frame_node(m, d->st, cs->frame_b);
+        if (br_law_has_slope(cs->law) && na >= -1 && nb >= -1 && (na >= 0 || nb >= 0)) d->imp_set[d->nimp++] = s;
+    }
+    if (d->nimp == 0) return 0;
+    const int nr = 6 * d->nimp;
+    double *L = malloc((size_t)nr * n * sizeof(double));
+    d->imp_D = calloc((size_t)36 * d->nimp, sizeof(double));
+    d->imp_E = calloc((size_t)nr * nr, sizeof(double));
+    d->imp_dxi = calloc((size_t)nr, sizeof(double));
+    d->imp_dxu = calloc((size_t)nr, sizeof(double));
+    int rc = !L || !d->imp_D || !d->imp_E || !d->imp_dxi || !d->imp_dxu;
+    for (int k = 0; !rc && k < d->nimp; k++) {
+        const br_contact_set_desc *cs = &m->cset[d->imp_set[k]].desc;
+        rc = br_struct_twist_rows(d->st, br_struct_frame_node(m, d->st, cs->frame_a),
+                                  br_struct_frame_node(m, d->st, cs->frame_b), d->frames[cs->frame_a].x,
+                                  L + (size_t)6 * k * n);
+    }
+    if (!rc) rc = br_genalpha_lowrank(d->ga, nr, L);
+    free(L);
+    return rc ? -1 : 0;
 }
 
 br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, size_t errlen)
@@ -77,13 +111,14 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
         if (d->st) d->ga = br_genalpha_create(n, d->st->M, d->st->C, d->st->K, m->rho_inf, m->dt, err, errlen);
         d->g = calloc((size_t)n + 1, sizeof(double));
         d->gext = calloc((size_t)n + 1, sizeof(double));
+        d->gext_prev = calloc((size_t)n + 1, sizeof(double));
         d->uprev = calloc((size_t)n + 1, sizeof(double));
         d->vprev = calloc((size_t)n + 1, sizeof(double));
         d->up = calloc((size_t)n + 1, sizeof(double));
         d->vp = calloc((size_t)n + 1, sizeof(double));
         d->xnode = calloc((size_t)(d->st ? d->st->nnode : 0) * 3 + 1, sizeof(double));
         if (d->ga) d->tau_s = (1.0 - d->ga->af) * m->dt;
-        if (!d->st || !d->ga || !d->g || !d->gext || !d->uprev || !d->vprev || !d->xnode || !d->up || !d->vp) {
+        if (!d->st || !d->ga || !d->g || !d->gext || !d->gext_prev || !d->uprev || !d->vprev || !d->xnode || !d->up || !d->vp) {
             if (d->st && d->ga) snprintf(err, errlen, "out of memory");
             br_data_free(d);
             return NULL;
@@ -115,6 +150,11 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
     d->en.kinetic0 = d->en.kinetic;
     d->en.spring0 = d->en.spring;
     d->res_ref = d->en.kinetic0 + d->en.spring0;
+    if (d->ga && implicit_setup(m, d)) {
+        snprintf(err, errlen, "out of memory");
+        br_data_free(d);
+        return NULL;
+    }
     return d;
 }
 
@@ -126,9 +166,10 @@ void br_data_free(br_data *d)
     free(d->fext), free(d->text), free(d->frames), free(d->res), free(d->E_upto), free(d->End_upto);
     free(d->load_val), free(d->spring_val), free(d->spring_angle);
     free(d->rot_z), free(d->rot_tau), free(d->rot_Eb), free(d->rot_E), free(d->rot_E_upto);
+    free(d->imp_set), free(d->imp_D), free(d->imp_E), free(d->imp_dxi), free(d->imp_dxu);
     br_struct_free(d->st);
     br_genalpha_free(d->ga);
-    free(d->g), free(d->gext), free(d->xnode), free(d->uprev), free(d->vprev), free(d->up), free(d->vp);
+    free(d->g), free(d->gext), free(d->gext_prev), free(d->xnode), free(d->uprev), free(d->vprev), free(d->up), free(d->vp);
     free(d);
 }
 
@@ -391,19 +432,89 @@ static void frame_omega(const br_model *m, const br_data *d, int fr, double w[3]
     else memcpy(w, m->kframe[fr - 1 - m->nbody].w, 3 * sizeof(double));
 }
 
+/* set s with implicit friction, its slope matrix D, the predicted relative twist xi_p, its change
+ * dxi at the equation time and dxu of its mean over the step -> the set's result corrected to the
+ * friction force applied, W_A = -D xi_e with xi_e = xi_p + dxi, and its power booked as the work
+ * that force does over the step's relative motion, xi_e^T D (xi_p + dxu) (so the friction loss is
+ * the energy the structure actually gives up to it) */
+static void implicit_correct(const br_model *m, br_data *d, int s, const double D[36], const double xi_p[6],
+                             const double dxi[6], const double dxu[6])
+{
+    double dW[6], xe[6], P = 0.0;
+    for (int a = 0; a < 6; a++) xe[a] = xi_p[a] + dxi[a];
+    for (int a = 0; a < 6; a++) {
+        double w = 0.0, q = 0.0;
+        for (int b = 0; b < 6; b++) w -= D[6 * b + a] * dxi[b], q += D[6 * b + a] * xe[b];
+        dW[a] = w;
+        P += (xi_p[a] + dxu[a]) * q;
+    }
+    br_set_result *r = &d->res[s];
+    const br_contact_set_desc *cs = &m->cset[s].desc;
+    const double *xa = d->frames[cs->frame_a].x, *xb = d->frames[cs->frame_b].x;
+    const double dx[3] = {xa[0] - xb[0], xa[1] - xb[1], xa[2] - xb[2]};
+    double dxF[3];
+    br_cross3(dx, dW, dxF);
+    for (int j = 0; j < 3; j++) {
+        r->F_A[j] += dW[j], r->Ff_A[j] += dW[j];
+        r->M_A[j] += dW[3 + j], r->Mf_A[j] += dW[3 + j];
+        r->F_B[j] -= dW[j];
+        r->M_B[j] -= dW[3 + j] + dxF[j];
+    }
+    const double dE = m->dt * (P - r->P);
+    br_field_add_friction_energy(d->field, s, dE);
+    r->E += dE;
+    r->P = P;
+}
+
+void br_fwd_accel(const br_model *m, br_data *d)
+{
+    if (!d->ga) return;
+    const int nr = 6 * d->nimp;
+    for (int k = 0; k < d->nimp; k++) {
+        const int s = d->imp_set[k];
+        const br_cset *cs = &m->cset[s];
+        br_set_frame fr;
+        br_set_frame_build(&cs->desc, &d->frames[cs->desc.frame_a], &d->frames[cs->desc.frame_b], &fr);
+        if (cs->prescribed) { /* as br_fwd_contacts set it */
+            const double N = br_timefn_eval(&cs->normal_force, d->t);
+            fr.Npt = (N > 0.0 ? N : 0.0) / (double)cs->desc.npoints;
+        }
+        double *D = d->imp_D + 36 * k;
+        br_set_friction_damping(&cs->desc, &fr, D);
+        for (int b = 0; b < 6; b++)
+            for (int a = 0; a < 6; a++) d->imp_E[(size_t)(6 * k + b) * nr + 6 * k + a] = D[6 * b + a];
+    }
+    br_genalpha_solve(d->ga, d->g, nr ? d->imp_E : NULL, d->imp_dxi, d->imp_dxu);
+    for (int k = 0; k < d->nimp; k++) {
+        const int s = d->imp_set[k];
+        br_set_frame fr;
+        br_set_frame_build(&m->cset[s].desc, &d->frames[m->cset[s].desc.frame_a],
+                           &d->frames[m->cset[s].desc.frame_b], &fr);
+        double xi_p[6];
+        for (int j = 0; j < 3; j++) xi_p[j] = fr.c[j], xi_p[3 + j] = fr.w[j];
+        implicit_correct(m, d, s, d->imp_D + 36 * k, xi_p, d->imp_dxi + 6 * k, d->imp_dxu + 6 * k);
+    }
+}
+
 void br_integrate(const br_model *m, br_data *d, double h)
 {
     double work = 0.0;
     if (d->ga) {
-        /* structure: generalized-alpha with the force of t_n; work of the loads over the
+        /* structure: generalized-alpha with the acceleration br_fwd_accel solved for; work of the loads over the
          * step and the Rayleigh losses with the midpoint velocity */
         const int n = d->st->ndof;
         memcpy(d->uprev, d->ga->u, (size_t)n * sizeof(double));
         memcpy(d->vprev, d->ga->v, (size_t)n * sizeof(double));
-        br_genalpha_step(d->ga, d->g);
+        br_genalpha_advance(d->ga);
+        /* the loads were evaluated at t_n + tau, the previous ones at t_n + tau - h: their linear
+         * interpolation to the midpoint t_n + h/2 makes the work a second-order quadrature of
+         * the integral of f . du (the end value alone, f(t_{n+1}) . du for rho_inf = 0, is first
+         * order and put 2 % of the input work into the residual of the S2 stick phase) */
+        const double wc = d->step > 0 ? 0.5 + d->ga->af : 1.0, wp = 1.0 - wc;
         double wl = 0.0;
         for (int i = 0; i < n; i++) {
-            wl += d->gext[i] * (d->ga->u[i] - d->uprev[i]);
+            wl += (wc * d->gext[i] + wp * d->gext_prev[i]) * (d->ga->u[i] - d->uprev[i]);
+            d->gext_prev[i] = d->gext[i];
             d->vprev[i] = 0.5 * (d->vprev[i] + d->ga->v[i]);
         }
         d->en.work_in += wl;
@@ -487,6 +598,7 @@ int br_step(const br_model *m, br_data *d, char *err, size_t errlen)
     if (br_fwd_contacts(m, d, m->dt, err, errlen)) return -1;
     br_fwd_joints(m, d, m->dt);
     br_fwd_loads(m, d);
+    br_fwd_accel(m, d);
     if (br_check_finite(m, d, err, errlen)) return -1;
     br_integrate(m, d, m->dt);
     return 0;

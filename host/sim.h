@@ -7,6 +7,10 @@
  *   br_fwd_joints    frames -> rotational friction torques (states advanced, host/joint_friction.c)
  *   br_fwd_loads     t_n, frames, wrenches -> total force and torque per body
  *                    and the energy terms at t_n (physics.md section 7)
+ *   br_fwd_accel     forces -> the structure's acceleration at t_{n+1} (generalized-alpha
+ *                    solve); the friction of stateless laws on the structure is linearly
+ *                    implicit there (host/friction_implicit.h), and those sets' results are
+ *                    corrected to the force actually applied
  *   br_integrate     forces -> free bodies: semi-implicit (symplectic) Euler:
  *                      v_{n+1} = v_n + h a_n,  x_{n+1} = x_n + h v_{n+1},
  *                      w_{n+1} = w_n + h alpha_n, q_{n+1} = exp(h w_{n+1}/2) q_n
@@ -66,12 +70,19 @@ typedef struct br_data {
     br_struct *st;             /* beams and attached bodies (NULL without beams) */
     br_genalpha *ga;           /* their integrator and state u, v, a */
     double *g, *gext;          /* generalized force on the structure at t, and its load part */
+    double *gext_prev;         /* the load part of the previous step (work of the loads) */
     double *xnode;             /* 3 per structure node: position at t */
     double *uprev, *vprev;     /* structure state before the last step (energy terms) */
     double *up, *vp;           /* structure state predicted at the equation time t + tau */
     double tau_s;              /* (1 - af) h: generalized-alpha equation time after t_n */
     int skip_energy;           /* 1: br_fwd_loads may skip the structure's energy terms this step
                                 * (the run loop sets it on steps it does not sample) */
+    int nimp;                  /* contact sets whose friction is implicit in the structure step */
+    int *imp_set;              /* ... their indices */
+    double *imp_D;             /* ... 36 each: friction slope matrix D of the step (column-major) */
+    double *imp_E;             /* (6 nimp)^2: the D blocks on the diagonal, for br_genalpha_solve */
+    double *imp_dxi;           /* 6 nimp: change of each set's relative twist over the predicted one */
+    double *imp_dxu;           /* 6 nimp: ... of its mean over the step (displacement / h) */
 } br_data;
 
 /* model, backend -> data at t = 0 with a contact field on that backend, or NULL with err */
@@ -94,14 +105,19 @@ void br_fwd_joints(const br_model *m, br_data *d, double h);
  * and d->en (energy terms at t) */
 void br_fwd_loads(const br_model *m, br_data *d);
 
-/* model, forces, h -> body states and t advanced by one step; energy terms updated */
+/* model, d->g (structure forces), frames -> the structure's acceleration at t_{n+1} in d->ga->a1;
+ * results of the sets with implicit friction corrected to the force applied (F, M, P, E) */
+void br_fwd_accel(const br_model *m, br_data *d);
+
+/* model, forces (and d->ga->a1 from br_fwd_accel), h -> body states and t advanced by one step;
+ * energy terms updated */
 void br_integrate(const br_model *m, br_data *d, double h);
 
 /* model, data -> 0 if every body state and set result is finite; else -1 with the
  * time and the body, or the set and point, named in err */
 int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen);
 
-/* model, data -> one full step (the five stages); 0 or -1 with err */
+/* model, data -> one full step (the six stages); 0 or -1 with err */
 int br_step(const br_model *m, br_data *d, char *err, size_t errlen);
 
 #endif

@@ -132,14 +132,20 @@ BR_HD void br_law_lugre3d_classic(const br_friction_params *p, double h, const d
     *P = br_dot3(F, Vt);
 }
 
-/* gkf (3.4), stateless: linear creep below eps, Stribeck curve plus viscous above. */
+/* gkf (3.4): v, N -> the force per unit sliding velocity s, F = s Vt: mu_s N / eps
+ * (linear creep) below eps, (G(v) N / v + f_v) above; both branches evaluated, one selected */
+BR_HD double br_gkf_slope(const br_friction_params *p, double v, double N)
+{
+    const double slow = p->mu_s * N / p->eps;
+    const double fast = br_stribeck(p->mu_k, p->mu_s, v, p->V_st, p->alpha) * N / v + p->f_v;
+    return v < p->eps ? slow : fast;
+}
+
+/* gkf (3.4), stateless: F = s(v) Vt */
 BR_HD void br_law_gkf(const br_friction_params *p, const double Vt[3], double v, double N,
                       double F[3], double *P)
 {
-    /* force per unit sliding velocity; both branches evaluated, one selected */
-    const double slow = p->mu_s * N / p->eps;
-    const double fast = br_stribeck(p->mu_k, p->mu_s, v, p->V_st, p->alpha) * N / v + p->f_v;
-    const double s = v < p->eps ? slow : fast;
+    const double s = br_gkf_slope(p, v, N);
     for (int k = 0; k < 3; k++) F[k] = s * Vt[k];
     *P = s * v * v;
 }
@@ -159,11 +165,19 @@ BR_HD double br_f_static_reg(const br_friction_params *p, double s, double N)
     return s <= p->v_r ? para : slide;
 }
 
-/* static_reg (3.5), stateless: F = f(v) Vt / v */
+/* static_reg (3.5): v, N -> the force per unit sliding velocity s = f(v) / v, F = s Vt,
+ * and its limit 2 mu_s N / v_r at v = 0 */
+BR_HD double br_static_reg_slope(const br_friction_params *p, double v, double N)
+{
+    const double s = br_f_static_reg(p, v, N) / v; /* NaN at v = 0: selected away */
+    return v > 0.0 ? s : 2.0 * p->mu_s * N / p->v_r;
+}
+
+/* static_reg (3.5), stateless: F = s(v) Vt */
 BR_HD void br_law_static_reg(const br_friction_params *p, const double Vt[3], double v, double N,
                              double F[3], double *P)
 {
-    const double s = v > 0.0 ? br_f_static_reg(p, v, N) / v : 0.0;
+    const double s = br_static_reg_slope(p, v, N);
     for (int k = 0; k < 3; k++) F[k] = s * Vt[k];
     *P = s * v * v;
 }

@@ -21,6 +21,23 @@ BR_HD int br_law_nstate(int law, const br_friction_params *p)
     }
 }
 
+/* law -> 1 if the law is stateless with the force along the sliding velocity, F = s(v, N) Vt
+ * (gkf, static_reg): a host integrator may then treat its slope implicitly */
+BR_HD int br_law_has_slope(int law)
+{
+    return law == BR_LAW_GKF || law == BR_LAW_STATIC_REG;
+}
+
+/* law with br_law_has_slope, v, N -> the slope s of F = s Vt (0 for any other law) */
+BR_HD double br_friction_slope(int law, const br_friction_params *p, double v, double N)
+{
+    switch (law) {
+    case BR_LAW_GKF: return br_gkf_slope(p, v, N);
+    case BR_LAW_STATIC_REG: return br_static_reg_slope(p, v, N);
+    default: return 0.0;
+    }
+}
+
 /* law, Vt, v, N, state -> updated state, F (on B, along Vt), P = F . Vt */
 BR_HD void br_friction_eval(int law, const br_friction_params *p, double h, const double Vt[3],
                             double v, double N, double *st, long stride, double F[3], double *P)
