@@ -121,14 +121,27 @@ Test(s2, ramp_gkf_sticks_until_the_friction_cone)
     const int ct = col(t, "t"), vl = col(t, "contact_L.vt_max"), vr = col(t, "contact_R.vt_max");
     const int fl = col(t, "contact_L.Ft"), nl = col(t, "contact_L.N");
     const double T = 1.0 / 30.0, mu_s = 0.5;
-    double vmax[64] = {0}, ratio[64] = {0};
+    double vmax[64] = {0}, ratio[64] = {0}, ftmax[64] = {0};
     for (long r = 0; r < t->nrows; r++) {
         const double tt = csv_at(t, r, ct);
         const int k = (int)(tt / T);
         if (k >= 64) break;
         vmax[k] = fmax(vmax[k], fmax(csv_at(t, r, vl), csv_at(t, r, vr)));
+        ftmax[k] = fmax(ftmax[k], fabs(csv_at(t, r, fl)));
         if (csv_at(t, r, nl) > 0) ratio[k] = fmax(ratio[k], fabs(csv_at(t, r, fl)) / csv_at(t, r, nl));
     }
+    /* share of the excitation each contact carries while stuck (cycles with A from 1 to 2.5 N),
+     * against the static cantilevers tied at the tie-boss (a = 0.138 m) and loaded at the tip
+     * (b = 0.192 m): F_t / A = (3 b - a) / (6 a) */
+    const double a = 0.138, b = 0.192, share_static = (3 * b - a) / (6 * a);
+    double share = 0;
+    for (int k = 0; k < 64; k++) {
+        const double A = 5.0 * ((k + 1) * T - 0.2) / 1.6;
+        if (A >= 1.0 && A <= 2.5) share = fmax(share, ftmax[k] / A);
+    }
+    printf("S2.3 ramp_gkf: each contact carries F_t = %.3f A while stuck (static cantilevers: %.3f A)\n", share,
+           share_static);
+    cr_expect(fabs(share / share_static - 1) < 0.1);
     double stick = 0;
     int slip = -1;
     for (int k = 0; k < 60 && slip < 0; k++) {
