@@ -52,7 +52,8 @@ static int implicit_setup(const br_model *m, br_data *d)
     d->imp_E = calloc((size_t)nr * nr, sizeof(double));
     d->imp_dxi = calloc((size_t)nr, sizeof(double));
     d->imp_dxu = calloc((size_t)nr, sizeof(double));
-    int rc = !L || !d->imp_D || !d->imp_E || !d->imp_dxi || !d->imp_dxu;
+    d->imp_xip = calloc((size_t)nr, sizeof(double));
+    int rc = !L || !d->imp_D || !d->imp_E || !d->imp_dxi || !d->imp_dxu || !d->imp_xip;
     for (int k = 0; !rc && k < d->nimp; k++) {
         const br_contact_set_desc *cs = &m->cset[d->imp_set[k]].desc;
         rc = br_struct_twist_rows(d->st, br_struct_frame_node(m, d->st, cs->frame_a),
@@ -166,7 +167,7 @@ void br_data_free(br_data *d)
     free(d->fext), free(d->text), free(d->frames), free(d->res), free(d->E_upto), free(d->End_upto);
     free(d->load_val), free(d->spring_val), free(d->spring_angle);
     free(d->rot_z), free(d->rot_tau), free(d->rot_Eb), free(d->rot_E), free(d->rot_E_upto);
-    free(d->imp_set), free(d->imp_D), free(d->imp_E), free(d->imp_dxi), free(d->imp_dxu);
+    free(d->imp_set), free(d->imp_D), free(d->imp_E), free(d->imp_dxi), free(d->imp_dxu), free(d->imp_xip);
     br_struct_free(d->st);
     br_genalpha_free(d->ga);
     free(d->g), free(d->gext), free(d->gext_prev), free(d->xnode), free(d->uprev), free(d->vprev), free(d->up), free(d->vp);
@@ -481,19 +482,14 @@ void br_fwd_accel(const br_model *m, br_data *d)
         }
         double *D = d->imp_D + 36 * k;
         br_set_friction_damping(&cs->desc, &fr, D);
+        for (int j = 0; j < 3; j++) d->imp_xip[6 * k + j] = fr.c[j], d->imp_xip[6 * k + 3 + j] = fr.w[j];
         for (int b = 0; b < 6; b++)
             for (int a = 0; a < 6; a++) d->imp_E[(size_t)(6 * k + b) * nr + 6 * k + a] = D[6 * b + a];
     }
     br_genalpha_solve(d->ga, d->g, nr ? d->imp_E : NULL, d->imp_dxi, d->imp_dxu);
-    for (int k = 0; k < d->nimp; k++) {
-        const int s = d->imp_set[k];
-        br_set_frame fr;
-        br_set_frame_build(&m->cset[s].desc, &d->frames[m->cset[s].desc.frame_a],
-                           &d->frames[m->cset[s].desc.frame_b], &fr);
-        double xi_p[6];
-        for (int j = 0; j < 3; j++) xi_p[j] = fr.c[j], xi_p[3 + j] = fr.w[j];
-        implicit_correct(m, d, s, d->imp_D + 36 * k, xi_p, d->imp_dxi + 6 * k, d->imp_dxu + 6 * k);
-    }
+    for (int k = 0; k < d->nimp; k++)
+        implicit_correct(m, d, d->imp_set[k], d->imp_D + 36 * k, d->imp_xip + 6 * k, d->imp_dxi + 6 * k,
+                         d->imp_dxu + 6 * k);
 }
 
 void br_integrate(const br_model *m, br_data *d, double h)

@@ -81,7 +81,8 @@ typedef struct br_data {
     int *imp_set;              /* ... their indices */
     double *imp_D;             /* ... 36 each: friction slope matrix D of the step (column-major) */
     double *imp_E;             /* (6 nimp)^2: the D blocks on the diagonal, for br_genalpha_solve */
-    double *imp_dxi;           /* 6 nimp: change of each set's relative twist over the predicted one */
+    double *imp_xip;           /* 6 nimp: each set's relative twist (c, w) at the predicted state */
+    double *imp_dxi;           /* 6 nimp: its change at the equation time */
     double *imp_dxu;           /* 6 nimp: ... of its mean over the step (displacement / h) */
 } br_data;
 
