@@ -124,12 +124,12 @@ static int bench_field(int argc, char **argv)
     /* warm-up: first touch, caches, GPU clocks */
     for (long k = 0; k < 3; k++) {
         br_patch_frames(k * dt, fr);
-        br_field_step(f, fr, dt, &res, err, sizeof err);
+        br_field_step(f, fr, NULL, dt, &res, err, sizeof err);
     }
     double t0 = now();
     for (long k = 0; k < steps; k++) {
         br_patch_frames((double)(k + 3) * dt, fr);
-        if (br_field_step(f, fr, dt, &res, err, sizeof err)) {
+        if (br_field_step(f, fr, NULL, dt, &res, err, sizeof err)) {
             fprintf(stderr, "bristle bench: %s\n", err);
             return 1;
         }

@@ -2,10 +2,10 @@
  * K phi = w^2 M phi (LAPACK dsygv: Cholesky of M, then a symmetric eigensolver).
  * --contacts free: the structure alone. --contacts bonded: every contact point
  * whose two frames belong to the structure (or the ground) becomes a spring with
- * its normal contact stiffness dN/ddelta = pK K delta^(pK-1) + (its tangent part
- * is the stuck bristle, sigma0 N, along the tangent plane), at the state the
- * scenario reaches at --at T (default: time.end), so the preload is whatever the
- * scenario's loads produce by then. */
+ * its normal contact stiffness dN/ddelta = pK K delta^(pK-1) along the normal and a
+ * stuck point's tangential stiffness (br_law_stick_stiffness of the law table: sigma0 N
+ * for lugre3d) in the tangent plane, at the state the scenario reaches at --at T
+ * (default: time.end), so the preload is whatever the scenario's loads produce by then. */
 #include "eig.h"
 
 #include <lapacke.h>
@@ -77,9 +77,7 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
             const double K = cs->K ? cs->K[i] : cs->K0;
             const double delta = pow(N / K, 1.0 / cs->normal.pK);
             const double kn = cs->normal.pK * N / delta;
-            double kt = 0.0;
-            if (cs->law == BR_LAW_LUGRE3D || cs->law == BR_LAW_DAHL3D) kt = cs->fric.sigma0 * N;
-            else if (cs->law == BR_LAW_LUGRE3D_CLASSIC) kt = cs->fric.sigma0;
+            const double kt = br_law_stick_stiffness(cs->law, &cs->fric, N);
             /* spring S = kn n n^T + kt (I - n n^T) on the relative displacement pA - pB */
             double S[9];
             for (int a = 0; a < 3; a++)

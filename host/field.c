@@ -11,22 +11,6 @@
 
 #include "field_internal.h"
 
-static const char *const law_names[BR_LAW_COUNT] = {"lugre3d", "lugre3d_classic", "dahl3d",
-                                                    "gkf", "static_reg", "bristle2",
-                                                    "bristle_implicit", "gms"};
-
-int br_law_from_name(const char *name)
-{
-    for (int k = 0; k < BR_LAW_COUNT; k++)
-        if (strcmp(name, law_names[k]) == 0) return k;
-    return -1;
-}
-
-const char *br_law_name(int law)
-{
-    return (law >= 0 && law < BR_LAW_COUNT) ? law_names[law] : "?";
-}
-
 static int fail(char *err, size_t n, const char *fmt, ...)
 {
     if (err && n) {
@@ -60,37 +44,8 @@ static int check_desc(const br_contact_set_desc *d, char *err, size_t n)
     if (!(d->normal.pK > 0.0 && br_pow_half_ok(d->normal.pK) && br_pow_half_ok(d->normal.pD)))
         return fail(err, n, "set %s: Hunt-Crossley exponents pK, pD must be multiples of 0.5 in [0, 4] "
                             "(pK > 0)", nm);
-    const br_friction_params *p = &d->fric;
-    if (!(p->mu_s >= 0.0 && p->mu_k >= 0.0)) return fail(err, n, "set %s: negative mu", nm);
-    if (d->law != BR_LAW_DAHL3D && !(p->mu_s >= p->mu_k))
-        return fail(err, n, "set %s: mu_s < mu_k", nm);
-    if (d->law != BR_LAW_DAHL3D && !(p->V_st > 0.0 && p->alpha > 0.0 && br_pow_half_ok(p->alpha)))
-        return fail(err, n, "set %s: need V_st > 0 and a Stribeck exponent that is a multiple of 0.5 "
-                            "in (0, 4]", nm);
-    const int gms = d->law == BR_LAW_GMS;
-    if (gms && !(p->gms_M >= 1 && p->gms_M <= BR_GMS_MAX && p->gms_C > 0.0 && p->sigma2 >= 0.0))
-        return fail(err, n, "set %s: gms needs 1 to %d elements, C > 0 and sigma2 >= 0", nm, BR_GMS_MAX);
-    if (gms) {
-        double asum = 0.0;
-        for (int i = 0; i < p->gms_M; i++) {
-            if (!(p->gms_k[i] > 0.0 && p->gms_s[i] >= 0.0 && p->gms_alpha[i] > 0.0))
-                return fail(err, n, "set %s: gms element %d needs k > 0, s >= 0, alpha > 0", nm, i);
-            asum += p->gms_alpha[i];
-        }
-        if (!(fabs(asum - 1.0) < 1e-9)) return fail(err, n, "set %s: gms shares alpha sum to %.12g, not 1", nm, asum);
-    }
-    if (!gms && br_law_nstate(d->law, p) > 0 && !(p->sigma0 > 0.0 && p->sigma1 >= 0.0 && p->sigma2 >= 0.0))
-        return fail(err, n, "set %s: need sigma0 > 0, sigma1 >= 0, sigma2 >= 0", nm);
-    const int tip = d->law == BR_LAW_BRISTLE2 || d->law == BR_LAW_BRISTLE_IMPLICIT;
-    if (tip && !(p->sigma1 > 0.0)) return fail(err, n, "set %s: %s needs sigma1 > 0", nm, law_names[d->law]);
-    if (!(p->nu >= 0.0)) return fail(err, n, "set %s: need nu >= 0", nm);
-    if (d->law == BR_LAW_BRISTLE2 && !(p->v_r > 0.0)) return fail(err, n, "set %s: bristle2 needs v_r > 0", nm);
-    if (d->law == BR_LAW_DAHL3D && !(p->mu_k > 0.0)) return fail(err, n, "set %s: dahl3d needs mu_k > 0", nm);
-    if (d->law == BR_LAW_GKF && !(p->eps > 0.0 && p->f_v >= 0.0))
-        return fail(err, n, "set %s: gkf needs eps > 0, f_v >= 0", nm);
-    if (d->law == BR_LAW_STATIC_REG && !(p->v_r > 0.0)) return fail(err, n, "set %s: static_reg needs v_r > 0", nm);
-    if (p->update != BR_UPDATE_EXP && p->update != BR_UPDATE_EULER)
-        return fail(err, n, "set %s: unknown bristle update", nm);
+    br_law_issue is;
+    if (br_law_check(d->law, &d->fric, &is)) return fail(err, n, "set %s: %s: %s", nm, is.key, is.msg);
     if (!(d->v_stick >= 0.0)) return fail(err, n, "set %s: v_stick must be >= 0", nm);
     return 0;
 }
@@ -136,6 +91,7 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
     f->sets = calloc((size_t)nsets, sizeof *f->sets);
     f->frames = calloc((size_t)nsets, sizeof *f->frames);
     f->sums = calloc((size_t)nsets, sizeof *f->sums);
+    f->tans = calloc((size_t)nsets, sizeof *f->tans);
     f->E = calloc((size_t)nsets, sizeof(double));
     f->E_nd = calloc((size_t)nsets, sizeof(double));
 
@@ -151,8 +107,10 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
     f->host_block = calloc(ndoubles ? ndoubles : 1, sizeof(double));
     f->host_bytes = ndoubles * sizeof(double);
     f->partials = calloc((size_t)npartials, sizeof *f->partials);
+    f->tpartials = calloc((size_t)npartials, sizeof *f->tpartials);
     f->npartials = npartials;
-    if (!f->sets || !f->frames || !f->sums || !f->E || !f->E_nd || !f->host_block || !f->partials) {
+    if (!f->sets || !f->frames || !f->sums || !f->tans || !f->E || !f->E_nd || !f->host_block || !f->partials ||
+        !f->tpartials) {
         br_field_destroy(f);
         fail(err, errlen, "out of memory");
         return NULL;
@@ -173,7 +131,7 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
         v->n = n;
         v->law = d->law;
         v->nstate = br_law_nstate(d->law, &d->fric);
-        fs->Npres = -1.0;
+        fs->tangent = d->tangent != 0;
         double *rx = p, *ry = p + n, *rz = p + 2 * n;
         p += 3 * n;
         for (long i = 0; i < n; i++) {
@@ -217,6 +175,8 @@ void br_field_destroy(br_field *f)
     free(f->sets);
     free(f->frames);
     free(f->sums);
+    free(f->tans);
+    free(f->tpartials);
     free(f->E);
     free(f->E_nd);
     free(f->host_block);
@@ -229,38 +189,7 @@ void br_field_destroy(br_field *f)
 void br_set_frame_build(const br_contact_set_desc *d, const br_frame_state *A, const br_frame_state *B,
                         br_set_frame *out)
 {
-    const double *plane_p = d->plane_p, *plane_n = d->plane_n;
-    memcpy(out->xA, A->x, sizeof out->xA);
-    memcpy(out->RA, A->R, sizeof out->RA);
-    double dx[3] = {A->x[0] - B->x[0], A->x[1] - B->x[1], A->x[2] - B->x[2]}, wBdx[3];
-    br_cross3(B->w, dx, wBdx);
-    for (int j = 0; j < 3; j++) {
-        out->c[j] = A->v[j] - B->v[j] - wBdx[j];
-        out->w[j] = A->w[j] - B->w[j];
-    }
-    double pw[3];
-    br_mat3_vec(B->R, plane_n, out->n);
-    br_mat3_vec(B->R, plane_p, pw);
-    double rel[3] = {B->x[0] + pw[0] - A->x[0], B->x[1] + pw[1] - A->x[1],
-                     B->x[2] + pw[2] - A->x[2]};
-    out->d = br_dot3(out->n, rel);
-    /* sphere and cylinder: centre (axis point) relative to A's origin, axis, radius */
-    for (int j = 0; j < 3; j++) out->pc[j] = rel[j], out->ax[j] = out->n[j];
-    out->rad = d->radius;
-    out->Npt = -1.0;
-    out->surface = d->surface;
-}
-
-void br_field_add_friction_energy(br_field *f, int set, double dE)
-{
-    if (set >= 0 && set < f->nsets) f->E[set] += dE;
-}
-
-int br_field_set_normal_force(br_field *f, int set, double N)
-{
-    if (set < 0 || set >= f->nsets || !(isfinite(N))) return -1;
-    f->sets[set].Npres = N < 0.0 ? -1.0 : N;
-    return 0;
+    br_set_frame_make(d->surface, d->plane_p, d->plane_n, d->radius, A, B, -1.0, out);
 }
 
 static int sums_finite(const br_set_sums *s)
@@ -298,16 +227,19 @@ static void describe_bad_point(const br_field *f, int s, const br_set_frame *sf,
     snprintf(out, len, "non-finite contact force (no single point found)");
 }
 
-int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_result *res,
-                  char *err, size_t errlen)
+int br_field_step(br_field *f, const br_frame_state *frames, const double *normal_force, double h,
+                  br_set_result *res, char *err, size_t errlen)
 {
     for (int s = 0; s < f->nsets; s++) {
         const br_field_set *fs = &f->sets[s];
-        br_set_frame_build(&fs->geom, &frames[fs->frame_a], &frames[fs->frame_b],
-                           &f->frames[s]);
-        if (fs->Npres >= 0.0) f->frames[s].Npt = fs->Npres / (double)fs->view.n;
+        const br_contact_set_desc *g = &fs->geom;
+        const double Nset = normal_force ? normal_force[s] : -1.0;
+        if (!(Nset < 0.0 || isfinite(Nset)))
+            return fail(err, errlen, "contact set '%s': non-finite prescribed normal force", fs->name);
+        br_set_frame_make(g->surface, g->plane_p, g->plane_n, g->radius, &frames[fs->frame_a],
+                          &frames[fs->frame_b], Nset >= 0.0 ? Nset / (double)fs->view.n : -1.0, &f->frames[s]);
     }
-    if (f->ops->step(f, f->frames, h, f->sums, err, errlen)) return -1;
+    if (f->ops->step(f, f->frames, h, f->sums, f->tans, err, errlen)) return -1;
     for (int s = 0; s < f->nsets; s++) {
         const br_set_sums *m = &f->sums[s];
         if (!sums_finite(m)) {
@@ -335,12 +267,15 @@ int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_re
         r->P = m->P;
         r->E = f->E[s];
         r->E_el = m->E_el;
+        r->P_nd = m->P_nd;
         r->E_nd = f->E_nd[s];
         r->E_b = m->E_b;
         r->ncontact = (long)m->ncontact;
         r->nstick = (long)m->nstick;
         r->pen_max = m->pen_max;
         r->vt_max = m->vt_max;
+        if (f->sets[s].tangent) r->tan = f->tans[s];
+        else br_tangent_zero(&r->tan);
     }
     return 0;
 }

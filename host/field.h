@@ -2,25 +2,20 @@
  *
  * A field owns contact sets; each set is a list of points on frame A, a plane
  * on frame B, a Hunt-Crossley normal law and a friction law. Every step the
- * caller passes the world pose and twist of every frame; the field advances
- * all points on the chosen backend and returns per-set wrenches and sums.
- * The step allocates nothing. */
+ * caller passes the world pose and twist of every frame (and the prescribed normal
+ * force of the sets that have one); the field advances all points on the chosen
+ * backend and returns per-set wrenches, sums, energy terms and, for the sets that
+ * ask for it, the tangent of the wrench. Data flow one way: nothing the caller
+ * does afterwards changes the field's results. The step allocates nothing. */
 #ifndef BR_FIELD_H
 #define BR_FIELD_H
 
 #include <stddef.h>
 
 #include "../kernels/point_step.h"
+#include "laws.h"
 
 typedef enum { BR_BACKEND_AUTO = 0, BR_BACKEND_CPU = 1, BR_BACKEND_CUDA = 2 } br_backend_kind;
-
-/* World pose and twist of one frame (a body, a node attachment, the ground). */
-typedef struct br_frame_state {
-    double x[3];  /* origin */
-    double R[9];  /* attitude, row-major, frame -> world */
-    double v[3];  /* velocity of the origin */
-    double w[3];  /* angular velocity */
-} br_frame_state;
 
 /* Description of one contact set (copied by br_field_create). */
 typedef struct br_contact_set_desc {
@@ -39,6 +34,7 @@ typedef struct br_contact_set_desc {
     int law;                 /* enum br_law */
     br_friction_params fric;
     double v_stick;          /* stick threshold for the nstick count [m/s] */
+    int tangent;             /* 1: every step also returns the wrench tangent (br_set_result.tan) */
 } br_contact_set_desc;
 
 /* Per-set result of one step, world axes. */
@@ -50,10 +46,16 @@ typedef struct br_set_result {
     double P;                /* friction power */
     double E;                /* running friction energy integral of P */
     double E_el;             /* elastic energy in the normal springs */
+    double P_nd;             /* power dissipated by normal damping */
     double E_nd;             /* running integral of normal-damping power */
     double E_b;              /* energy stored in the bristles */
     long ncontact, nstick;
     double pen_max, vt_max;
+    /* With desc.tangent: the tangent of (F_A, M_A) with respect to the relative displacement
+     * (translation at A's origin, small rotation) and the relative twist (c, w) of A with
+     * respect to B, dW_A = -tan.K dxi_u - tan.C dxi_v (kernels/point_tangent.h); the wrench
+     * on B is -T W_A with T = [I, 0; [x_A - x_B]x, I], so its tangent is -T times A's. */
+    br_set_tangent tan;
 } br_set_result;
 
 typedef struct br_field br_field;
@@ -65,17 +67,11 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
 /* field -> memory freed */
 void br_field_destroy(br_field *f);
 
-/* frames (world pose and twist), h -> states advanced, res[nsets] filled; 0 or -1 with err */
-int br_field_step(br_field *f, const br_frame_state *frames, double h, br_set_result *res,
-                  char *err, size_t errlen);
-
-/* set, N >= 0 -> from the next step on its points are held in contact with the normal force N
- * shared equally (no Hunt-Crossley); N < 0 -> back to Hunt-Crossley. 0, or -1 for a bad set or N */
-int br_field_set_normal_force(br_field *f, int set, double N);
-
-/* set, dE -> dE added to the set's running friction energy integral (a host integrator that
- * changes the friction force after the step, host/friction_implicit.h, books the difference) */
-void br_field_add_friction_energy(br_field *f, int set, double dE);
+/* frames (world pose and twist), normal_force (per set: the prescribed total normal force of
+ * a set whose normal law is prescribed, shared equally by its points; < 0 or a NULL array:
+ * Hunt-Crossley), h -> states advanced, res[nsets] filled; 0 or -1 with err */
+int br_field_step(br_field *f, const br_frame_state *frames, const double *normal_force, double h,
+                  br_set_result *res, char *err, size_t errlen);
 
 /* on/off -> the step also stores per-point forces for br_field_points */
 void br_field_record_points(br_field *f, int on);
@@ -96,15 +92,12 @@ const char *br_field_device_name(const br_field *f);
 /* field -> bytes of per-point memory (geometry, parameters, state) the backend holds */
 size_t br_field_bytes(const br_field *f);
 
-/* set description (its surface), poses and twists of A and B -> condensed per-set frame data */
+/* set description (its surface), poses and twists of A and B -> condensed per-set frame data
+ * (br_set_frame_make of kernels/point_kinematics.h, Hunt-Crossley) */
 void br_set_frame_build(const br_contact_set_desc *d, const br_frame_state *A, const br_frame_state *B,
                         br_set_frame *out);
 
 /* number of CUDA devices usable by this binary (0 when built without CUDA or none present) */
 int br_cuda_available(char *why, size_t whylen);
-
-/* name like "lugre3d" -> enum br_law, or -1 */
-int br_law_from_name(const char *name);
-const char *br_law_name(int law);
 
 #endif

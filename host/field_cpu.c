@@ -89,22 +89,49 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
     }
 }
 
-/* set view, frame, h -> one partial per fixed chunk of BR_CPU_CHUNK points, threads over
- * chunks. A set of one chunk runs on the calling thread without entering an OpenMP
- * region at all: even a serialized region (if(0)) makes libgomp allocate a team. */
+/* set view, frame, h, points [i0, i1) -> their states advanced, their sums in *out and the
+ * set's wrench tangent over them in *tout, one point after the other (the tangent path is
+ * not vectorized; its sums are added point by point, in index order). */
+static void cpu_chunk_tangent(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
+                              br_set_sums *out, br_set_tangent *tout)
+{
+    br_sums_zero(out);
+    br_tangent_zero(tout);
+    for (long i = i0; i < i1; i++) {
+        br_set_sums q;
+        br_sums_zero(&q);
+        br_point_step(v->law, fr->surface, v, fr, h, i, &q, tout);
+        if (v->outF) {
+            for (int j = 0; j < 3; j++) v->outF[j * v->n + i] = q.F[j];
+            v->outN[i] = q.N;
+        }
+        br_sums_combine(out, &q);
+    }
+}
+
+/* chunk c of set v -> its partial sums (and tangent when tpart is not NULL) */
+static void cpu_chunk_any(const br_set_view *v, const br_set_frame *fr, double h, long c, br_set_sums *part,
+                          br_set_tangent *tpart)
+{
+    const long i0 = c * BR_CPU_CHUNK;
+    const long i1 = i0 + BR_CPU_CHUNK < v->n ? i0 + BR_CPU_CHUNK : v->n;
+    if (tpart) cpu_chunk_tangent(v, fr, h, i0, i1, &part[c], &tpart[c]);
+    else cpu_chunk_law(v, fr, h, i0, i1, &part[c]);
+}
+
+/* set view, frame, h -> one partial per fixed chunk of BR_CPU_CHUNK points (and one tangent
+ * per chunk when tpartials is not NULL), threads over chunks. A set of one chunk runs on the
+ * calling thread without entering an OpenMP region at all: even a serialized region (if(0))
+ * makes libgomp allocate a team. */
 static void cpu_set_step(const br_set_view *v, const br_set_frame *fr, double h,
-                         br_set_sums *partials, long nchunks)
+                         br_set_sums *partials, br_set_tangent *tpartials, long nchunks)
 {
     if (nchunks == 1) {
-        cpu_chunk_law(v, fr, h, 0, v->n, &partials[0]);
+        cpu_chunk_any(v, fr, h, 0, partials, tpartials);
         return;
     }
 #pragma omp parallel for schedule(static)
-    for (long c = 0; c < nchunks; c++) {
-        const long i0 = c * BR_CPU_CHUNK;
-        const long i1 = i0 + BR_CPU_CHUNK < v->n ? i0 + BR_CPU_CHUNK : v->n;
-        cpu_chunk_law(v, fr, h, i0, i1, &partials[c]);
-    }
+    for (long c = 0; c < nchunks; c++) cpu_chunk_any(v, fr, h, c, partials, tpartials);
 }
 
 static int cpu_create(br_field *f, char *err, size_t errlen)
@@ -117,7 +144,7 @@ static int cpu_create(br_field *f, char *err, size_t errlen)
 }
 
 static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_sums *sums,
-                    char *err, size_t errlen)
+                    br_set_tangent *tans, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
@@ -126,9 +153,14 @@ static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_su
         br_set_view v = fs->view;
         if (!f->record) v.outF = v.outN = NULL;
         br_set_sums *part = f->partials + fs->partial_off;
-        cpu_set_step(&v, &frames[s], h, part, fs->npartial);
+        br_set_tangent *tpart = fs->tangent ? f->tpartials + fs->partial_off : NULL;
+        cpu_set_step(&v, &frames[s], h, part, tpart, fs->npartial);
         br_sums_zero(&sums[s]);
         for (long c = 0; c < fs->npartial; c++) br_sums_combine(&sums[s], &part[c]);
+        if (tpart) {
+            br_tangent_zero(&tans[s]);
+            for (long c = 0; c < fs->npartial; c++) br_tangent_combine(&tans[s], &tpart[c]);
+        }
     }
     return 0;
 }

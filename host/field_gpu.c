@@ -21,7 +21,9 @@ static int gpu_create(br_field *f, char *err, size_t errlen)
         snprintf(err, errlen, "CUDA backend: at most %d contact sets", BR_MAX_SETS_STACK);
         return -1;
     }
-    br_cuda_field *g = br_cuda_field_create(host_views(f, tmp), f->nsets, f->device,
+    int tangent[BR_MAX_SETS_STACK];
+    for (int s = 0; s < f->nsets; s++) tangent[s] = f->sets[s].tangent;
+    br_cuda_field *g = br_cuda_field_create(host_views(f, tmp), tangent, f->nsets, f->device,
                                             sizeof f->device, err, errlen);
     if (!g) return -1;
     f->backend = g;
@@ -29,9 +31,9 @@ static int gpu_create(br_field *f, char *err, size_t errlen)
 }
 
 static int gpu_step(br_field *f, const br_set_frame *frames, double h, br_set_sums *sums,
-                    char *err, size_t errlen)
+                    br_set_tangent *tans, char *err, size_t errlen)
 {
-    return br_cuda_field_step((br_cuda_field *)f->backend, frames, h, f->record, sums, err, errlen);
+    return br_cuda_field_step((br_cuda_field *)f->backend, frames, h, f->record, sums, tans, err, errlen);
 }
 
 static int gpu_to_host(br_field *f)

@@ -6,10 +6,9 @@
  * with Newmark u1 = u0 + h v0 + h^2 ((1/2 - beta) a0 + beta a1), v1 = v0 + h ((1 - gamma) a0 + gamma a1),
  * solved for a1 with the constant effective matrix. Second-order accurate, unconditionally
  * stable for linear systems, high frequencies damped to rho_inf.
- * Low-rank damping: the term L^T E L (v - v_pred) at the equation time, with
- * v - v_pred = (1-af) gamma h (a1 - a0) =: c (a1 - a0), adds c L^T E L to the effective matrix
- * and c L^T E L a0 to the right-hand side; with x0 = Keff^-1 rhs, Z = Keff^-1 L^T, Y = L Z:
- *   a1 = x0 - Z q,   (I + c E Y) q = c E L x0   (Woodbury; E may be singular). */
+ * Low-rank term: L^T E L (a1 - a0) adds L^T E L to the effective matrix and L^T E L a0 to the
+ * right-hand side; with x0 = Keff^-1 rhs, Z = Keff^-1 L^T, Y = L Z:
+ *   a1 = x0 - Z q,   (I + E Y) q = E L x0   (Woodbury; E may be singular). */
 #include "genalpha.h"
 
 #include <lapacke.h>
@@ -118,19 +117,33 @@ static void lmul(const br_genalpha *g, const double *x, double *y)
     }
 }
 
-/* y (nr) = s E x (E nr x nr column-major) */
-static void emul(int nr, const double *E, double s, const double *x, double *y)
+/* y (nr) = E x (E nr x nr column-major) */
+static void emul(int nr, const double *E, const double *x, double *y)
 {
     for (int i = 0; i < nr; i++) y[i] = 0.0;
     for (int k = 0; k < nr; k++)
-        for (int i = 0; i < nr; i++) y[i] += s * E[(size_t)k * nr + i] * x[k];
+        for (int i = 0; i < nr; i++) y[i] += E[(size_t)k * nr + i] * x[k];
 }
 
-void br_genalpha_solve(br_genalpha *g, const double *f, const double *E, double *dxi, double *dxu)
+void br_genalpha_coeffs(const br_genalpha *g, double *ck, double *cc)
+{
+    *ck = (1 - g->af) * g->beta * g->h * g->h;
+    *cc = (1 - g->af) * g->gamma * g->h;
+}
+
+void br_genalpha_predict(const br_genalpha *g, double *up, double *vp)
+{
+    const double c = 1 - g->af, h = g->h;
+    for (int i = 0; i < g->n; i++) {
+        up[i] = g->u[i] + c * (h * g->v[i] + 0.5 * h * h * g->a[i]);
+        vp[i] = g->v[i] + c * h * g->a[i];
+    }
+}
+
+int br_genalpha_solve(br_genalpha *g, const double *f, const double *E)
 {
     const int n = g->n, nr = E ? g->nr : 0;
     const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
-    const double c = (1 - af) * ga * h;
     double *r = g->r, *w = g->w, *u = g->u, *v = g->v, *a = g->a;
     /* rhs = f - am M a0 - C [(1-af)(v0 + h (1-gamma) a0) + af v0] - K [(1-af)(u0 + h v0 + h^2 (1/2-beta) a0) + af u0] */
     for (int i = 0; i < n; i++) w[i] = am * a[i];
@@ -143,36 +156,43 @@ void br_genalpha_solve(br_genalpha *g, const double *f, const double *E, double 
         const double *cc = g->C + (size_t)j * n, *kk = g->K + (size_t)j * n;
         for (int i = 0; i < n; i++) r[i] -= cc[i] * wj + kk[i] * uj;
     }
-    if (nr > 0) { /* + c L^T E L a0 */
+    if (nr > 0) { /* + L^T E L a0 */
         lmul(g, a, g->ye);
-        emul(nr, E, c, g->ye, g->yq);
+        emul(nr, E, g->ye, g->yq);
         for (int k = 0; k < nr; k++)
             for (int j = 0; j < n; j++) r[j] += g->L[(size_t)k * n + j] * g->yq[k];
     }
     matvec(n, g->Lf, r, w); /* x0 = Keff^-1 rhs */
+    int rc = 0;
     if (nr > 0) {
         lmul(g, w, g->ye);
-        emul(nr, E, c, g->ye, g->yq);
+        emul(nr, E, g->ye, g->yq);
         for (int k = 0; k < nr; k++)
             for (int i = 0; i < nr; i++) {
                 double s = i == k ? 1.0 : 0.0;
-                for (int j = 0; j < nr; j++) s += c * E[(size_t)j * nr + i] * g->Y[(size_t)k * nr + j];
+                for (int j = 0; j < nr; j++) s += E[(size_t)j * nr + i] * g->Y[(size_t)k * nr + j];
                 g->Ar[(size_t)k * nr + i] = s;
             }
-        /* a singular I + c E Y would need c E Y to have the eigenvalue -1: E is positive semidefinite
-         * and Y = L Keff^-1 L^T positive semidefinite, so the eigenvalues of E Y are >= 0 */
-        LAPACKE_dgesv(LAPACK_COL_MAJOR, nr, 1, g->Ar, nr, g->ipiv, g->yq, nr);
-        for (int k = 0; k < nr; k++)
+        rc = LAPACKE_dgesv(LAPACK_COL_MAJOR, nr, 1, g->Ar, nr, g->ipiv, g->yq, nr) == 0 ? 0 : -1;
+        for (int k = 0; k < nr && rc == 0; k++)
             for (int j = 0; j < n; j++) w[j] -= g->Z[(size_t)k * n + j] * g->yq[k];
     }
     memcpy(g->a1, w, (size_t)n * sizeof(double));
-    if (nr > 0) {
-        for (int j = 0; j < n; j++) w[j] = c * (g->a1[j] - a[j]);
-        lmul(g, w, dxi);
-        /* (u1 - u0) / h - v_pred = h ((1/2 - beta) a0 + beta a1) - (1 - af) h a0 */
-        for (int j = 0; j < n; j++) w[j] = h * ((0.5 - be - (1 - af)) * a[j] + be * g->a1[j]);
-        lmul(g, w, dxu);
-    }
+    return rc;
+}
+
+void br_genalpha_row_changes(br_genalpha *g, double *du, double *dv, double *dm)
+{
+    const int n = g->n;
+    const double h = g->h, be = g->beta, af = g->af;
+    double ck, cc;
+    br_genalpha_coeffs(g, &ck, &cc);
+    for (int j = 0; j < n; j++) g->w[j] = g->a1[j] - g->a[j];
+    lmul(g, g->w, dv);
+    for (int k = 0; k < g->nr; k++) du[k] = ck * dv[k], dv[k] *= cc;
+    /* (u_{n+1} - u_n) / h - v_pred = h ((1/2 - beta) a0 + beta a1) - (1 - af) h a0 */
+    for (int j = 0; j < n; j++) g->w[j] = h * ((0.5 - be - (1 - af)) * g->a[j] + be * g->a1[j]);
+    lmul(g, g->w, dm);
 }
 
 void br_genalpha_advance(br_genalpha *g)
@@ -189,6 +209,6 @@ void br_genalpha_advance(br_genalpha *g)
 
 void br_genalpha_step(br_genalpha *g, const double *f)
 {
-    br_genalpha_solve(g, f, NULL, NULL, NULL);
+    br_genalpha_solve(g, f, NULL);
     br_genalpha_advance(g);
 }

@@ -6,11 +6,11 @@
  * hundreds of DOF of the blade studies this beats a triangular solve per step;
  * a banded or sparse factor would replace it for large structures.
  *
- * Optionally the equation carries a damping L^T E L of low rank r whose r x r
- * middle E changes every step (the linearized friction of stateless contact
- * laws, host/friction_implicit.c): the rows L are fixed once and the step
- * solves the modified system by the Woodbury identity with a small r x r
- * LU (LAPACK dgesv), so the effective matrix is still factored only once. */
+ * Optionally the equation carries a term L^T E L (a1 - a0) of low rank r whose r x r middle E
+ * changes every step: the linearized contact forces (host/sim.c), whose stiffness and damping
+ * act through u - u_pred = ck (a1 - a0) and v - v_pred = cc (a1 - a0) at the equation time.
+ * The rows L are fixed once and the step solves the modified system by the Woodbury identity
+ * with a small r x r LU (LAPACK dgesv), so the effective matrix is still factored only once. */
 #ifndef BR_GENALPHA_H
 #define BR_GENALPHA_H
 
@@ -38,16 +38,30 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
 /* f at t = 0 -> a_0 = M^-1 (f - C v - K u); 0 or -1 */
 int br_genalpha_start(br_genalpha *g, const double *f);
 
-/* nr, L (nr x n, row-major) -> the integrator can carry a damping L^T E L (E given per step
- * to br_genalpha_solve); Keff^-1 L^T and L Keff^-1 L^T are formed once. 0, or -1 (out of memory) */
+/* nr, L (nr x n, row-major) -> the integrator can carry a term L^T E L (a1 - a0) (E given per
+ * step to br_genalpha_solve); Keff^-1 L^T and L Keff^-1 L^T are formed once. 0, or -1 (out of memory) */
 int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L);
 
+/* g -> ck = (1 - af) beta h^2 and cc = (1 - af) gamma h: u - u_pred = ck (a1 - a0) and
+ * v - v_pred = cc (a1 - a0) at the equation time t_{n+1-af}, with the predicted state
+ * u_pred = u_n + (1 - af)(h v_n + h^2/2 a_n), v_pred = v_n + (1 - af) h a_n (the state at the
+ * equation time if a1 = a0) */
+void br_genalpha_coeffs(const br_genalpha *g, double *ck, double *cc);
+
+/* g -> the predicted state (see br_genalpha_coeffs) in up, vp (n each) */
+void br_genalpha_predict(const br_genalpha *g, double *up, double *vp);
+
 /* f (the load for the equation at t_{n+1-af}), E (nr x nr, column-major, or NULL) -> g->a1,
- * the acceleration at t_{n+1} of M a + C v + K u + L^T E L (v - v_pred) = f, v_pred = v_n + (1-af) h a_n
- * being the velocity the load f was evaluated with (the force stays f at v_pred and changes with
- * slope -L^T E L about it). With E, dxi (nr) <- L (v - v_pred), the change of the reduced velocity
- * at the equation time, and dxu (nr) <- L ((u_{n+1} - u_n) / h - v_pred), of its mean over the step. */
-void br_genalpha_solve(br_genalpha *g, const double *f, const double *E, double *dxi, double *dxu);
+ * the acceleration at t_{n+1} of M a + C v + K u + L^T E L (a1 - a0) = f. With the contact
+ * stiffness K_c and damping C_c of the linearized forces in the reduced coordinates L,
+ * E = ck K_c + cc C_c: the forces taken at the state the step solves for, to first order about
+ * the predicted state where f was evaluated. 0, or -1 if I + E L Keff^-1 L^T is singular. */
+int br_genalpha_solve(br_genalpha *g, const double *f, const double *E);
+
+/* g->a1 from br_genalpha_solve (before br_genalpha_advance) -> per low-rank row: du = L (u - u_pred)
+ * and dv = L (v - v_pred) at the equation time (ck L (a1 - a0), cc L (a1 - a0)), and
+ * dm = L ((u_{n+1} - u_n) / h - v_pred), the change of the row's mean rate over the step */
+void br_genalpha_row_changes(br_genalpha *g, double *du, double *dv, double *dm);
 
 /* g->a1 -> u, v, a advanced to t_{n+1} */
 void br_genalpha_advance(br_genalpha *g);

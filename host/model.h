@@ -17,6 +17,10 @@
 
 #define BR_NAME_MAX 64
 
+/* time.coupling (docs/time-stepping.md): implicit takes every contact force at the state the step
+ * solves for, linearized with the field's tangents; explicit takes it as the field computed it */
+enum { BR_COUPLING_IMPLICIT = 0, BR_COUPLING_EXPLICIT = 1 };
+
 enum { BR_LOCK_X = 1, BR_LOCK_Y = 2, BR_LOCK_Z = 4, BR_LOCK_RX = 8, BR_LOCK_RY = 16, BR_LOCK_RZ = 32 };
 
 /* A 6-DOF rigid body; locked DOFs (world axes) keep their initial velocity. A body
@@ -110,6 +114,7 @@ typedef struct br_model {
     double gravity[3];
     int nbody, nkframe, nload, nspring, nset, nbeam, nrot;
     double rho_inf;           /* generalized-alpha spectral radius at infinity (beams) */
+    int coupling;             /* BR_COUPLING_*: how contact forces enter the integrators */
     br_body *body;
     br_beam *beam;
     br_kframe *kframe;

@@ -91,8 +91,8 @@ void br_output_row(const br_model *m, const br_data *d, double *row)
         for (int j = 0; j < 3; j++) row[c++] = r->Ff_A[j];
         row[c++] = br_norm3(r->Ff_A);
         row[c++] = r->N;
-        row[c++] = r->P;
-        row[c++] = r->E;
+        row[c++] = d->setP[s];
+        row[c++] = d->setE[s];
         row[c++] = (double)r->ncontact;
         row[c++] = (double)r->nstick;
         row[c++] = r->vt_max;

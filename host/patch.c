@@ -60,8 +60,7 @@ int br_patch_make(br_patch *p, long n, int law, unsigned long seed)
     f->mu_k = 0.1;
     f->V_st = 1e-3;
     f->alpha = 2.0;
-    const int absolute = law == BR_LAW_LUGRE3D_CLASSIC || law == BR_LAW_BRISTLE2 ||
-                         law == BR_LAW_BRISTLE_IMPLICIT || law == BR_LAW_GMS;
+    const int absolute = br_law_info_of(law)->sigma_abs;
     if (absolute) { /* absolute sigmas for a point carrying ~1/n of 1000 N */
         double Nm = 1000.0 / (double)n;
         f->sigma0 = 1e4 * Nm;

@@ -33,8 +33,7 @@ void br_quat_advance(double q[4], const double w[3], double h)
     for (int k = 0; k < 4; k++) q[k] = r[k] / n;
 }
 
-/* R, body-axes I -> world-axes inertia R I R^T */
-static void inertia_world(const double R[9], const double Ib[9], double Iw[9])
+void br_rigid_inertia_world(const double R[9], const double Ib[9], double Iw[9])
 {
     double T[9];
     for (int i = 0; i < 3; i++)
@@ -82,7 +81,7 @@ void br_rigid_accel(const br_body *b, const double R[9], const double w[3], cons
 {
     for (int k = 0; k < 3; k++) a[k] = (b->lock & (BR_LOCK_X << k)) ? 0.0 : f[k] / b->mass;
     double Iw[9], Iww[3], rhs[3];
-    inertia_world(R, b->Ib, Iw);
+    br_rigid_inertia_world(R, b->Ib, Iw);
     for (int i = 0; i < 3; i++) Iww[i] = Iw[3 * i] * w[0] + Iw[3 * i + 1] * w[1] + Iw[3 * i + 2] * w[2];
     rhs[0] = tau[0] - (w[1] * Iww[2] - w[2] * Iww[1]);
     rhs[1] = tau[1] - (w[2] * Iww[0] - w[0] * Iww[2]);
@@ -94,7 +93,7 @@ void br_rigid_accel(const br_body *b, const double R[9], const double w[3], cons
 double br_rigid_kinetic(const br_body *b, const double R[9], const double v[3], const double w[3])
 {
     double Iw[9];
-    inertia_world(R, b->Ib, Iw);
+    br_rigid_inertia_world(R, b->Ib, Iw);
     double T = 0.5 * b->mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) T += 0.5 * w[i] * Iw[3 * i + j] * w[j];

@@ -17,6 +17,9 @@ void br_quat_advance(double q[4], const double w[3], double h);
 void br_rigid_accel(const br_body *b, const double R[9], const double w[3], const double f[3],
                     const double tau[3], double a[3], double alpha[3]);
 
+/* attitude R, body-axes inertia Ib (row-major) -> world-axes inertia R Ib R^T */
+void br_rigid_inertia_world(const double R[9], const double Ib[9], double Iw[9]);
+
 /* body, attitude R, v, w -> kinetic energy 1/2 m v.v + 1/2 w.(I_world w) */
 double br_rigid_kinetic(const br_body *b, const double R[9], const double v[3], const double w[3]);
 

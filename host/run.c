@@ -330,8 +330,7 @@ int br_run_main(int argc, char **argv)
         br_fwd_joints(m, d, m->dt);
         d->skip_energy = !sample;
         br_fwd_loads(m, d);
-        br_fwd_accel(m, d);
-        if (br_check_finite(m, d, ferr, sizeof ferr)) {
+        if (br_fwd_accel(m, d, ferr, sizeof ferr) || br_check_finite(m, d, ferr, sizeof ferr)) {
             failed = 1;
             break;
         }

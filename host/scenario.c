@@ -701,49 +701,25 @@ static void read_rotational(ysrc *c, ynode *seq, br_model *m)
     }
 }
 
-/* friction keys each law reads: required (r) and optional (o) */
-typedef struct law_keys {
-    const char *req[9];
-    const char *opt[4];
-} law_keys;
-
-static const law_keys LAW_KEYS[BR_LAW_COUNT] = {
-    [BR_LAW_LUGRE3D] = {{"mu_s", "mu_k", "V_st", "alpha", "sigma0", "sigma1", "sigma2"}, {"update"}},
-    [BR_LAW_LUGRE3D_CLASSIC] = {{"mu_s", "mu_k", "V_st", "alpha", "sigma0", "sigma1", "sigma2"},
-                                {"update", "G_min"}},
-    [BR_LAW_DAHL3D] = {{"mu_k", "sigma0"}, {"update"}},
-    [BR_LAW_GKF] = {{"mu_s", "mu_k", "V_st", "alpha", "eps"}, {"f_v"}},
-    [BR_LAW_STATIC_REG] = {{"mu_s", "mu_k", "V_st", "alpha", "v_r"}, {"nu"}},
-    [BR_LAW_BRISTLE2] = {{"mu_s", "mu_k", "V_st", "alpha", "sigma0", "sigma1", "v_r"}, {"nu"}},
-    [BR_LAW_BRISTLE_IMPLICIT] = {{"mu_s", "mu_k", "V_st", "alpha", "sigma0", "sigma1"}, {"nu"}},
-    [BR_LAW_GMS] = {{"mu_s", "mu_k", "V_st", "alpha", "C", "elements"}, {"nu", "sigma2"}},
-};
-
-/* gms elements: a list of {stiffness, damping, share} -> p->gms_M, gms_k, gms_s, gms_alpha */
+/* gms elements: a list of {stiffness, damping, share} -> p->gms_M, gms_k, gms_s, gms_alpha (their
+ * values are checked with the other parameters by br_law_check) */
 static void read_gms_elements(ysrc *c, ynode *n, br_friction_params *p)
 {
     static const char *const KE[] = {"stiffness", "damping", "share", NULL};
     p->gms_C = ynum(c, n, "C", 1, 0);
-    ycheck(c, p->gms_C > 0, yat(c, n, "C"), "C (attraction rate) must be > 0");
     ynode *seq = ymap(c, n, "elements");
     const int M = ylen(c, seq, "elements");
     if (c->failed) return;
     ycheck(c, M >= 1 && M <= BR_GMS_MAX, seq, "gms needs 1 to %d elements (got %d)", BR_GMS_MAX, M);
     if (c->failed) return;
     p->gms_M = M;
-    double sum = 0.0;
     for (int i = 0; i < M && !c->failed; i++) {
         ynode *e = yitem(c, seq, i);
         if (ykeys(c, e, "a gms element", KE)) return;
         p->gms_k[i] = ynum(c, e, "stiffness", 1, 0);
         p->gms_s[i] = ynum(c, e, "damping", 0, 0);
         p->gms_alpha[i] = ynum(c, e, "share", 1, 0);
-        ycheck(c, p->gms_k[i] > 0, yat(c, e, "stiffness"), "stiffness must be > 0");
-        ycheck(c, p->gms_s[i] >= 0, yat(c, e, "damping"), "damping must be >= 0");
-        ycheck(c, p->gms_alpha[i] > 0, yat(c, e, "share"), "share must be > 0");
-        sum += p->gms_alpha[i];
     }
-    ycheck(c, fabs(sum - 1.0) < 1e-9, seq, "the element shares must sum to 1 (they sum to %.12g)", sum);
 }
 
 static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
@@ -760,19 +736,19 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
         yerr(c, yat(c, n, "law"), "unknown friction law '%s' (known: %s)", law, list);
         return;
     }
-    const law_keys *lk = &LAW_KEYS[d->law];
-    const char *allowed[16];
+    const br_law_info *li = br_law_info_of(d->law);
+    const char *allowed[BR_LAW_MAX_REQ + BR_LAW_MAX_OPT + 2];
     int na = 0;
     allowed[na++] = "law";
-    for (int k = 0; k < 9 && lk->req[k]; k++) allowed[na++] = lk->req[k];
-    for (int k = 0; k < 4 && lk->opt[k]; k++) allowed[na++] = lk->opt[k];
+    for (int k = 0; li->req[k]; k++) allowed[na++] = li->req[k];
+    for (int k = 0; li->opt[k]; k++) allowed[na++] = li->opt[k];
     allowed[na] = NULL;
     char what[64];
     snprintf(what, sizeof what, "friction (law %s)", law);
     if (ykeys(c, n, what, allowed)) return;
-    for (int k = 0; k < 9 && lk->req[k]; k++)
-        if (!ymap(c, n, lk->req[k])) {
-            yerr(c, n, "missing friction parameter '%s' (law %s needs it)", lk->req[k], law);
+    for (int k = 0; li->req[k]; k++)
+        if (!ymap(c, n, li->req[k])) {
+            yerr(c, n, "missing friction parameter '%s' (law %s needs it)", li->req[k], law);
             return;
         }
     br_friction_params *p = &d->fric;
@@ -793,26 +769,14 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
            "update must be exponential or euler");
     p->update = up && !strcmp(up, "euler") ? BR_UPDATE_EULER : BR_UPDATE_EXP;
     if (d->law == BR_LAW_DAHL3D) p->mu_s = p->mu_k;
-    ycheck(c, p->mu_k >= 0, yat(c, n, "mu_k"), "mu_k must be >= 0 (got %g)", p->mu_k);
-    ycheck(c, p->mu_s >= p->mu_k, yat(c, n, "mu_s"), "mu_s (%g) < mu_k (%g): static friction must not be "
-                                                     "below kinetic", p->mu_s, p->mu_k);
-    ycheck(c, p->V_st > 0, yat(c, n, "V_st"), "V_st must be > 0");
-    ycheck(c, p->alpha > 0 && br_pow_half_ok(p->alpha), yat(c, n, "alpha"),
-           "alpha must be a multiple of 0.5 in (0, 4] (got %g)", p->alpha);
-    ycheck(c, br_law_nstate(d->law, p) == 0 || d->law == BR_LAW_GMS || p->sigma0 > 0, yat(c, n, "sigma0"),
-           "sigma0 must be > 0");
-    ycheck(c, p->sigma1 >= 0, yat(c, n, "sigma1"), "sigma1 must be >= 0");
-    ycheck(c, p->sigma2 >= 0, yat(c, n, "sigma2"), "sigma2 must be >= 0");
-    ycheck(c, d->law != BR_LAW_GKF || p->eps > 0, yat(c, n, "eps"), "eps must be > 0");
-    ycheck(c, d->law != BR_LAW_GKF || p->eps < p->V_st, yat(c, n, "eps"), "eps must be below V_st");
-    ycheck(c, p->f_v >= 0, yat(c, n, "f_v"), "f_v must be >= 0");
-    ycheck(c, (d->law != BR_LAW_STATIC_REG && d->law != BR_LAW_BRISTLE2) || p->v_r > 0, yat(c, n, "v_r"),
-           "v_r must be > 0");
-    ycheck(c, (d->law != BR_LAW_BRISTLE2 && d->law != BR_LAW_BRISTLE_IMPLICIT) || p->sigma1 > 0,
-           yat(c, n, "sigma1"), "sigma1 must be > 0 for %s", law);
     if (d->law == BR_LAW_GMS) read_gms_elements(c, n, p);
-    ycheck(c, p->nu >= 0, yat(c, n, "nu"), "nu must be >= 0");
-    ycheck(c, p->G_min > 0, yat(c, n, "G_min"), "G_min must be > 0");
+    if (c->failed) return;
+    br_law_issue is;
+    if (br_law_check(d->law, p, &is)) {
+        ynode *at = yat(c, n, is.key);
+        if (is.item >= 0) at = yat(c, yitem(c, ymap(c, n, "elements"), is.item), is.item_key);
+        yerr(c, at ? at : n, "%s", is.msg);
+    }
 }
 
 /* ring/grid/annulus/list -> cs->r (3n, frame A) and, for grid and annulus, the tributary
@@ -1285,13 +1249,17 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     const char *nm = ystring(&c, root, "name", 0);
     if (nm) snprintf(m->name, sizeof m->name, "%s", nm);
     ynode *tm = ymap(&c, root, "time");
-    static const char *const KT[] = {"end", "dt", "rho_inf", NULL};
+    static const char *const KT[] = {"end", "dt", "rho_inf", "coupling", NULL};
     if (!tm) yerr(&c, root, "missing key 'time' (end, dt)");
     else if (ykeys(&c, tm, "time", KT) == 0) {
         m->t_end = ynum(&c, tm, "end", 1, 0);
         m->dt = ynum(&c, tm, "dt", 1, 0);
         m->rho_inf = ynum(&c, tm, "rho_inf", 0, 0.0);
         ycheck(&c, m->rho_inf >= 0 && m->rho_inf <= 1, yat(&c, tm, "rho_inf"), "rho_inf must lie in [0, 1]");
+        const char *cp = ystring(&c, tm, "coupling", 0);
+        ycheck(&c, !cp || !strcmp(cp, "implicit") || !strcmp(cp, "explicit"), yat(&c, tm, "coupling"),
+               "coupling must be implicit or explicit (got '%s')", cp ? cp : "");
+        m->coupling = cp && !strcmp(cp, "explicit") ? BR_COUPLING_EXPLICIT : BR_COUPLING_IMPLICIT;
         ycheck(&c, m->dt > 0, yat(&c, tm, "dt"), "dt must be > 0 (got %g)", m->dt);
         ycheck(&c, m->t_end > 0, yat(&c, tm, "end"), "end must be > 0 (got %g)", m->t_end);
         ycheck(&c, m->t_end / m->dt < 1e12, yat(&c, tm, "dt"), "more than 1e12 steps");

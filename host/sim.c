@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "friction_implicit.h"
+#include <lapacke.h>
+
 #include "rigid.h"
 
 /* frame index -> body index, or -1 for the ground and kinematic frames */
@@ -31,33 +32,66 @@ static double quad(int n, const double *A, const double *x, const double *y)
     return s;
 }
 
-/* model, data at t = 0 (structure undeformed) -> the sets whose friction the structure step
- * treats implicitly: a stateless law (br_law_has_slope) between structure frames or a structure
- * frame and the ground; their twist rows L about frame A's undeformed origin handed to the
- * integrator. Sets touching a free body or a prescribed frame stay explicit. 0, or -1 */
-static int implicit_setup(const br_model *m, br_data *d)
+/* frame -> 1 if it is a free rigid body (one with DOFs of its own) */
+static int frame_free_body(const br_model *m, int fr)
 {
-    const int n = d->st->ndof;
-    d->imp_set = malloc((size_t)(m->nset > 0 ? m->nset : 1) * sizeof(int));
-    if (!d->imp_set) return -1;
+    const int b = frame_body(m, fr);
+    return b >= 0 && m->body[b].beam < 0;
+}
+
+/* model, structure (or NULL), desc copies -> with implicit coupling, every set acting on the
+ * structure or on a free body asks the field for its wrench tangent; the sets acting on the
+ * structure are listed in d->imp_set, the free bodies they act on get a block of the implicit
+ * rigid-body system (d->rb_slot) and the sets acting on those in d->rb_set. 0, or -1 */
+static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *desc)
+{
+    const int ns = m->nset > 0 ? m->nset : 1, nb = m->nbody > 0 ? m->nbody : 1;
+    d->imp_set = malloc((size_t)ns * sizeof(int));
+    d->rb_set = malloc((size_t)ns * sizeof(int));
+    d->rb_slot = malloc((size_t)nb * sizeof(int));
+    d->set_imp = malloc((size_t)ns * sizeof(int));
+    d->set_rb = calloc((size_t)ns, sizeof(int));
+    if (!d->imp_set || !d->rb_set || !d->rb_slot || !d->set_imp || !d->set_rb) return -1;
+    for (int b = 0; b < m->nbody; b++) d->rb_slot[b] = -1;
+    for (int s = 0; s < m->nset; s++) d->set_imp[s] = -1;
+    if (m->coupling != BR_COUPLING_IMPLICIT) return 0;
     for (int s = 0; s < m->nset; s++) {
-        const br_contact_set_desc *cs = &m->cset[s].desc;
-        const int na = br_struct_frame_node(m, d->st, cs->frame_a), nb = br_struct_frame_node(m, d->st, cs->frame_b);
-        if (br_law_has_slope(cs->law) && na >= -1 && nb >= -1 && (na >= 0 || nb >= 0)) d->imp_set[d->nimp++] = s;
+        const int fa = desc[s].frame_a, fb = desc[s].frame_b;
+        const int on_struct = d->st && (br_struct_frame_node(m, d->st, fa) >= 0 || br_struct_frame_node(m, d->st, fb) >= 0);
+        const int on_free = frame_free_body(m, fa) || frame_free_body(m, fb);
+        if (on_struct) d->set_imp[s] = d->nimp, d->imp_set[d->nimp++] = s;
+        if (on_free) {
+            d->set_rb[s] = 1;
+            d->rb_set[d->nrbset++] = s;
+            if (frame_free_body(m, fa) && d->rb_slot[fa - 1] < 0) d->rb_slot[fa - 1] = d->nrb++;
+            if (frame_free_body(m, fb) && d->rb_slot[fb - 1] < 0) d->rb_slot[fb - 1] = d->nrb++;
+        }
+        desc[s].tangent = on_struct || on_free;
     }
+    const int n6 = 6 * (d->nrb > 0 ? d->nrb : 1);
+    d->rb_A = malloc((size_t)n6 * n6 * sizeof(double));
+    d->rb_x = malloc((size_t)n6 * sizeof(double));
+    d->rb_piv = malloc((size_t)n6 * sizeof(int));
+    return d->rb_A && d->rb_x && d->rb_piv ? 0 : -1;
+}
+
+/* model, data at t = 0 (structure undeformed, frames built) -> the rows L of the structure's
+ * implicit sets, the relative twist of frame A with respect to B at A's undeformed origin per
+ * structure DOF (a side that is not on the structure contributes no column: its motion is the
+ * field's input), handed to the integrator. 0, or -1 */
+static int structure_rows(const br_model *m, br_data *d)
+{
     if (d->nimp == 0) return 0;
-    const int nr = 6 * d->nimp;
+    const int n = d->st->ndof, nr = 6 * d->nimp;
     double *L = malloc((size_t)nr * n * sizeof(double));
-    d->imp_D = calloc((size_t)36 * d->nimp, sizeof(double));
     d->imp_E = calloc((size_t)nr * nr, sizeof(double));
-    d->imp_dxi = calloc((size_t)nr, sizeof(double));
-    d->imp_dxu = calloc((size_t)nr, sizeof(double));
-    d->imp_xip = calloc((size_t)nr, sizeof(double));
-    int rc = !L || !d->imp_D || !d->imp_E || !d->imp_dxi || !d->imp_dxu || !d->imp_xip;
+    d->imp_du = calloc((size_t)3 * nr, sizeof(double));
+    int rc = !L || !d->imp_E || !d->imp_du;
+    if (!rc) d->imp_dv = d->imp_du + nr, d->imp_dm = d->imp_du + 2 * nr;
     for (int k = 0; !rc && k < d->nimp; k++) {
         const br_contact_set_desc *cs = &m->cset[d->imp_set[k]].desc;
-        rc = br_struct_twist_rows(d->st, br_struct_frame_node(m, d->st, cs->frame_a),
-                                  br_struct_frame_node(m, d->st, cs->frame_b), d->frames[cs->frame_a].x,
+        const int na = br_struct_frame_node(m, d->st, cs->frame_a), nb = br_struct_frame_node(m, d->st, cs->frame_b);
+        rc = br_struct_twist_rows(d->st, na >= 0 ? na : -1, nb >= 0 ? nb : -1, d->frames[cs->frame_a].x,
                                   L + (size_t)6 * k * n);
     }
     if (!rc) rc = br_genalpha_lowrank(d->ga, nr, L);
@@ -83,9 +117,14 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
     d->fext = calloc((size_t)nb * 3, sizeof(double));
     d->text = calloc((size_t)nb * 3, sizeof(double));
     d->frames = calloc((size_t)nf, sizeof *d->frames);
+    d->fframes = calloc((size_t)nf, sizeof *d->fframes);
+    d->vpred = calloc((size_t)nb * 6, sizeof(double));
     d->res = calloc((size_t)ns, sizeof *d->res);
-    d->E_upto = calloc((size_t)ns, sizeof(double));
-    d->End_upto = calloc((size_t)ns, sizeof(double));
+    d->E_upto = calloc((size_t)ns * 6, sizeof(double));
+    if (d->E_upto) {
+        d->End_upto = d->E_upto + ns, d->setP = d->E_upto + 2 * ns, d->setPnd = d->E_upto + 3 * ns;
+        d->setE = d->E_upto + 4 * ns, d->setEnd = d->E_upto + 5 * ns;
+    }
     d->load_val = calloc((size_t)(m->nload > 0 ? m->nload : 1), sizeof(double));
     d->spring_val = calloc((size_t)(m->nspring > 0 ? m->nspring : 1), sizeof(double));
     d->spring_angle = calloc((size_t)(m->nspring > 0 ? m->nspring : 1), sizeof(double));
@@ -93,9 +132,12 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
     d->rot_z = calloc(nr, sizeof(double)), d->rot_tau = calloc(nr, sizeof(double));
     d->rot_Eb = calloc(nr, sizeof(double));
     d->rot_E = calloc(nr, sizeof(double)), d->rot_E_upto = calloc(nr, sizeof(double));
+    d->Nset = calloc((size_t)ns, sizeof(double));
+    d->acc = calloc((size_t)nb * 6, sizeof(double));
     if (!d->x || !d->q || !d->v || !d->w || !d->f || !d->tau || !d->fext || !d->text || !d->frames ||
+        !d->fframes || !d->vpred ||
         !d->res || !d->E_upto || !d->End_upto || !d->load_val || !d->spring_val || !d->spring_angle ||
-        !d->rot_z || !d->rot_tau || !d->rot_Eb || !d->rot_E || !d->rot_E_upto) {
+        !d->rot_z || !d->rot_tau || !d->rot_Eb || !d->rot_E || !d->rot_E_upto || !d->Nset || !d->acc) {
         snprintf(err, errlen, "out of memory");
         br_data_free(d);
         return NULL;
@@ -125,6 +167,11 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
             return NULL;
         }
     }
+    if (m->nset == 0 && coupling_setup(m, d, NULL)) {
+        snprintf(err, errlen, "out of memory");
+        br_data_free(d);
+        return NULL;
+    }
     if (m->nset > 0) {
         br_contact_set_desc *desc = malloc((size_t)m->nset * sizeof *desc);
         if (!desc) {
@@ -133,6 +180,12 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
             return NULL;
         }
         for (int s = 0; s < m->nset; s++) desc[s] = m->cset[s].desc;
+        if (coupling_setup(m, d, desc)) {
+            free(desc);
+            snprintf(err, errlen, "out of memory");
+            br_data_free(d);
+            return NULL;
+        }
         d->field = br_field_create(desc, m->nset, backend, err, errlen);
         free(desc);
         if (!d->field) {
@@ -151,7 +204,7 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
     d->en.kinetic0 = d->en.kinetic;
     d->en.spring0 = d->en.spring;
     d->res_ref = d->en.kinetic0 + d->en.spring0;
-    if (d->ga && implicit_setup(m, d)) {
+    if (d->ga && structure_rows(m, d)) {
         snprintf(err, errlen, "out of memory");
         br_data_free(d);
         return NULL;
@@ -164,10 +217,11 @@ void br_data_free(br_data *d)
     if (!d) return;
     br_field_destroy(d->field);
     free(d->x), free(d->q), free(d->v), free(d->w), free(d->f), free(d->tau);
-    free(d->fext), free(d->text), free(d->frames), free(d->res), free(d->E_upto), free(d->End_upto);
+    free(d->fext), free(d->text), free(d->frames), free(d->fframes), free(d->vpred), free(d->res), free(d->E_upto);
     free(d->load_val), free(d->spring_val), free(d->spring_angle);
     free(d->rot_z), free(d->rot_tau), free(d->rot_Eb), free(d->rot_E), free(d->rot_E_upto);
-    free(d->imp_set), free(d->imp_D), free(d->imp_E), free(d->imp_dxi), free(d->imp_dxu), free(d->imp_xip);
+    free(d->Nset), free(d->acc), free(d->imp_set), free(d->set_imp), free(d->imp_E), free(d->imp_du);
+    free(d->rb_slot), free(d->rb_set), free(d->set_rb), free(d->rb_A), free(d->rb_x), free(d->rb_piv);
     br_struct_free(d->st);
     br_genalpha_free(d->ga);
     free(d->g), free(d->gext), free(d->gext_prev), free(d->xnode), free(d->uprev), free(d->vprev), free(d->up), free(d->vp);
@@ -182,12 +236,7 @@ void br_fwd_frames(const br_model *m, br_data *d)
     if (d->st) {
         /* the structure as the field sees it: predicted at the equation time t + tau */
         const br_struct *st = d->st;
-        const br_genalpha *ga = d->ga;
-        const double tau = d->tau_s;
-        for (int i = 0; i < st->ndof; i++) {
-            d->up[i] = ga->u[i] + tau * ga->v[i] + 0.5 * tau * tau * ga->a[i];
-            d->vp[i] = ga->v[i] + tau * ga->a[i];
-        }
+        br_genalpha_predict(d->ga, d->up, d->vp);
         for (int k = 0; k < st->nnode; k++)
             for (int j = 0; j < 3; j++) {
                 const int gi = st->dof[6 * k + j];
@@ -212,21 +261,27 @@ void br_fwd_frames(const br_model *m, br_data *d)
         memcpy(fs->w, d->w + 3 * b, sizeof fs->w);
     }
     for (int k = 0; k < m->nkframe; k++) br_kframe_state(&m->kframe[k], d->t, &d->frames[1 + m->nbody + k]);
+    /* the field's view: free bodies of the implicit system with the velocity change of the last
+     * step repeated (their pose stays at t_n: the position enters the step as symplectic Euler's) */
+    memcpy(d->fframes, d->frames, (size_t)br_model_nframe(m) * sizeof *d->frames);
+    for (int b = 0; b < m->nbody; b++) {
+        if (d->rb_slot[b] < 0) continue;
+        for (int j = 0; j < 6; j++) d->vpred[6 * b + j] = m->dt * d->acc[6 * b + j];
+        for (int j = 0; j < 3; j++) d->fframes[1 + b].v[j] += d->vpred[6 * b + j], d->fframes[1 + b].w[j] += d->vpred[6 * b + 3 + j];
+    }
 }
 
 int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t errlen)
 {
     if (!d->field) return 0;
     for (int s = 0; s < m->nset; s++) {
-        d->E_upto[s] = d->res[s].E;
-        d->End_upto[s] = d->res[s].E_nd;
-        if (m->cset[s].prescribed) {
-            const double N = br_timefn_eval(&m->cset[s].normal_force, d->t);
-            br_field_set_normal_force(d->field, s, N > 0.0 ? N : 0.0);
-        }
+        d->E_upto[s] = d->setE[s];
+        d->End_upto[s] = d->setEnd[s];
+        const double N = m->cset[s].prescribed ? br_timefn_eval(&m->cset[s].normal_force, d->t) : -1.0;
+        d->Nset[s] = m->cset[s].prescribed ? (N > 0.0 ? N : 0.0) : -1.0;
     }
     char ferr[600];
-    const int rc = br_field_step(d->field, d->frames, h, d->res, ferr, sizeof ferr);
+    const int rc = br_field_step(d->field, d->fframes, d->Nset, h, d->res, ferr, sizeof ferr);
     if (rc) snprintf(err, errlen, "t = %.9g s: %s", d->t, ferr);
     return rc;
 }
@@ -433,63 +488,210 @@ static void frame_omega(const br_model *m, const br_data *d, int fr, double w[3]
     else memcpy(w, m->kframe[fr - 1 - m->nbody].w, 3 * sizeof(double));
 }
 
-/* set s with implicit friction, its slope matrix D, the predicted relative twist xi_p, its change
- * dxi at the equation time and dxu of its mean over the step -> the set's result corrected to the
- * friction force applied, W_A = -D xi_e with xi_e = xi_p + dxi, and its power booked as the work
- * that force does over the step's relative motion, xi_e^T D (xi_p + dxu) (so the friction loss is
- * the energy the structure actually gives up to it) */
-static void implicit_correct(const br_model *m, br_data *d, int s, const double D[36], const double xi_p[6],
-                             const double dxi[6], const double dxu[6])
+/* 6x6 column-major X, 6-vectors: y = X x (acc: y += X x) */
+static void mat6_vec(const double *X, const double *x, double *y, int acc)
 {
-    double dW[6], xe[6], P = 0.0;
-    for (int a = 0; a < 6; a++) xe[a] = xi_p[a] + dxi[a];
-    for (int a = 0; a < 6; a++) {
-        double w = 0.0, q = 0.0;
-        for (int b = 0; b < 6; b++) w -= D[6 * b + a] * dxi[b], q += D[6 * b + a] * xe[b];
-        dW[a] = w;
-        P += (xi_p[a] + dxu[a]) * q;
+    for (int r = 0; r < 6; r++) {
+        double t = acc ? y[r] : 0.0;
+        for (int c = 0; c < 6; c++) t += X[6 * c + r] * x[c];
+        y[r] = t;
     }
-    br_set_result *r = &d->res[s];
+}
+
+/* set s, side (0: A, 1: B) -> the 6x6 map L (column-major) from that frame's twist (v, w at its
+ * origin) to the set's relative twist at A's origin: I for A; [-I, [dx]x; 0, -I] for B,
+ * dx = x_A - x_B (its transpose carries A's wrench to B's: W_B = L_B^T W_A) */
+static void side_map(const br_model *m, const br_data *d, int s, int side, double L[36])
+{
+    memset(L, 0, 36 * sizeof(double));
+    if (side == 0) {
+        for (int k = 0; k < 6; k++) L[7 * k] = 1.0;
+        return;
+    }
     const br_contact_set_desc *cs = &m->cset[s].desc;
     const double *xa = d->frames[cs->frame_a].x, *xb = d->frames[cs->frame_b].x;
     const double dx[3] = {xa[0] - xb[0], xa[1] - xb[1], xa[2] - xb[2]};
-    double dxF[3];
-    br_cross3(dx, dW, dxF);
-    for (int j = 0; j < 3; j++) {
-        r->F_A[j] += dW[j], r->Ff_A[j] += dW[j];
-        r->M_A[j] += dW[3 + j], r->Mf_A[j] += dW[3 + j];
-        r->F_B[j] -= dW[j];
-        r->M_B[j] -= dW[3 + j] + dxF[j];
-    }
-    const double dE = m->dt * (P - r->P);
-    br_field_add_friction_energy(d->field, s, dE);
-    r->E += dE;
-    r->P = P;
+    for (int k = 0; k < 6; k++) L[7 * k] = -1.0;
+    /* [dx]x in rows 0-2, columns 3-5 */
+    L[6 * 4 + 0] = -dx[2], L[6 * 5 + 0] = dx[1];
+    L[6 * 3 + 1] = dx[2], L[6 * 5 + 1] = -dx[0];
+    L[6 * 3 + 2] = -dx[1], L[6 * 4 + 2] = dx[0];
 }
 
-void br_fwd_accel(const br_model *m, br_data *d)
+/* free bodies of the implicit system: symplectic Euler with each contact wrench linearized about
+ * the state the field saw (pose at t_n, twist V_p = V_n + p, p = h a_{n-1} predicted):
+ *   M dV = h (F + sum_s L^T dW_s),   dW = -K dxi_u - C dxi_v,
+ *   dxi_u = h L dV (the position x_n + h dV),   dxi_v = L (dV - p) (the twist V_{n+1} - V_p)
+ *   => (M + h sum L^T (h K + C) L) dV = h F + h sum L^T C L p
+ * (M = diag(m I, I_w), gyroscopic term in F, locked DOFs held). With dxi_u = h dxi_v the contact
+ * force takes the position x_n + h (v_{n+1} - v_n): symplectic Euler with the mass M + h^2 K + h C,
+ * stable for any contact stiffness and without the numerical dissipation of taking it at x_{n+1};
+ * the predicted twist makes the linearization error of the velocity second order
+ * (docs/time-stepping.md). d->acc of those bodies <- dV / h. 0, or -1 when the system is singular */
+static int rigid_implicit(const br_model *m, br_data *d, double h)
 {
-    if (!d->ga) return;
-    const int nr = 6 * d->nimp;
-    for (int k = 0; k < d->nimp; k++) {
-        const int s = d->imp_set[k];
-        const br_cset *cs = &m->cset[s];
-        br_set_frame fr;
-        br_set_frame_build(&cs->desc, &d->frames[cs->desc.frame_a], &d->frames[cs->desc.frame_b], &fr);
-        if (cs->prescribed) { /* as br_fwd_contacts set it */
-            const double N = br_timefn_eval(&cs->normal_force, d->t);
-            fr.Npt = (N > 0.0 ? N : 0.0) / (double)cs->desc.npoints;
+    const int n6 = 6 * d->nrb;
+    double *A = d->rb_A, *x = d->rb_x;
+    memset(A, 0, (size_t)n6 * n6 * sizeof(double));
+    for (int b = 0; b < m->nbody; b++) {
+        const int k = d->rb_slot[b];
+        if (k < 0) continue;
+        const br_body *B = &m->body[b];
+        const double *w = d->w + 3 * b;
+        double Iw[9], Iww[3], gyr[3];
+        br_rigid_inertia_world(d->frames[1 + b].R, B->Ib, Iw);
+        br_mat3_vec(Iw, w, Iww);
+        br_cross3(w, Iww, gyr);
+        for (int i = 0; i < 3; i++) {
+            A[(size_t)(6 * k + i) * n6 + 6 * k + i] = B->mass;
+            for (int j = 0; j < 3; j++) A[(size_t)(6 * k + 3 + j) * n6 + 6 * k + 3 + i] = Iw[3 * i + j];
+            x[6 * k + i] = h * d->f[3 * b + i];
+            x[6 * k + 3 + i] = h * (d->tau[3 * b + i] - gyr[i]);
         }
-        double *D = d->imp_D + 36 * k;
-        br_set_friction_damping(&cs->desc, &fr, D);
-        for (int j = 0; j < 3; j++) d->imp_xip[6 * k + j] = fr.c[j], d->imp_xip[6 * k + 3 + j] = fr.w[j];
-        for (int b = 0; b < 6; b++)
-            for (int a = 0; a < 6; a++) d->imp_E[(size_t)(6 * k + b) * nr + 6 * k + a] = D[6 * b + a];
     }
-    br_genalpha_solve(d->ga, d->g, nr ? d->imp_E : NULL, d->imp_dxi, d->imp_dxu);
-    for (int k = 0; k < d->nimp; k++)
-        implicit_correct(m, d, d->imp_set[k], d->imp_D + 36 * k, d->imp_xip + 6 * k, d->imp_dxi + 6 * k,
-                         d->imp_dxu + 6 * k);
+    for (int q = 0; q < d->nrbset; q++) {
+        const int s = d->rb_set[q];
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        const br_set_tangent *T = &d->res[s].tan;
+        double E[36];
+        for (int k = 0; k < 36; k++) E[k] = h * T->K[k] + T->C[k];
+        int slot[2];
+        double L[2][36];
+        for (int side = 0; side < 2; side++) {
+            const int fr_s = side ? cs->frame_b : cs->frame_a;
+            slot[side] = frame_free_body(m, fr_s) ? d->rb_slot[fr_s - 1] : -1;
+            side_map(m, d, s, side, L[side]);
+        }
+        double Cp[6] = {0}; /* C L p over the free sides */
+        for (int Q = 0; Q < 2; Q++) {
+            if (slot[Q] < 0) continue;
+            const int b = (Q ? cs->frame_b : cs->frame_a) - 1;
+            double Lp[6];
+            mat6_vec(L[Q], d->vpred + 6 * b, Lp, 0);
+            mat6_vec(T->C, Lp, Cp, 1);
+        }
+        for (int P = 0; P < 2; P++) {
+            if (slot[P] < 0) continue;
+            for (int r = 0; r < 6; r++) {
+                double t = 0.0;
+                for (int c = 0; c < 6; c++) t += L[P][6 * r + c] * Cp[c];
+                x[6 * slot[P] + r] += h * t;
+            }
+            for (int Q = 0; Q < 2; Q++) {
+                if (slot[Q] < 0) continue;
+                double EL[36]; /* E L_Q */
+                for (int c = 0; c < 6; c++) mat6_vec(E, L[Q] + 6 * c, EL + 6 * c, 0);
+                for (int c = 0; c < 6; c++)
+                    for (int r = 0; r < 6; r++) {
+                        double t = 0.0; /* (L_P^T E L_Q)(r, c) */
+                        for (int k = 0; k < 6; k++) t += L[P][6 * r + k] * EL[6 * c + k];
+                        A[(size_t)(6 * slot[Q] + c) * n6 + 6 * slot[P] + r] += h * t;
+                    }
+            }
+        }
+    }
+    for (int b = 0; b < m->nbody; b++) { /* locked DOFs: dV = 0 */
+        const int k = d->rb_slot[b];
+        for (int j = 0; k >= 0 && j < 6; j++) {
+            if (!(m->body[b].lock & (1 << j))) continue;
+            const int r = 6 * k + j;
+            for (int c = 0; c < n6; c++) A[(size_t)c * n6 + r] = A[(size_t)r * n6 + c] = 0.0;
+            A[(size_t)r * n6 + r] = 1.0;
+            x[r] = 0.0;
+        }
+    }
+    if (LAPACKE_dgesv(LAPACK_COL_MAJOR, n6, 1, A, n6, d->rb_piv, x, n6) != 0) return -1;
+    for (int b = 0; b < m->nbody; b++) {
+        const int k = d->rb_slot[b];
+        for (int j = 0; k >= 0 && j < 6; j++) d->acc[6 * b + j] = x[6 * k + j] / h;
+    }
+    return 0;
+}
+
+/* the step's friction and normal-damping power of every contact set -> d->setP, d->setPnd and
+ * the energy integrals d->setE, d->setEnd. An explicit set: the field's values. A set whose
+ * wrench the integrators took linearly implicit: the power of the forces they applied, on the
+ * relative motion they solved for (docs/time-stepping.md):
+ *     friction  P = -(W_f - Kf dxi_u - Cf dxi_v) . xi_m
+ *     damping   P_nd = P_nd,field - W_d . (xi_m - xi) + dxi_v^T (C - Cf) xi_m
+ * with xi the relative twist the field saw, dxi_u, dxi_v the changes of relative displacement
+ * and twist from the field's state to the solved one, xi_m the mean relative twist over the step,
+ * W_d the damping part of the normal forces (N - K delta^pK per point, which also carries the
+ * elastic energy a clamped, separating point loses) and C - Cf = sum cn (G^T n)(G^T n)^T its
+ * slope in the normal rates.
+ * The field's own power at its linearization state is no estimate of the dissipation where that
+ * state differs from the solved one by a velocity error e: a damper c books c (v + e)^2 there. */
+static void book_powers(const br_model *m, br_data *d, double h)
+{
+    for (int s = 0; s < m->nset; s++) {
+        const br_set_result *r = &d->res[s];
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        const int k = d->set_imp[s];
+        if (k < 0 && !d->set_rb[s]) {
+            d->setP[s] = r->P, d->setPnd[s] = r->P_nd;
+        } else {
+            br_set_frame fr;
+            br_set_frame_build(cs, &d->fframes[cs->frame_a], &d->fframes[cs->frame_b], &fr);
+            double xi[6] = {fr.c[0], fr.c[1], fr.c[2], fr.w[0], fr.w[1], fr.w[2]}, du[6] = {0}, dv[6] = {0}, xm[6];
+            memcpy(xm, xi, sizeof xm);
+            if (k >= 0)
+                for (int j = 0; j < 6; j++) du[j] += d->imp_du[6 * k + j], dv[j] += d->imp_dv[6 * k + j], xm[j] += d->imp_dm[6 * k + j];
+            for (int side = 0; d->set_rb[s] && side < 2; side++) { /* free bodies: see rigid_implicit */
+                const int f = side ? cs->frame_b : cs->frame_a;
+                if (!frame_free_body(m, f)) continue;
+                double L[36], dV[6], t[6], tp[6];
+                side_map(m, d, s, side, L);
+                for (int j = 0; j < 6; j++) dV[j] = h * d->acc[6 * (f - 1) + j];
+                mat6_vec(L, dV, t, 0);
+                mat6_vec(L, d->vpred + 6 * (f - 1), tp, 0);
+                for (int j = 0; j < 6; j++) dv[j] += t[j] - tp[j], xm[j] += t[j] - tp[j], du[j] += h * t[j];
+            }
+            double Wf[6] = {r->Ff_A[0], r->Ff_A[1], r->Ff_A[2], r->Mf_A[0], r->Mf_A[1], r->Mf_A[2]}, t[6], Cn[36];
+            mat6_vec(r->tan.Kf, du, t, 0);
+            mat6_vec(r->tan.Cf, dv, t, 1);
+            double P = 0.0, Pnd = 0.0;
+            for (int j = 0; j < 6; j++) P -= (Wf[j] - t[j]) * xm[j];
+            for (int j = 0; j < 36; j++) Cn[j] = r->tan.C[j] - r->tan.Cf[j];
+            mat6_vec(Cn, xm, t, 0);
+            Pnd = r->P_nd;
+            for (int j = 0; j < 6; j++) Pnd += dv[j] * t[j] - r->tan.Wd[j] * (xm[j] - xi[j]);
+            d->setP[s] = P, d->setPnd[s] = Pnd;
+        }
+        d->setE[s] = d->E_upto[s] + h * d->setP[s];
+        d->setEnd[s] = d->End_upto[s] + h * d->setPnd[s];
+    }
+}
+
+int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
+{
+    for (int b = 0; b < m->nbody; b++)
+        if (m->body[b].beam < 0 && d->rb_slot[b] < 0)
+            br_rigid_accel(&m->body[b], d->frames[1 + b].R, d->w + 3 * b, d->f + 3 * b, d->tau + 3 * b,
+                           d->acc + 6 * b, d->acc + 6 * b + 3);
+    if (d->nrb > 0 && rigid_implicit(m, d, m->dt)) {
+        snprintf(err, errlen, "t = %.9g s: the linearized rigid-body system is singular", d->t);
+        return -1;
+    }
+    if (!d->ga) {
+        book_powers(m, d, m->dt);
+        return 0;
+    }
+    const int nr = 6 * d->nimp;
+    double ck, cc;
+    br_genalpha_coeffs(d->ga, &ck, &cc);
+    for (int k = 0; k < d->nimp; k++) {
+        const br_set_tangent *T = &d->res[d->imp_set[k]].tan;
+        for (int b = 0; b < 6; b++)
+            for (int a = 0; a < 6; a++)
+                d->imp_E[(size_t)(6 * k + b) * nr + 6 * k + a] = ck * T->K[6 * b + a] + cc * T->C[6 * b + a];
+    }
+    if (br_genalpha_solve(d->ga, d->g, nr ? d->imp_E : NULL)) {
+        snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", d->t);
+        return -1;
+    }
+    if (nr) br_genalpha_row_changes(d->ga, d->imp_du, d->imp_dv, d->imp_dm);
+    book_powers(m, d, m->dt);
+    return 0;
 }
 
 void br_integrate(const br_model *m, br_data *d, double h)
@@ -519,8 +721,8 @@ void br_integrate(const br_model *m, br_data *d, double h)
     for (int b = 0; b < m->nbody; b++) {
         if (m->body[b].beam >= 0) continue;
         double *x = d->x + 3 * b, *q = d->q + 4 * b, *v = d->v + 3 * b, *w = d->w + 3 * b;
-        double a[3], al[3], vm[3], wm[3];
-        br_rigid_accel(&m->body[b], d->frames[1 + b].R, w, d->f + 3 * b, d->tau + 3 * b, a, al);
+        const double *a = d->acc + 6 * b, *al = a + 3;
+        double vm[3], wm[3];
         for (int j = 0; j < 3; j++) {
             const double vn = v[j], wn = w[j];
             v[j] += h * a[j];
@@ -594,7 +796,7 @@ int br_step(const br_model *m, br_data *d, char *err, size_t errlen)
     if (br_fwd_contacts(m, d, m->dt, err, errlen)) return -1;
     br_fwd_joints(m, d, m->dt);
     br_fwd_loads(m, d);
-    br_fwd_accel(m, d);
+    if (br_fwd_accel(m, d, err, errlen)) return -1;
     if (br_check_finite(m, d, err, errlen)) return -1;
     br_integrate(m, d, m->dt);
     return 0;

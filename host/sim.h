@@ -1,29 +1,28 @@
 /* sim.h: the mutable data of a run and the stages of one time step.
  *
  * One step from t_n to t_{n+1} = t_n + h, data flowing one way:
- *   br_fwd_frames    body states (x_n, q_n, v_n, w_n), t_n -> world frames
- *   br_fwd_contacts  frames -> contact field step -> per-set wrenches (bristle
- *                    states advanced over the step with V_t(t_n) frozen)
+ *   br_fwd_frames    body states, t_n -> world frames: free bodies at t_n (as the field sees
+ *                    those of the implicit system: pose at t_n, twist predicted v_n + h a_{n-1});
+ *                    beams and the bodies attached to them at the state predicted for the
+ *                    generalized-alpha equation time t_n + tau (tau = (1 - af) h),
+ *                    u_n + (1 - af)(h v_n + h^2/2 a_n), v_n + tau a_n
+ *   br_fwd_contacts  frames, prescribed normal forces -> contact field step -> per-set wrenches,
+ *                    energy terms and (implicit coupling) the tangents of the wrenches; bristle
+ *                    states advanced once over the step with V_t of the frames frozen
  *   br_fwd_joints    frames -> rotational friction torques (states advanced, host/joint_friction.c)
- *   br_fwd_loads     t_n, frames, wrenches -> total force and torque per body
- *                    and the energy terms at t_n (physics.md section 7)
- *   br_fwd_accel     forces -> the structure's acceleration at t_{n+1} (generalized-alpha
- *                    solve); the friction of stateless laws on the structure is linearly
- *                    implicit there (host/friction_implicit.h), and those sets' results are
- *                    corrected to the force actually applied
- *   br_integrate     forces -> free bodies: semi-implicit (symplectic) Euler:
- *                      v_{n+1} = v_n + h a_n,  x_{n+1} = x_n + h v_{n+1},
- *                      w_{n+1} = w_n + h alpha_n, q_{n+1} = exp(h w_{n+1}/2) q_n
- *                    beams and attached bodies: generalized-alpha (host/genalpha.c);
- *                    the field sees them at the predicted state u_n + tau v_n + tau^2/2 a_n,
- *                    v_n + tau a_n (tau = (1 - af) h, the time of the equation), and
- *                    their loads are evaluated at t_n + tau: the contact force enters
- *                    explicitly but without the one-step lag that makes an explicit
- *                    stiff force unstable in generalized-alpha (docs/time-stepping.md);
- *                    and the work of the loads over the step
- * The contact field therefore sees positions and velocities at the start of
- * the step, and the bodies feel the forces it returns during that step. See
- * docs/time-stepping.md for the stability argument at the S1 stiffness. */
+ *   br_fwd_loads     t_n, frames, wrenches -> total force and torque per body, generalized forces
+ *                    on the structure (loads at t_n + tau) and the energy terms at t_n
+ *   br_fwd_accel     forces, tangents -> accelerations over the step: the structure by
+ *                    generalized-alpha, free bodies by the implicit Euler velocity update; with
+ *                    time.coupling implicit (the default) both take each contact wrench at the
+ *                    state they solve for, W + dW/dxi_u dxi_u + dW/dxi_v dxi_v about the state
+ *                    the field saw, so contact stiffness and damping do not bound h
+ *   br_check_finite  every state and result finite, or the time and the body/set/point named
+ *   br_integrate     accelerations, h -> free bodies: v_{n+1} = v_n + h a, x_{n+1} = x_n + h v_{n+1},
+ *                    w_{n+1} = w_n + h alpha, q_{n+1} = exp(h w_{n+1}/2) q_n; the structure by
+ *                    generalized-alpha; the work of the loads over the step
+ * Nothing after br_fwd_contacts writes into the field or its results.
+ * docs/time-stepping.md gives the schemes, their stability and the measured accuracy. */
 #ifndef BR_SIM_H
 #define BR_SIM_H
 
@@ -53,6 +52,9 @@ typedef struct br_data {
     double *f, *tau;           /* per body: total force and torque about the CoM this step (world) */
     double *fext, *text;       /* per body: the part from loads and gravity (for the input work) */
     br_frame_state *frames;    /* every frame at t (ground, bodies, kinematic frames) */
+    br_frame_state *fframes;   /* ... as the contact field sees them: the free bodies of the implicit
+                                * system with their twist predicted, v_n + h a_{n-1} */
+    double *vpred;             /* per body: that predicted change of (v, w), 6 */
     br_set_result *res;        /* per contact set: result of the last field step */
     double *load_val;          /* per load: signed magnitude at t */
     double *spring_val;        /* per spring: signed force magnitude at t (torsion: torque) */
@@ -63,7 +65,9 @@ typedef struct br_data {
     double *rot_E, *rot_E_upto;/* ... friction energy integral after the last step and up to t */
     br_energy_terms en;
     double res_ref;            /* reference for residual_rel: largest input energy so far */
-    double *E_upto, *End_upto; /* per set: friction and normal-damping energy up to t */
+    double *setP, *setPnd;     /* per contact set: friction and normal-damping power of the step */
+    double *setE, *setEnd;     /* ... their energy integrals up to t_{n+1} (after br_fwd_accel) */
+    double *E_upto, *End_upto; /* ... and up to t */
     double p_drive;            /* power the prescribed frames (kinematic frames) put in at t */
     double p_spring_loss;      /* power dissipated by spring dampers at t */
     br_field *field;
@@ -77,13 +81,22 @@ typedef struct br_data {
     double tau_s;              /* (1 - af) h: generalized-alpha equation time after t_n */
     int skip_energy;           /* 1: br_fwd_loads may skip the structure's energy terms this step
                                 * (the run loop sets it on steps it does not sample) */
-    int nimp;                  /* contact sets whose friction is implicit in the structure step */
+    double *Nset;              /* per contact set: prescribed total normal force at t, or -1 */
+    double *acc;               /* per body: linear and angular acceleration over the step (6) */
+    /* implicit coupling (docs/time-stepping.md) */
+    int nimp;                  /* contact sets acting on the structure */
     int *imp_set;              /* ... their indices */
-    double *imp_D;             /* ... 36 each: friction slope matrix D of the step (column-major) */
-    double *imp_E;             /* (6 nimp)^2: the D blocks on the diagonal, for br_genalpha_solve */
-    double *imp_xip;           /* 6 nimp: each set's relative twist (c, w) at the predicted state */
-    double *imp_dxi;           /* 6 nimp: its change at the equation time */
-    double *imp_dxu;           /* 6 nimp: ... of its mean over the step (displacement / h) */
+    int *set_imp;              /* per contact set: its index among them, or -1 */
+    double *imp_du, *imp_dv;   /* 6 nimp each: L (u - u_pred), L (v - v_pred) at the equation time */
+    double *imp_dm;            /* 6 nimp: L ((u_{n+1} - u_n) / h - v_pred) */
+    double *imp_E;             /* (6 nimp)^2: per set ck K + cc C on the diagonal, for br_genalpha_solve */
+    int nrb;                   /* free bodies in the implicit rigid-body system */
+    int *rb_slot;              /* per body: its block in that system, or -1 (explicit) */
+    int nrbset;                /* contact sets acting on a body of the system */
+    int *rb_set;               /* ... their indices */
+    int *set_rb;               /* per contact set: 1 if it acts on a body of the system */
+    double *rb_A, *rb_x;       /* (6 nrb)^2 matrix and 6 nrb right-hand side / velocity change */
+    int *rb_piv;               /* 6 nrb */
 } br_data;
 
 /* model, backend -> data at t = 0 with a contact field on that backend, or NULL with err */
@@ -95,7 +108,8 @@ void br_data_free(br_data *d);
 /* model, body states, t -> d->frames */
 void br_fwd_frames(const br_model *m, br_data *d);
 
-/* model, d->frames, t -> prescribed normal forces set, d->res (contact field advanced by h); 0, or -1 with err */
+/* model, d->frames, t -> d->Nset (prescribed normal forces), d->res (contact field advanced by h);
+ * 0, or -1 with err */
 int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t errlen);
 
 /* model, d->frames, t -> rotational friction torques d->rot_tau over [t, t + h] (states
@@ -106,19 +120,20 @@ void br_fwd_joints(const br_model *m, br_data *d, double h);
  * and d->en (energy terms at t) */
 void br_fwd_loads(const br_model *m, br_data *d);
 
-/* model, d->g (structure forces), frames -> the structure's acceleration at t_{n+1} in d->ga->a1;
- * results of the sets with implicit friction corrected to the force applied (F, M, P, E) */
-void br_fwd_accel(const br_model *m, br_data *d);
+/* model, d->g (structure forces), d->f, d->tau (body forces), frames, contact tangents -> the
+ * structure's acceleration at t_{n+1} in d->ga->a1 and each free body's acceleration over the
+ * step in d->acc; 0, or -1 with err when a linearized system is singular */
+int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen);
 
-/* model, forces (and d->ga->a1 from br_fwd_accel), h -> body states and t advanced by one step;
- * energy terms updated */
+/* model, accelerations (d->acc, d->ga->a1 from br_fwd_accel), h -> body states and t advanced by
+ * one step; energy terms updated */
 void br_integrate(const br_model *m, br_data *d, double h);
 
 /* model, data -> 0 if every body state and set result is finite; else -1 with the
  * time and the body, or the set and point, named in err */
 int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen);
 
-/* model, data -> one full step (the six stages); 0 or -1 with err */
+/* model, data -> one full step (the seven stages); 0 or -1 with err */
 int br_step(const br_model *m, br_data *d, char *err, size_t errlen);
 
 #endif

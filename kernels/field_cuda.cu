@@ -32,14 +32,27 @@ struct SumsOp {
     }
 };
 
-template <int LAW, int SURF>
+struct TangentOp {
+    __device__ br_set_tangent operator()(const br_set_tangent &a, const br_set_tangent &b) const
+    {
+        br_set_tangent r = a;
+        br_tangent_combine(&r, &b);
+        return r;
+    }
+};
+
+/* One block: kBlock threads, kItems points each. With TAN the block also reduces the set's
+ * wrench tangent (kernels/point_tangent.h) into tpartials[blockIdx.x]. */
+template <int LAW, int SURF, bool TAN>
 __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_set_frame f, double h,
-                                                            br_set_sums *partials)
+                                                            br_set_sums *partials, br_set_tangent *tpartials)
 {
     using Reduce = cub::BlockReduce<br_set_sums, kBlock>;
     __shared__ typename Reduce::TempStorage tmp;
     br_set_sums acc;
     br_sums_zero(&acc);
+    br_set_tangent tacc;
+    if constexpr (TAN) br_tangent_zero(&tacc);
     const long base = (long)blockIdx.x * kBlock * kItems + threadIdx.x;
 #pragma unroll
     for (int j = 0; j < kItems; j++) {
@@ -47,7 +60,7 @@ __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_se
         if (i < v.n) {
             br_set_sums q;
             br_sums_zero(&q);
-            br_point_step(LAW, SURF, &v, &f, h, i, &q);
+            br_point_step(LAW, SURF, &v, &f, h, i, &q, TAN ? &tacc : nullptr);
             br_sums_combine(&acc, &q);
             if (v.outF) {
                 v.outF[i] = q.F[0];
@@ -59,6 +72,27 @@ __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_se
     }
     br_set_sums tot = Reduce(tmp).Reduce(acc, SumsOp());
     if (threadIdx.x == 0) partials[blockIdx.x] = tot;
+    if constexpr (TAN) {
+        using TReduce = cub::BlockReduce<br_set_tangent, kBlock>;
+        __shared__ typename TReduce::TempStorage ttmp;
+        br_set_tangent ttot = TReduce(ttmp).Reduce(tacc, TangentOp());
+        if (threadIdx.x == 0) tpartials[blockIdx.x] = ttot;
+    }
+}
+
+/* one block per set: the set's tangent partials folded in a fixed strided order, then reduced */
+__global__ void __launch_bounds__(kFinishBlock)
+    tangent_finish_kernel(const br_set_tangent *partials, const long *offsets, br_set_tangent *out)
+{
+    using Reduce = cub::BlockReduce<br_set_tangent, kFinishBlock>;
+    __shared__ typename Reduce::TempStorage tmp;
+    const int s = blockIdx.x;
+    br_set_tangent acc;
+    br_tangent_zero(&acc);
+    for (long j = offsets[s] + threadIdx.x; j < offsets[s + 1]; j += kFinishBlock)
+        br_tangent_combine(&acc, &partials[j]);
+    br_set_tangent tot = Reduce(tmp).Reduce(acc, TangentOp());
+    if (threadIdx.x == 0) out[s] = tot;
 }
 
 __global__ void __launch_bounds__(kFinishBlock)
@@ -77,13 +111,24 @@ __global__ void __launch_bounds__(kFinishBlock)
 
 long blocks_for(long n) { return (n + (long)kBlock * kItems - 1) / ((long)kBlock * kItems); }
 
-/* law (template), surface -> the kernel specialised for both */
-template <int LAW>
-void launch(int surface, long nb, const br_set_view &v, const br_set_frame &f, double h, br_set_sums *part)
+/* law (template), surface, tangent -> the kernel specialised for all three */
+template <int LAW, bool TAN>
+void launch_tan(int surface, long nb, const br_set_view &v, const br_set_frame &f, double h, br_set_sums *part,
+                br_set_tangent *tpart)
 {
-    if (surface == BR_SURF_SPHERE) field_step_kernel<LAW, BR_SURF_SPHERE><<<nb, kBlock>>>(v, f, h, part);
-    else if (surface == BR_SURF_CYLINDER) field_step_kernel<LAW, BR_SURF_CYLINDER><<<nb, kBlock>>>(v, f, h, part);
-    else field_step_kernel<LAW, BR_SURF_PLANE><<<nb, kBlock>>>(v, f, h, part);
+    if (surface == BR_SURF_SPHERE)
+        field_step_kernel<LAW, BR_SURF_SPHERE, TAN><<<nb, kBlock>>>(v, f, h, part, tpart);
+    else if (surface == BR_SURF_CYLINDER)
+        field_step_kernel<LAW, BR_SURF_CYLINDER, TAN><<<nb, kBlock>>>(v, f, h, part, tpart);
+    else field_step_kernel<LAW, BR_SURF_PLANE, TAN><<<nb, kBlock>>>(v, f, h, part, tpart);
+}
+
+template <int LAW>
+void launch(int surface, int tangent, long nb, const br_set_view &v, const br_set_frame &f, double h,
+            br_set_sums *part, br_set_tangent *tpart)
+{
+    if (tangent) launch_tan<LAW, true>(surface, nb, v, f, h, part, tpart);
+    else launch_tan<LAW, false>(surface, nb, v, f, h, part, tpart);
 }
 
 }  // namespace
@@ -91,14 +136,19 @@ void launch(int surface, long nb, const br_set_view &v, const br_set_frame &f, d
 struct br_cuda_field {
     int nsets;
     std::vector<br_set_view> views; /* device pointers */
+    std::vector<int> tangent;       /* per set: also reduce the wrench tangent */
+    int any_tangent;
     std::vector<long> poff;         /* partial offsets per set, nsets + 1 */
     double *block;                  /* geometry, K, D, state */
     size_t block_bytes;
     double *out;                    /* per-point outputs (4 n), when recorded */
     br_set_sums *partials;
+    br_set_tangent *tpartials;      /* one tangent per block (zero for sets without) */
     long *d_poff;
     br_set_sums *d_sums;
     br_set_sums *h_sums;            /* pinned */
+    br_set_tangent *d_tans;
+    br_set_tangent *h_tans;         /* pinned */
 };
 
 #define BR_CU(call)                                                                            \
@@ -136,18 +186,26 @@ extern "C" void br_cuda_field_destroy(br_cuda_field *g)
     cudaFree(g->block);
     cudaFree(g->out);
     cudaFree(g->partials);
+    cudaFree(g->tpartials);
     cudaFree(g->d_poff);
     cudaFree(g->d_sums);
     cudaFreeHost(g->h_sums);
+    cudaFree(g->d_tans);
+    cudaFreeHost(g->h_tans);
     delete g;
 }
 
 #define FAILVAL (br_cuda_field_destroy(g), (br_cuda_field *)NULL)
-extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, int nsets, char *dev,
-                                               size_t devlen, char *err, size_t errlen)
+extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const int *tangent, int nsets,
+                                               char *dev, size_t devlen, char *err, size_t errlen)
 {
     br_cuda_field *g = new br_cuda_field();
     g->nsets = nsets;
+    g->any_tangent = 0;
+    for (int s = 0; s < nsets; s++) {
+        g->tangent.push_back(tangent && tangent[s]);
+        g->any_tangent |= g->tangent.back();
+    }
     cudaDeviceProp prop;
     BR_CU(cudaGetDeviceProperties(&prop, 0));
     if (dev && devlen) snprintf(dev, devlen, "%s (sm_%d%d)", prop.name, prop.major, prop.minor);
@@ -160,6 +218,10 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, int nse
     g->block_bytes = nd * sizeof(double);
     BR_CU(cudaMalloc(&g->block, g->block_bytes));
     BR_CU(cudaMalloc(&g->partials, (size_t)g->poff.back() * sizeof(br_set_sums)));
+    BR_CU(cudaMalloc(&g->tpartials, (size_t)g->poff.back() * sizeof(br_set_tangent)));
+    BR_CU(cudaMemset(g->tpartials, 0, (size_t)g->poff.back() * sizeof(br_set_tangent)));
+    BR_CU(cudaMalloc(&g->d_tans, (size_t)nsets * sizeof(br_set_tangent)));
+    BR_CU(cudaMallocHost(&g->h_tans, (size_t)nsets * sizeof(br_set_tangent)));
     BR_CU(cudaMalloc(&g->d_poff, g->poff.size() * sizeof(long)));
     BR_CU(cudaMalloc(&g->d_sums, (size_t)nsets * sizeof(br_set_sums)));
     BR_CU(cudaMallocHost(&g->h_sums, (size_t)nsets * sizeof(br_set_sums)));
@@ -196,26 +258,24 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, int nse
 
 #define FAILVAL (-1)
 extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h,
-                                  int record, br_set_sums *sums, char *err, size_t errlen)
+                                  int record, br_set_sums *sums, br_set_tangent *tans, char *err, size_t errlen)
 {
     for (int s = 0; s < g->nsets; s++) {
         br_set_view v = g->views[s];
         if (!record) v.outF = v.outN = NULL;
         const long nb = blocks_for(v.n);
         br_set_sums *part = g->partials + g->poff[s];
+        br_set_tangent *tpart = g->tpartials + g->poff[s];
+        const int sf = frames[s].surface, tg = g->tangent[s];
         switch (v.law) {
-        case BR_LAW_LUGRE3D: launch<BR_LAW_LUGRE3D>(frames[s].surface, nb, v, frames[s], h, part); break;
-        case BR_LAW_LUGRE3D_CLASSIC:
-            launch<BR_LAW_LUGRE3D_CLASSIC>(frames[s].surface, nb, v, frames[s], h, part);
-            break;
-        case BR_LAW_DAHL3D: launch<BR_LAW_DAHL3D>(frames[s].surface, nb, v, frames[s], h, part); break;
-        case BR_LAW_GKF: launch<BR_LAW_GKF>(frames[s].surface, nb, v, frames[s], h, part); break;
-        case BR_LAW_STATIC_REG: launch<BR_LAW_STATIC_REG>(frames[s].surface, nb, v, frames[s], h, part); break;
-        case BR_LAW_BRISTLE2: launch<BR_LAW_BRISTLE2>(frames[s].surface, nb, v, frames[s], h, part); break;
-        case BR_LAW_BRISTLE_IMPLICIT:
-            launch<BR_LAW_BRISTLE_IMPLICIT>(frames[s].surface, nb, v, frames[s], h, part);
-            break;
-        case BR_LAW_GMS: launch<BR_LAW_GMS>(frames[s].surface, nb, v, frames[s], h, part); break;
+        case BR_LAW_LUGRE3D: launch<BR_LAW_LUGRE3D>(sf, tg, nb, v, frames[s], h, part, tpart); break;
+        case BR_LAW_LUGRE3D_CLASSIC: launch<BR_LAW_LUGRE3D_CLASSIC>(sf, tg, nb, v, frames[s], h, part, tpart); break;
+        case BR_LAW_DAHL3D: launch<BR_LAW_DAHL3D>(sf, tg, nb, v, frames[s], h, part, tpart); break;
+        case BR_LAW_GKF: launch<BR_LAW_GKF>(sf, tg, nb, v, frames[s], h, part, tpart); break;
+        case BR_LAW_STATIC_REG: launch<BR_LAW_STATIC_REG>(sf, tg, nb, v, frames[s], h, part, tpart); break;
+        case BR_LAW_BRISTLE2: launch<BR_LAW_BRISTLE2>(sf, tg, nb, v, frames[s], h, part, tpart); break;
+        case BR_LAW_BRISTLE_IMPLICIT: launch<BR_LAW_BRISTLE_IMPLICIT>(sf, tg, nb, v, frames[s], h, part, tpart); break;
+        case BR_LAW_GMS: launch<BR_LAW_GMS>(sf, tg, nb, v, frames[s], h, part, tpart); break;
         default:
             if (err && errlen) snprintf(err, errlen, "CUDA backend: unknown law %d", v.law);
             return -1;
@@ -224,6 +284,12 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
     }
     field_finish_kernel<<<g->nsets, kFinishBlock>>>(g->partials, g->d_poff, g->d_sums);
     BR_CU(cudaGetLastError());
+    if (g->any_tangent) {
+        tangent_finish_kernel<<<g->nsets, kFinishBlock>>>(g->tpartials, g->d_poff, g->d_tans);
+        BR_CU(cudaGetLastError());
+        BR_CU(cudaMemcpy(g->h_tans, g->d_tans, (size_t)g->nsets * sizeof(br_set_tangent), cudaMemcpyDeviceToHost));
+        memcpy(tans, g->h_tans, (size_t)g->nsets * sizeof(br_set_tangent));
+    }
     BR_CU(cudaMemcpy(g->h_sums, g->d_sums, (size_t)g->nsets * sizeof(br_set_sums),
                      cudaMemcpyDeviceToHost));
     memcpy(sums, g->h_sums, (size_t)g->nsets * sizeof(br_set_sums));

@@ -16,14 +16,15 @@ typedef struct br_cuda_field br_cuda_field;
 /* -> number of usable CUDA devices; 0 with the reason in why when none */
 int br_cuda_device_count(char *why, size_t whylen);
 
-/* host set views (host arrays) -> device copies of every array, or NULL with err;
- * dev receives the device name */
-br_cuda_field *br_cuda_field_create(const br_set_view *views, int nsets, char *dev, size_t devlen,
-                                    char *err, size_t errlen);
+/* host set views (host arrays), per set whether it reduces its wrench tangent -> device
+ * copies of every array, or NULL with err; dev receives the device name */
+br_cuda_field *br_cuda_field_create(const br_set_view *views, const int *tangent, int nsets, char *dev,
+                                    size_t devlen, char *err, size_t errlen);
 
-/* set frames, h, record -> states advanced on the device, sums[nsets] on the host */
+/* set frames, h, record -> states advanced on the device, sums[nsets] on the host, and tans[s]
+ * for the sets with a tangent */
 int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h, int record,
-                       br_set_sums *sums, char *err, size_t errlen);
+                       br_set_sums *sums, br_set_tangent *tans, char *err, size_t errlen);
 
 /* device states (and per-point outputs when recorded) -> host views' arrays */
 int br_cuda_field_download(br_cuda_field *g, const br_set_view *views, int record);

@@ -15,14 +15,6 @@
  * stops when a step moves the root by less than 1e-15 of the bracket, usually within 8. */
 #define BR_SLIP_ITER 48
 
-/* s -> d mu / ds of 3.5's mu(s) (at s = 0 the one-sided limit for alpha >= 1, 0 below) */
-BR_HD double br_mu_slope(const br_friction_params *p, double s)
-{
-    const double ss = s > 1e-300 ? s : 1e-300;
-    const double x = br_pow_half(ss / p->V_st, p->alpha);
-    return -(p->mu_s - p->mu_k) * p->alpha * x / ss * br_exp(-x) + p->nu;
-}
-
 /* s, N -> a non-negative slope of f (3.5) for the bristle2 step's linearization: the
  * parabola's slope up to v_r, nu N beyond. The falling Stribeck part stays explicit: any
  * bounded slope keeps the step first order, a non-negative one keeps its matrix positive. */
@@ -36,12 +28,21 @@ BR_HD double br_f_static_reg_slope(const br_friction_params *p, double s, double
 /* bristle2 (3.6): sigma0, sigma1 -> bristle mass m_b = sigma1^2 / (4 sigma0) (aperiodic limit) */
 BR_HD double br_bristle2_mass(const br_friction_params *p) { return p->sigma1 * p->sigma1 / (4.0 * p->sigma0); }
 
+/* What bristle2's tangent needs from the tip evaluation. */
+typedef struct br_bristle2_aux {
+    double F0[3];  /* sigma0 z + sigma1 Vt */
+    double g, Fs;  /* |F0|, mu_s N */
+    double wF, sh; /* w_F, and the shift per unit F0: dv = sh F0 */
+    int inside;    /* |F0| <= F_s */
+} br_bristle2_aux;
+
 /* bristle2 (3.6): Vt, N, deflection z, tip sliding velocity q = v_S = Vt - zdot -> tip
  * friction F_R = f(|u|) u/|u| with u = q + dv, the slip velocity shifted by
- * dv = (F_0/|F_0|) v_r w_F, F_0 = sigma0 z + sigma1 Vt; also |u| and f(|u|). */
+ * dv = (F_0/|F_0|) v_r w_F, F_0 = sigma0 z + sigma1 Vt; also |u|, f(|u|) and, when aux is
+ * not NULL, the intermediate values of the shift. */
 BR_HD void br_bristle2_tip(const br_friction_params *p, const double Vt[3], double N,
                            const double z[3], const double q[3], double u[3], double FR[3],
-                           double *ulen, double *fu)
+                           double *ulen, double *fu, br_bristle2_aux *aux)
 {
     const double Fs = p->mu_s * N;
     double F0[3];
@@ -58,6 +59,10 @@ BR_HD void br_bristle2_tip(const br_friction_params *p, const double Vt[3], doub
     for (int k = 0; k < 3; k++) FR[k] = fs * u[k];
     *ulen = s;
     *fu = f;
+    if (aux) {
+        for (int k = 0; k < 3; k++) aux->F0[k] = F0[k];
+        aux->g = g, aux->Fs = Fs, aux->wF = wF, aux->sh = sh, aux->inside = inside;
+    }
 }
 
 /* bristle2 (3.6): Vt, N, z, q -> zdot = Vt - q and the tip's momentum balance relative to B,
@@ -69,11 +74,102 @@ BR_HD void br_bristle2_rates(const br_friction_params *p, const double Vt[3], do
                              const double z[3], const double q[3], double zdot[3], double qdot[3])
 {
     double u[3], FR[3], s, f;
-    br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f);
+    br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f, NULL);
     const double mb = br_bristle2_mass(p);
     for (int k = 0; k < 3; k++) {
         zdot[k] = Vt[k] - q[k];
         qdot[k] = (p->sigma0 * z[k] + p->sigma1 * zdot[k] - FR[k]) / mb;
+    }
+}
+
+/* 1 - |F0|/F_s below this is held at it in bristle2's tangent: the slope of w_F = 1 - sqrt(1 - r)
+ * is infinite at the cone (r = 1); the tangent is exact wherever 1 - r is above it. */
+#define BR_BRISTLE2_CONE_FLOOR 1e-4
+
+/* 3x3 row-major: C = A B */
+BR_HD void br_mat3_mul(const double A[9], const double B[9], double C[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+/* bristle2 tangent: the derivative of F = sigma0 z + b (Vt - q') (b = sigma1 + h sigma0) of
+ * the step below with respect to Vt and N, through u (the shift of F0), F_R, the step's
+ * direction e and both of its diagonal entries a_par, a_perp (their branches held). x_N marks
+ * the N column: every derivative is carried as a 3x3 block for Vt and a vector for N. */
+BR_HD void br_bristle2_tangent(const br_friction_params *p, double h, double N, const br_bristle2_aux *x,
+                               const double u[3], double s, double f, const double e[3], const double r[3],
+                               double rp, double a_par, double a_perp, br_fric_tangent *T)
+{
+    const double b = p->sigma1 + h * p->sigma0, vr = p->v_r;
+    /* u = q + sh F0: Du = du/dVt, duN = du/dN */
+    double e0[3], Du[9], duN[3];
+    const double gi = x->g > 0.0 ? 1.0 / x->g : 0.0;
+    const double om = 1.0 - x->g / (x->Fs > 0.0 ? x->Fs : 1.0);
+    const double sq = sqrt(om > BR_BRISTLE2_CONE_FLOOR ? om : BR_BRISTLE2_CONE_FLOOR);
+    const double Fsi = x->Fs > 0.0 ? 1.0 / x->Fs : 0.0;
+    const double wF_g = x->inside ? 0.5 / sq * Fsi : 0.0;
+    const double wF_Fs = x->inside ? -0.5 / sq * x->g * Fsi * Fsi : 0.0;
+    /* at F0 = 0 the shift per unit F0 is its limit v_r / (2 F_s) (the code's 0 multiplies F0 = 0) */
+    const double sh = x->g > 0.0 ? x->sh : (x->inside ? 0.5 * vr * Fsi : 0.0);
+    const double sh_g = vr * (wF_g * gi - x->wF * gi * gi), sh_Fs = vr * wF_Fs * gi;
+    for (int i = 0; i < 3; i++) e0[i] = x->F0[i] * gi;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) Du[3 * i + j] = (i == j ? sh * p->sigma1 : 0.0) + x->F0[i] * sh_g * p->sigma1 * e0[j];
+        duN[i] = x->F0[i] * sh_Fs * p->mu_s;
+    }
+    /* F_R = (f/s) u: dF_R = [f/s (I - e e^T) + f' e e^T] du + (f(s, 1)/s) u dN */
+    const int pos = s > 0.0;
+    const double si = pos ? 1.0 / s : 0.0;
+    const double fs = pos ? f * si : 2.0 * p->mu_s * N / vr;
+    const double fp = br_f_static_reg_dfds(p, s, N), f1 = br_f_static_reg(p, s, 1.0);
+    double JR[9], P9[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            const double ee = e[i] * e[j];
+            JR[3 * i + j] = fs * ((i == j) - ee) + fp * ee;
+            P9[3 * i + j] = ((i == j) - ee) * si; /* de = P9 du */
+        }
+    double DFR[9], De[9], dFRN[3], deN[3];
+    br_mat3_mul(JR, Du, DFR);
+    br_mat3_mul(P9, Du, De);
+    br_mat3_vec(JR, duN, dFRN);
+    br_mat3_vec(P9, duN, deN);
+    for (int i = 0; i < 3; i++) dFRN[i] += f1 * si * u[i];
+    /* r = h (sigma0 z + b (Vt - q) - F_R) */
+    double Dr[9], drN[3];
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) Dr[3 * i + j] = h * ((i == j ? b : 0.0) - DFR[3 * i + j]);
+        drN[i] = -h * dFRN[i];
+    }
+    /* e^T du, and the diagonal entries: a_perp = c + h f/s, a_par = c + h fsl(s) */
+    double eDu[3], Drp[3];
+    for (int j = 0; j < 3; j++) {
+        eDu[j] = e[0] * Du[j] + e[1] * Du[3 + j] + e[2] * Du[6 + j];
+        Drp[j] = e[0] * Dr[j] + e[1] * Dr[3 + j] + e[2] * Dr[6 + j] + r[0] * De[j] + r[1] * De[3 + j] +
+                 r[2] * De[6 + j];
+    }
+    const double eduN = br_dot3(e, duN), drpN = br_dot3(e, drN) + br_dot3(r, deN);
+    const double kperp = pos ? h * (fp - fs) * si : 0.0; /* d a_perp / d s */
+    const double aperpN = pos ? kperp * eduN + h * f1 * si : h * 2.0 * p->mu_s / vr;
+    const double kpar = s <= vr ? -2.0 * h * p->mu_s * N / (vr * vr) : 0.0;
+    const double aparN = h * br_f_static_reg_slope(p, s, 1.0) + kpar * eduN;
+    const double ip = 1.0 / a_perp, ia = 1.0 / a_par, kap = ia - ip;
+    /* q' = q + r / a_perp + rp e kap */
+    double Dq[9], dqN[3];
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            const double dap = kperp * eDu[j], dapar = kpar * eDu[j];
+            const double dkap = -dapar * ia * ia + dap * ip * ip;
+            Dq[3 * i + j] = Dr[3 * i + j] * ip - r[i] * dap * ip * ip + kap * (e[i] * Drp[j] + rp * De[3 * i + j]) +
+                            rp * e[i] * dkap;
+        }
+        const double dkapN = -aparN * ia * ia + aperpN * ip * ip;
+        dqN[i] = drN[i] * ip - r[i] * aperpN * ip * ip + kap * (e[i] * drpN + rp * deN[i]) + rp * e[i] * dkapN;
+    }
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) T->J[3 * i + j] = b * ((i == j) - Dq[3 * i + j]);
+        T->jN[i] = -b * dqN[i];
     }
 }
 
@@ -83,15 +179,16 @@ BR_HD void br_bristle2_rates(const br_friction_params *p, const double Vt[3], do
  * J = dF_R/du = f'(|u|) e e^T + f/|u| (I - e e^T), e = u/|u| (f' from br_f_static_reg_slope),
  * solved along e and across it. Transmitted force F = sigma0 z + sigma1 zdot (updated state). */
 BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double Vt[3], double v,
-                           double N, double *st, long stride, double F[3], double *P)
+                           double N, double *st, long stride, double F[3], double *P, br_fric_tangent *T)
 {
     (void)v;
     double z[3], q[3], u[3], FR[3], s, f;
+    br_bristle2_aux aux;
     for (int k = 0; k < 3; k++) {
         z[k] = st[k * stride];
         q[k] = st[(3 + k) * stride];
     }
-    br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f);
+    br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f, T ? &aux : NULL);
     const double mb = br_bristle2_mass(p);
     const double c = mb + h * p->sigma1 + h * h * p->sigma0;
     const double a_par = c + h * br_f_static_reg_slope(p, s, N);
@@ -104,6 +201,7 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
         e[k] = u[k] * inv;
     }
     const double rp = br_dot3(r, e);
+    if (T) br_bristle2_tangent(p, h, N, &aux, u, s, f, e, r, rp, a_par, a_perp, T);
     for (int k = 0; k < 3; k++) {
         q[k] += (r[k] - rp * e[k]) / a_perp + rp * e[k] / a_par;
         const double zd = Vt[k] - q[k];
@@ -119,9 +217,9 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
  * F_R(Vt - zdot) = sigma0 z + sigma1 zdot: stick (zdot = Vt) while |F_0| <= F_s,
  * F_0 = sigma0 z + sigma1 Vt; otherwise zdot = Vt - s e, e = F_0/|F_0|, with s > 0 the
  * root of mu(s) N + sigma1 s = |F_0| bracketed in [0, |F_0|/sigma1] (safeguarded Newton).
- * Returns 1 in stick. */
-BR_HD int br_bristle_implicit_rate(const br_friction_params *p, const double Vt[3], double N,
-                                   const double z[3], double zdot[3])
+ * Returns 1 in stick; F0 and the slip speed s (0 in stick) in F0out, sout when not NULL. */
+BR_HD int br_bristle_implicit_solve(const br_friction_params *p, const double Vt[3], double N,
+                                    const double z[3], double zdot[3], double F0out[3], double *sout)
 {
     double F0[3];
     for (int k = 0; k < 3; k++) F0[k] = p->sigma0 * z[k] + p->sigma1 * Vt[k];
@@ -139,24 +237,48 @@ BR_HD int br_bristle_implicit_rate(const br_friction_params *p, const double Vt[
     }
     const double s = stick ? 0.0 : x / (g > 0.0 ? g : 1.0);
     for (int k = 0; k < 3; k++) zdot[k] = Vt[k] - s * F0[k];
+    if (F0out)
+        for (int k = 0; k < 3; k++) F0out[k] = F0[k];
+    if (sout) *sout = stick ? 0.0 : x;
     return stick;
 }
 
+/* bristle_implicit (3.7): the rate alone (Vt, N, z -> zdot; 1 in stick) */
+BR_HD int br_bristle_implicit_rate(const br_friction_params *p, const double Vt[3], double N,
+                                   const double z[3], double zdot[3])
+{
+    return br_bristle_implicit_solve(p, Vt, N, z, zdot, NULL, NULL);
+}
+
 /* bristle_implicit step, states z: zdot from the tip balance at the step start, force
- * F = sigma0 z + sigma1 zdot (the balance itself: F_R in slip), then z <- z + h zdot. */
+ * F = sigma0 z + sigma1 zdot (the balance itself: F_R in slip), then z <- z + h zdot.
+ * Tangent: stick F = F_0, J = sigma1 I; slip F = mu(x) N e, x the root of
+ * mu(x) N + sigma1 x = |F_0|: J = sigma1 [mu' N / (mu' N + sigma1) e e^T + mu N / |F_0| (I - e e^T)],
+ * jN = mu sigma1 / (mu' N + sigma1) e. */
 BR_HD void br_law_bristle_implicit(const br_friction_params *p, double h, const double Vt[3],
                                    double v, double N, double *st, long stride, double F[3],
-                                   double *P)
+                                   double *P, br_fric_tangent *T)
 {
     (void)v;
-    double z[3], zdot[3];
+    double z[3], zdot[3], F0[3], x;
     for (int k = 0; k < 3; k++) z[k] = st[k * stride];
-    br_bristle_implicit_rate(p, Vt, N, z, zdot);
+    const int stick = br_bristle_implicit_solve(p, Vt, N, z, zdot, F0, &x);
     for (int k = 0; k < 3; k++) {
         F[k] = p->sigma0 * z[k] + p->sigma1 * zdot[k];
         st[k * stride] = z[k] + h * zdot[k];
     }
     *P = br_dot3(F, Vt);
+    if (T) {
+        const double g = br_norm3(F0), gi = g > 0.0 ? 1.0 / g : 0.0;
+        const double mu = br_mu_static_reg(p, x), mup = br_mu_slope(p, x) * N;
+        const double den = 1.0 / (mup + p->sigma1);
+        double e[3], w[3], jN[3];
+        for (int k = 0; k < 3; k++) e[k] = F0[k] * gi;
+        const double alpha = stick ? p->sigma1 : p->sigma1 * mu * N * gi;
+        const double beta = stick ? 0.0 : p->sigma1 * (mup * den - mu * N * gi);
+        for (int k = 0; k < 3; k++) w[k] = beta * e[k], jN[k] = stick ? 0.0 : mu * p->sigma1 * den * e[k];
+        br_tan_rank1(T, alpha, w, e, jN);
+    }
 }
 
 /* gms (3.8), element i: Vt, v, s(v) = mu(v) N, z_i -> whether it slips: at or beyond its
@@ -171,15 +293,26 @@ BR_HD int br_gms_slips(const br_friction_params *p, int i, const double Vt[3], d
 /* gms step, states z_i (3 per element, element-major): each element sticks (z_i += h Vt) or
  * slips with the exact update of the linear slip law, Vt and s(v) frozen (the LuGre update
  * of 3.1 with a = C k_i/(alpha_i s(v))); with s(v) = 0 a slipping element unloads at once.
- * F = sum_i (k_i z_i + s_i zdot_i) + sigma2 N Vt with the updated z_i. */
+ * F = sum_i (k_i z_i + s_i zdot_i) + sigma2 N Vt with the updated z_i.
+ * Tangent: a stuck element adds (k_i h + s_i) I; a slipping one, with y = C e (e = Vt/v),
+ * dy = (C/v)(I - e e^T) dVt and da = -a (mu'/mu e^T dVt + dN/N), adds
+ * ((k_i - s_i a) phi + s_i) dy + ((k_i - s_i a) dZda - s_i z_i) da (dZda as in 3.1's update). */
 BR_HD void br_law_gms(const br_friction_params *p, double h, const double Vt[3], double v,
-                      double N, double *st, long stride, double F[3], double *P)
+                      double N, double *st, long stride, double F[3], double *P, br_fric_tangent *T)
 {
     const double sv = br_mu_static_reg(p, v) * N;
     const double cv = p->gms_C / (v > 0.0 ? v : 1.0);
     for (int k = 0; k < 3; k++) F[k] = p->sigma2 * N * Vt[k];
+    double e[3], rel = 0.0;
+    if (T) {
+        const double inv = v > 0.0 ? 1.0 / v : 0.0, mu = br_mu_static_reg(p, v);
+        rel = mu > 0.0 ? br_mu_slope(p, v) / mu : 0.0; /* mu'/mu */
+        for (int k = 0; k < 3; k++) e[k] = Vt[k] * inv;
+        br_tan_zero(T);
+        for (int k = 0; k < 3; k++) T->J[4 * k] = p->sigma2 * N, T->jN[k] = p->sigma2 * Vt[k];
+    }
     for (int i = 0; i < p->gms_M; i++) {
-        double z[3];
+        double z[3], zsv[3];
         for (int k = 0; k < 3; k++) z[k] = st[(3 * i + k) * stride];
         const int slip = br_gms_slips(p, i, Vt, sv, z);
         const double lim = p->gms_alpha[i] * sv;
@@ -191,6 +324,20 @@ BR_HD void br_law_gms(const br_friction_params *p, double h, const double Vt[3],
             const double zd = slip ? (lim > 0.0 ? cv * Vt[k] - a * zn : 0.0) : Vt[k];
             st[(3 * i + k) * stride] = zn;
             F[k] += p->gms_k[i] * zn + p->gms_s[i] * zd;
+            zsv[k] = zs;
+        }
+        if (T && !slip) {
+            for (int k = 0; k < 3; k++) T->J[4 * k] += p->gms_k[i] * h + p->gms_s[i];
+        } else if (T && lim > 0.0) {
+            const double ki = p->gms_k[i], si = p->gms_s[i], c0 = ki - si * a;
+            const double ph_a = h * h * br_phi_slope_g(a * h), cy = (c0 * ph + si) * cv;
+            for (int k = 0; k < 3; k++) {
+                const double dzda = (cv * Vt[k] - a * z[k]) * ph_a - z[k] * ph;
+                const double g = c0 * dzda - si * zsv[k]; /* dF_k / da */
+                for (int j = 0; j < 3; j++)
+                    T->J[3 * k + j] += cy * ((k == j) - e[k] * e[j]) - g * a * rel * e[j];
+                T->jN[k] += -g * a / N;
+            }
         }
     }
     *P = br_dot3(F, Vt);

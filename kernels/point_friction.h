@@ -7,12 +7,24 @@
  * is read and written as st[k * stride], k = 0..nstate-1, so the CPU and GPU
  * backends can keep states in structure-of-arrays form (stride = points in
  * the set) and single-point tests can use a plain array (stride = 1).
+ * T (NULL: not wanted; a constant NULL folds the code away) receives the tangent of F after the
+ * update with respect to Vt and N at the state the step started from (point_tangent.h), so
+ * that an integrator can take the force at the velocity it solves for as F + J dVt + jN dN.
+ * Laws with a state: J is the derivative of exactly the F computed, every stick/slip or branch
+ * decision held. Stateless laws F = s(v, N) Vt (gkf, static_reg): J is the secant s I, the
+ * slope from zero speed, and jN the exact derivative. The secant keeps the linearized force
+ * passive, F . Vt = s |Vt|^2 >= 0 at any velocity the integrator solves for, and lets it change
+ * sign with Vt; the derivative along the sliding direction (the falling Stribeck slope, nearly
+ * flat in slip) would carry the force of one sliding direction past a reversal within the step,
+ * where it pushes, and made the impact-and-stick-slip phase of the S2 gkf ramp book 18 % more
+ * friction energy than a run at a quarter of the step (docs/time-stepping.md).
  * This file holds 3.1-3.5; point_bristle.h holds 3.6-3.8 and point_law.h the
  * dispatch on the law. */
 #ifndef BR_POINT_FRICTION_H
 #define BR_POINT_FRICTION_H
 
 #include "br_hd.h"
+#include "point_tangent.h"
 
 enum br_law {
     BR_LAW_LUGRE3D = 0,         /* projected modified LuGre, 3 states (3.1) */
@@ -64,6 +76,14 @@ BR_HD double br_stribeck(double lo, double hi, double v, double V_st, double alp
     return lo + (hi - lo) * br_exp(-br_pow_half(v / V_st, alpha));
 }
 
+/* v -> v times the slope of the Stribeck curve, v dG/dv = -(hi - lo) alpha x exp(-x),
+ * x = (v/V_st)^alpha (finite at v = 0 for every alpha > 0) */
+BR_HD double br_stribeck_vslope(double lo, double hi, double v, double V_st, double alpha)
+{
+    const double x = br_pow_half(v / V_st, alpha);
+    return -(hi - lo) * alpha * x * br_exp(-x);
+}
+
 /* a, h -> phi(a,h) = (1 - exp(-a h)) / a, the exact-update weight (-> h as a -> 0) */
 BR_HD double br_phi(double a, double h)
 {
@@ -74,62 +94,105 @@ BR_HD double br_phi(double a, double h)
 }
 
 /* Bristle ODE Zdot = Vt - a Z over one step with Vt, a frozen:
- * Z <- Z + (Vt - a Z) phi (exponential) or Z + h (Vt - a Z) (Euler);
- * returns Zdot = Vt - a Z evaluated with the updated Z. */
+ * Z <- Z + (Vt - a Z) w, w = phi(a, h) (exponential) or h (Euler);
+ * returns Zdot = Vt - a Z evaluated with the updated Z. With dZda (not NULL) also the
+ * sensitivities of the updated Z: dZ = w dVt + dZda da, dZda = (Vt - a Z) dw/da - Z w,
+ * and w in *wout. */
 BR_HD void br_bristle_advance(int update, double a, double h, const double Vt[3],
-                              double *st, long stride, double Z[3], double Zdot[3])
+                              double *st, long stride, double Z[3], double Zdot[3], double dZda[3],
+                              double *wout)
 {
-    const double w = br_select_uniform(update == BR_UPDATE_EULER, h, br_phi(a, h));
+    const int euler = update == BR_UPDATE_EULER;
+    const double w = br_select_uniform(euler, h, br_phi(a, h));
     for (int k = 0; k < 3; k++) {
         double z = st[k * stride];
-        z += (Vt[k] - a * z) * w;
+        const double r = Vt[k] - a * z;
+        if (dZda) dZda[k] = r * (euler ? 0.0 : h * h * br_phi_slope_g(a * h)) - z * w;
+        z += r * w;
         st[k * stride] = z;
         Z[k] = z;
         Zdot[k] = Vt[k] - a * z;
     }
+    if (wout) *wout = w;
 }
 
-/* lugre3d (3.1): Vt, v, N, Z -> updated Z, F = (sigma0 Z + sigma1 Zdot + sigma2 Vt) N, P = F.Vt */
+/* Tangent of a bristle law whose force is F = m (s0 Z + s1 Zdot + s2 Vt) after the update
+ * above, with a = a(v, N): dF = m [(s0 - s1 a) dZ + (s1 + s2) dVt - s1 Z da] + (F/m) dm,
+ * dZ = w dVt + dZda da, da = a_v e^T dVt + a_N dN, dm = m_N dN (e = Vt / v, 0 at v = 0) */
+BR_HD void br_bristle_tangent(br_fric_tangent *T, double m, double m_N, double s0, double s1, double s2,
+                              double a, double a_v, double a_N, double w, const double Vt[3], double v,
+                              const double Z[3], const double Zdot[3], const double dZda[3])
+{
+    const double c0 = s0 - s1 * a, inv = v > 0.0 ? 1.0 / v : 0.0;
+    double u[3], e[3], jN[3];
+    for (int k = 0; k < 3; k++) {
+        const double g = c0 * dZda[k] - s1 * Z[k]; /* dF/da per unit m */
+        u[k] = m * a_v * g;
+        e[k] = Vt[k] * inv;
+        jN[k] = m * a_N * g + m_N * (s0 * Z[k] + s1 * Zdot[k] + s2 * Vt[k]);
+    }
+    br_tan_rank1(T, m * (c0 * w + s1 + s2), u, e, jN);
+}
+
+/* lugre3d (3.1): Vt, v, N, Z -> updated Z, F = (sigma0 Z + sigma1 Zdot + sigma2 Vt) N, P = F.Vt;
+ * tangent through a = sigma0 v / G(v): a_v = (sigma0 / G)(1 - v G' / G) */
 BR_HD void br_law_lugre3d(const br_friction_params *p, double h, const double Vt[3], double v,
-                          double N, double *st, long stride, double F[3], double *P)
+                          double N, double *st, long stride, double F[3], double *P,
+                          br_fric_tangent *T)
 {
     double G = br_stribeck(p->mu_k, p->mu_s, v, p->V_st, p->alpha);
     double a = p->sigma0 * v / G;
-    double Z[3], Zdot[3];
-    br_bristle_advance(p->update, a, h, Vt, st, stride, Z, Zdot);
+    double Z[3], Zdot[3], dZda[3], w;
+    br_bristle_advance(p->update, a, h, Vt, st, stride, Z, Zdot, T ? dZda : NULL, &w);
     for (int k = 0; k < 3; k++)
         F[k] = (p->sigma0 * Z[k] + p->sigma1 * Zdot[k] + p->sigma2 * Vt[k]) * N;
     *P = br_dot3(F, Vt);
+    if (T) {
+        const double a_v = p->sigma0 / G * (1.0 - br_stribeck_vslope(p->mu_k, p->mu_s, v, p->V_st, p->alpha) / G);
+        br_bristle_tangent(T, N, 1.0, p->sigma0, p->sigma1, p->sigma2, a, a_v, 0.0, w, Vt, v, Z, Zdot, dZda);
+    }
 }
 
 /* dahl3d (3.3): lugre3d with G = mu_k and sigma1 = sigma2 = 0: F = sigma0 Z N */
 BR_HD void br_law_dahl3d(const br_friction_params *p, double h, const double Vt[3], double v,
-                         double N, double *st, long stride, double F[3], double *P)
+                         double N, double *st, long stride, double F[3], double *P, br_fric_tangent *T)
 {
     double a = p->sigma0 * v / p->mu_k;
-    double Z[3], Zdot[3];
-    br_bristle_advance(p->update, a, h, Vt, st, stride, Z, Zdot);
+    double Z[3], Zdot[3], dZda[3], w;
+    br_bristle_advance(p->update, a, h, Vt, st, stride, Z, Zdot, T ? dZda : NULL, &w);
     for (int k = 0; k < 3; k++) F[k] = p->sigma0 * Z[k] * N;
     *P = br_dot3(F, Vt);
+    if (T) br_bristle_tangent(T, N, 1.0, p->sigma0, 0.0, 0.0, a, p->sigma0 / p->mu_k, 0.0, w, Vt, v, Z, Zdot, dZda);
 }
 
 /* lugre3d_classic (3.2): forces instead of coefficients, G = mu(v) N guarded by G_min:
- * a G below G_min is treated as no contact (F = 0, state reset). Written with
- * selects rather than an early return so that loops over points vectorize. */
+ * a G below G_min is treated as no contact (F = 0, state reset, zero tangent). Written with
+ * selects rather than an early return so that loops over points vectorize. Tangent through
+ * a = sigma0 v / G(v, N): a_v = (sigma0 / G)(1 - v G_v / G), a_N = -a / N. */
 BR_HD void br_law_lugre3d_classic(const br_friction_params *p, double h, const double Vt[3],
                                   double v, double N, double *st, long stride, double F[3],
-                                  double *P)
+                                  double *P, br_fric_tangent *T)
 {
     const double G = br_stribeck(p->mu_k * N, p->mu_s * N, v, p->V_st, p->alpha);
     const int ok = G >= p->G_min;
     const double a = p->sigma0 * v / (ok ? G : 1.0);
-    double Z[3], Zdot[3];
-    br_bristle_advance(p->update, a, h, Vt, st, stride, Z, Zdot);
+    double Z[3], Zdot[3], dZda[3], w;
+    br_bristle_advance(p->update, a, h, Vt, st, stride, Z, Zdot, T ? dZda : NULL, &w);
     for (int k = 0; k < 3; k++) {
         st[k * stride] = ok ? Z[k] : 0.0;
         F[k] = ok ? p->sigma0 * Z[k] + p->sigma1 * Zdot[k] + p->sigma2 * Vt[k] : 0.0;
     }
     *P = br_dot3(F, Vt);
+    if (T) {
+        if (ok) {
+            const double vG = br_stribeck_vslope(p->mu_k * N, p->mu_s * N, v, p->V_st, p->alpha);
+            const double a_v = p->sigma0 / G * (1.0 - vG / G);
+            br_bristle_tangent(T, 1.0, 0.0, p->sigma0, p->sigma1, p->sigma2, a, a_v, -a / N, w, Vt, v, Z,
+                               Zdot, dZda);
+        } else {
+            br_tan_zero(T);
+        }
+    }
 }
 
 /* gkf (3.4): v, N -> the force per unit sliding velocity s, F = s Vt: mu_s N / eps
@@ -141,19 +204,32 @@ BR_HD double br_gkf_slope(const br_friction_params *p, double v, double N)
     return v < p->eps ? slow : fast;
 }
 
-/* gkf (3.4), stateless: F = s(v) Vt */
+/* gkf (3.4), stateless: F = s(v) Vt. Tangent: the secant J = s I (below), jN = (ds/dN) Vt */
 BR_HD void br_law_gkf(const br_friction_params *p, const double Vt[3], double v, double N,
-                      double F[3], double *P)
+                      double F[3], double *P, br_fric_tangent *T)
 {
     const double s = br_gkf_slope(p, v, N);
     for (int k = 0; k < 3; k++) F[k] = s * Vt[k];
     *P = s * v * v;
+    if (T) {
+        const double sN = v < p->eps ? p->mu_s / p->eps : br_stribeck(p->mu_k, p->mu_s, v, p->V_st, p->alpha) / v;
+        double z[3] = {0.0, 0.0, 0.0}, jN[3];
+        for (int k = 0; k < 3; k++) jN[k] = sN * Vt[k];
+        br_tan_rank1(T, s, z, z, jN);
+    }
 }
 
 /* s -> mu(s) = mu_d + (mu_s - mu_d) exp(-(s/v_A)^alpha) + nu s  (3.5) */
 BR_HD double br_mu_static_reg(const br_friction_params *p, double s)
 {
     return br_stribeck(p->mu_k, p->mu_s, s, p->V_st, p->alpha) + p->nu * s;
+}
+
+/* s -> d mu / ds of 3.5's mu(s) (at s = 0 the one-sided limit for alpha >= 1, 0 below) */
+BR_HD double br_mu_slope(const br_friction_params *p, double s)
+{
+    const double ss = s > 1e-300 ? s : 1e-300;
+    return br_stribeck_vslope(p->mu_k, p->mu_s, ss, p->V_st, p->alpha) / ss + p->nu;
 }
 
 /* s, N -> f(s) of 3.5: parabola F_s (s/v_r)(2 - s/v_r) up to v_r, then mu(s - v_r) N */
@@ -173,13 +249,27 @@ BR_HD double br_static_reg_slope(const br_friction_params *p, double v, double N
     return v > 0.0 ? s : 2.0 * p->mu_s * N / p->v_r;
 }
 
-/* static_reg (3.5), stateless: F = s(v) Vt */
+/* s, N -> the true slope df/ds of 3.5's f (the Stribeck part of mu included) */
+BR_HD double br_f_static_reg_dfds(const br_friction_params *p, double s, double N)
+{
+    const double para = 2.0 * p->mu_s * N * (1.0 - s / p->v_r) / p->v_r;
+    const double slide = br_mu_slope(p, s - p->v_r) * N;
+    return s <= p->v_r ? para : slide;
+}
+
+/* static_reg (3.5), stateless: F = s(v) Vt. Tangent: the secant J = s I (below), jN = (f / N) Vt / v */
 BR_HD void br_law_static_reg(const br_friction_params *p, const double Vt[3], double v, double N,
-                             double F[3], double *P)
+                             double F[3], double *P, br_fric_tangent *T)
 {
     const double s = br_static_reg_slope(p, v, N);
     for (int k = 0; k < 3; k++) F[k] = s * Vt[k];
     *P = s * v * v;
+    if (T) {
+        const double s1 = br_static_reg_slope(p, v, 1.0);
+        double z[3] = {0.0, 0.0, 0.0}, jN[3];
+        for (int k = 0; k < 3; k++) jN[k] = s1 * Vt[k];
+        br_tan_rank1(T, s, z, z, jN);
+    }
 }
 
 #endif

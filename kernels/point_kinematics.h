@@ -32,6 +32,43 @@ typedef struct br_set_frame {
     int surface;   /* BR_SURF_* */
 } br_set_frame;
 
+/* World pose and twist of one frame (a body, a node attachment, the ground). */
+typedef struct br_frame_state {
+    double x[3];  /* origin */
+    double R[9];  /* attitude, row-major, frame -> world */
+    double v[3];  /* velocity of the origin */
+    double w[3];  /* angular velocity */
+} br_frame_state;
+
+/* Counter surface of a set in frame B: type BR_SURF_*, p a point of the plane (sphere: the
+ * centre; cylinder: a point of the axis), n the plane's unit normal out of B toward A
+ * (cylinder: the unit axis), radius (sphere, cylinder); poses and twists of A and B; the
+ * prescribed normal force per point Npt (< 0: Hunt-Crossley) -> the set's frame data:
+ * c = v_A - v_B - w_B x (x_A - x_B), w = w_A - w_B, the surface in world axes about A's origin */
+BR_HD void br_set_frame_make(int surface, const double p[3], const double n[3], double radius,
+                             const br_frame_state *A, const br_frame_state *B, double Npt,
+                             br_set_frame *out)
+{
+    for (int j = 0; j < 3; j++) out->xA[j] = A->x[j];
+    for (int j = 0; j < 9; j++) out->RA[j] = A->R[j];
+    double dx[3] = {A->x[0] - B->x[0], A->x[1] - B->x[1], A->x[2] - B->x[2]}, wBdx[3];
+    br_cross3(B->w, dx, wBdx);
+    for (int j = 0; j < 3; j++) {
+        out->c[j] = A->v[j] - B->v[j] - wBdx[j];
+        out->w[j] = A->w[j] - B->w[j];
+    }
+    double pw[3];
+    br_mat3_vec(B->R, n, out->n);
+    br_mat3_vec(B->R, p, pw);
+    double rel[3] = {B->x[0] + pw[0] - A->x[0], B->x[1] + pw[1] - A->x[1], B->x[2] + pw[2] - A->x[2]};
+    out->d = br_dot3(out->n, rel);
+    /* sphere and cylinder: centre (axis point) relative to A's origin, axis, radius */
+    for (int j = 0; j < 3; j++) out->pc[j] = rel[j], out->ax[j] = out->n[j];
+    out->rad = radius;
+    out->Npt = Npt;
+    out->surface = surface;
+}
+
 /* Kinematic state of one contact point. */
 typedef struct br_point_kin {
     double rw[3];     /* world offset of the point from A's origin (e_A - x_A) */

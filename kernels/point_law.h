@@ -21,37 +21,26 @@ BR_HD int br_law_nstate(int law, const br_friction_params *p)
     }
 }
 
-/* law -> 1 if the law is stateless with the force along the sliding velocity, F = s(v, N) Vt
- * (gkf, static_reg): a host integrator may then treat its slope implicitly */
-BR_HD int br_law_has_slope(int law)
-{
-    return law == BR_LAW_GKF || law == BR_LAW_STATIC_REG;
-}
-
-/* law with br_law_has_slope, v, N -> the slope s of F = s Vt (0 for any other law) */
-BR_HD double br_friction_slope(int law, const br_friction_params *p, double v, double N)
-{
-    switch (law) {
-    case BR_LAW_GKF: return br_gkf_slope(p, v, N);
-    case BR_LAW_STATIC_REG: return br_static_reg_slope(p, v, N);
-    default: return 0.0;
-    }
-}
-
-/* law, Vt, v, N, state -> updated state, F (on B, along Vt), P = F . Vt */
+/* law, Vt, v, N, state -> updated state, F (on B, along Vt), P = F . Vt, and with T (not NULL)
+ * the tangent of F with respect to Vt and N (point_friction.h) */
 BR_HD void br_friction_eval(int law, const br_friction_params *p, double h, const double Vt[3],
-                            double v, double N, double *st, long stride, double F[3], double *P)
+                            double v, double N, double *st, long stride, double F[3], double *P,
+                            br_fric_tangent *T)
 {
     switch (law) {
-    case BR_LAW_LUGRE3D: br_law_lugre3d(p, h, Vt, v, N, st, stride, F, P); break;
-    case BR_LAW_LUGRE3D_CLASSIC: br_law_lugre3d_classic(p, h, Vt, v, N, st, stride, F, P); break;
-    case BR_LAW_DAHL3D: br_law_dahl3d(p, h, Vt, v, N, st, stride, F, P); break;
-    case BR_LAW_GKF: br_law_gkf(p, Vt, v, N, F, P); break;
-    case BR_LAW_STATIC_REG: br_law_static_reg(p, Vt, v, N, F, P); break;
-    case BR_LAW_BRISTLE2: br_law_bristle2(p, h, Vt, v, N, st, stride, F, P); break;
-    case BR_LAW_BRISTLE_IMPLICIT: br_law_bristle_implicit(p, h, Vt, v, N, st, stride, F, P); break;
-    case BR_LAW_GMS: br_law_gms(p, h, Vt, v, N, st, stride, F, P); break;
-    default: F[0] = F[1] = F[2] = 0.0; *P = 0.0; break;
+    case BR_LAW_LUGRE3D: br_law_lugre3d(p, h, Vt, v, N, st, stride, F, P, T); break;
+    case BR_LAW_LUGRE3D_CLASSIC: br_law_lugre3d_classic(p, h, Vt, v, N, st, stride, F, P, T); break;
+    case BR_LAW_DAHL3D: br_law_dahl3d(p, h, Vt, v, N, st, stride, F, P, T); break;
+    case BR_LAW_GKF: br_law_gkf(p, Vt, v, N, F, P, T); break;
+    case BR_LAW_STATIC_REG: br_law_static_reg(p, Vt, v, N, F, P, T); break;
+    case BR_LAW_BRISTLE2: br_law_bristle2(p, h, Vt, v, N, st, stride, F, P, T); break;
+    case BR_LAW_BRISTLE_IMPLICIT: br_law_bristle_implicit(p, h, Vt, v, N, st, stride, F, P, T); break;
+    case BR_LAW_GMS: br_law_gms(p, h, Vt, v, N, st, stride, F, P, T); break;
+    default:
+        F[0] = F[1] = F[2] = 0.0;
+        *P = 0.0;
+        if (T) br_tan_zero(T);
+        break;
     }
 }
 

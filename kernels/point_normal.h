@@ -22,4 +22,17 @@ BR_HD double br_hunt_crossley(const br_normal_params *p, double K, double D,
     return ((delta > 0.0) & (N > 0.0)) ? N : 0.0;
 }
 
+/* delta, deltadot, K, D -> kn = dN/ddelta and cn = dN/ddeltadot of br_hunt_crossley where
+ * N > 0 (both 0 where N is clamped or delta <= 0):
+ *     kn = (pK K delta^pK + pD D delta^pD deltadot) / delta,   cn = D delta^pD */
+BR_HD void br_hunt_crossley_tangent(const br_normal_params *p, double K, double D, double delta,
+                                    double deltadot, double *kn, double *cn)
+{
+    const double dpK = br_pow_half(delta, p->pK), dpD = br_pow_half(delta, p->pD);
+    const double N = K * dpK + D * dpD * deltadot;
+    const int on = (delta > 0.0) & (N > 0.0);
+    *kn = on ? (p->pK * K * dpK + p->pD * D * dpD * deltadot) / delta : 0.0;
+    *cn = on ? D * dpD : 0.0;
+}
+
 #endif

@@ -97,13 +97,14 @@ BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, co
 
 /* Point i of set s over a step of length h: advances its state in place and
  * adds its force, moment, power and counts to acc (for a one-point acc, acc->F
- * and acc->N are the point's friction force on A and normal force). Out of contact (delta <= 0)
- * the point carries no force and its bristle state is reset to zero. A set with a
+ * and acc->N are the point's friction force on A and normal force), and with tacc
+ * (not NULL) its contribution to the set's wrench tangent (point_tangent.h). Out of contact
+ * (delta <= 0) the point carries no force and its bristle state is reset to zero. A set with a
  * prescribed normal force (f->Npt >= 0) keeps every point in contact with N = f->Npt
- * (no normal spring energy or damping). Every branch is a select: the CPU loop
- * vectorizes and GPU threads do not diverge. */
+ * (no normal spring energy or damping, no normal stiffness). Every branch is a select: the
+ * CPU loop vectorizes and GPU threads do not diverge. */
 BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
-                         long i, br_set_sums *acc)
+                         long i, br_set_sums *acc, br_set_tangent *tacc)
 {
     const double r[3] = {s->rx[i], s->ry[i], s->rz[i]};
     br_point_kin k;
@@ -116,7 +117,8 @@ BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_se
     const double K = s->K[i], D = s->D[i];
     const double N = pres ? f->Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
     double F[3], P;
-    br_friction_eval(law, &s->fric, h, k.Vt, k.v, N, st, stride, F, &P);
+    br_fric_tangent ft;
+    br_friction_eval(law, &s->fric, h, k.Vt, k.v, N, st, stride, F, &P, tacc ? &ft : NULL);
     for (int j = 0; j < br_law_nstate(law, &s->fric); j++) st[j * stride] = in ? st[j * stride] : 0.0;
     for (int j = 0; j < 3; j++) F[j] = in ? F[j] : 0.0;
     P = in ? P : 0.0;
@@ -127,6 +129,13 @@ BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_se
     const double Pnd = spring ? (N - Kd) * k.deltadot : 0.0; /* damping part of N times deltadot */
     const double Eb = br_friction_stored_energy(law, &s->fric, N, st, stride);
     br_sums_add_point(acc, in, &k, k.n, N, Eel, Pnd, F, P, Eb, s->v_stick);
+    if (tacc) {
+        double kn = 0.0, cn = 0.0;
+        const double Pnd_force = spring ? N - Kd : 0.0; /* the damping part of N */
+        if (spring) br_hunt_crossley_tangent(&s->normal, K, D, k.delta, k.deltadot, &kn, &cn);
+        if (!in) br_tan_zero(&ft);
+        br_tangent_add_point(tacc, k.rw, k.n, kn, cn, Pnd_force, &ft);
+    }
 }
 
 /* Point i of set s over a step of length h, as br_point_step, with its
@@ -139,7 +148,7 @@ BR_HD br_set_sums br_point_sums(int law, int surface, const br_set_view *s, cons
 {
     br_set_sums q;
     br_sums_zero(&q);
-    br_point_step(law, surface, s, f, h, i, &q);
+    br_point_step(law, surface, s, f, h, i, &q, NULL);
     return q;
 }
 

@@ -39,8 +39,8 @@ Test(cuda, matches_cpu_on_1e5_points_over_1000_steps, .timeout = 600)
             br_frame_state fr[2];
             br_patch_frames(s * 1e-4, fr);
             br_set_result rc, rg;
-            cr_assert_eq(br_field_step(fc, fr, 1e-4, &rc, err, sizeof err), 0, "%s", err);
-            cr_assert_eq(br_field_step(fg, fr, 1e-4, &rg, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(br_field_step(fc, fr, NULL, 1e-4, &rc, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(br_field_step(fg, fr, NULL, 1e-4, &rg, err, sizeof err), 0, "%s", err);
             res_cmp_add(&c, &rc, &rg);
         }
         int which;
@@ -67,7 +67,7 @@ Test(cuda, bitwise_deterministic, .timeout = 300)
         for (int s = 0; s < 200; s++) {
             br_frame_state fr[2];
             br_patch_frames(s * 1e-4, fr);
-            br_field_step(f, fr, 1e-4, run ? &rb[s] : &ra[s], err, sizeof err);
+            br_field_step(f, fr, NULL, 1e-4, run ? &rb[s] : &ra[s], err, sizeof err);
         }
         br_field_destroy(f);
     }
@@ -90,8 +90,8 @@ Test(cuda, per_point_readback_and_state_roundtrip)
     for (int s = 0; s < 20; s++) {
         br_frame_state fr[2];
         br_patch_frames(s * 1e-4, fr);
-        br_field_step(fc, fr, 1e-4, &r, err, sizeof err);
-        br_field_step(fg, fr, 1e-4, &r, err, sizeof err);
+        br_field_step(fc, fr, NULL, 1e-4, &r, err, sizeof err);
+        br_field_step(fg, fr, NULL, 1e-4, &r, err, sizeof err);
     }
     double *Fc = malloc(3 * 5000 * sizeof(double)), *Fg = malloc(3 * 5000 * sizeof(double));
     br_field_points(fc, 0, Fc, NULL);

@@ -61,7 +61,7 @@ Test(bristle2, reduces_to_the_1d_law_along_a_line)
         const double N = 9.81 * (1.0 + 0.5 * sin(2.0 * M_PI * 3.0 * t));
         const double Vt[3] = {V * e[0], V * e[1], V * e[2]};
         double F[3], P;
-        br_law_bristle2(&p, h, Vt, fabs(V), N, st, 1, F, &P);
+        br_law_bristle2(&p, h, Vt, fabs(V), N, st, 1, F, &P, NULL);
         const double F1 = step1(&p, h, V, N, &z, &q);
         const double Fa = br_dot3(F, e), za = st[0] * e[0] + st[1] * e[1] + st[2] * e[2];
         const double qa = st[3] * e[0] + st[4] * e[1] + st[5] * e[2];
@@ -93,10 +93,10 @@ Test(bristle2, tip_force_stays_in_the_friction_cone_under_a_turning_slip)
         const double sp = t < 1.0 ? 0.05 * t : (t < 2.0 ? 0.05 : 0.0), th = 2.0 * M_PI * 2.0 * t;
         const double Vt[3] = {sp * cos(th), sp * sin(th), 0.0};
         double u[3], FR[3], s, f, z[3] = {st[0], st[1], st[2]}, q[3] = {st[3], st[4], st[5]};
-        br_bristle2_tip(&p, Vt, N, z, q, u, FR, &s, &f);
+        br_bristle2_tip(&p, Vt, N, z, q, u, FR, &s, &f, NULL);
         worst = fmax(worst, br_norm3(FR) / Fs);
         double F[3], P;
-        br_law_bristle2(&p, h, Vt, sp, N, st, 1, F, &P);
+        br_law_bristle2(&p, h, Vt, sp, N, st, 1, F, &P, NULL);
         if (t < 2.0) over = fmax(over, br_norm3(F) / Fs);
         else over_stop = fmax(over_stop, br_norm3(F) / Fs);
         slipping += s > p.v_r;
@@ -120,7 +120,7 @@ static int gms_path(const br_friction_params *p, const double *wp, int nwp, doub
         for (long i = 0; i < steps && n < cap; i++) {
             const double Vt[3] = {dir * vs, 0.0, 0.0};
             double F[3], P;
-            br_law_gms(p, h, Vt, vs, 10.0, st, 1, F, &P);
+            br_law_gms(p, h, Vt, vs, 10.0, st, 1, F, &P, NULL);
             x += dir * vs * h;
             xs[n] = x, Fs[n] = F[0], n++;
         }

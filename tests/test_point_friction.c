@@ -71,7 +71,7 @@ Test(lugre3d, steady_sliding_reproduces_gkf_curve)
         const double a = p.sigma0 * v / G_ref(&p, v);
         const long steps = (long)ceil(40.0 / (a * h)) + 1;
         double Z[3] = {0, 0, 0}, F[3], P;
-        for (long s = 0; s < steps; s++) br_law_lugre3d(&p, h, Vt, v, N, Z, 1, F, &P);
+        for (long s = 0; s < steps; s++) br_law_lugre3d(&p, h, Vt, v, N, Z, 1, F, &P, NULL);
         const double mag = (G_ref(&p, v) + p.sigma2 * v) * N;
         double err = 0.0;
         for (int j = 0; j < 3; j++) err += pow(F[j] - mag * u[j], 2);
@@ -90,9 +90,9 @@ Test(lugre3d, presliding_stiffness)
     const double N = 10.0, h = 1e-5, v = 1e-6;
     double Z[3] = {0, 0, 0}, F[3], P;
     const double Vt[3] = {v, 0, 0}, zero[3] = {0, 0, 0};
-    for (int s = 0; s < 100; s++) br_law_lugre3d(&p, h, Vt, v, N, Z, 1, F, &P);
+    for (int s = 0; s < 100; s++) br_law_lugre3d(&p, h, Vt, v, N, Z, 1, F, &P, NULL);
     const double d = v * 100 * h; /* 1e-9 m */
-    br_law_lugre3d(&p, h, zero, 0.0, N, Z, 1, F, &P);
+    br_law_lugre3d(&p, h, zero, 0.0, N, Z, 1, F, &P, NULL);
     const double ref = p.sigma0 * d * N;
     /* the first neglected term is relative order sigma0 d / mu_s */
     const double tol = p.sigma0 * d / p.mu_s;
@@ -110,11 +110,11 @@ Test(lugre3d, stick_holds_direction)
     const double v = 1e-2, h = 1e-4;
     const double Vt[3] = {v * u[0], v * u[1], v * u[2]}, zero[3] = {0, 0, 0};
     double Z[3] = {0, 0, 0}, F[3], P;
-    for (int s = 0; s < 10000; s++) br_law_lugre3d(&p, h, Vt, v, 5.0, Z, 1, F, &P);
+    for (int s = 0; s < 10000; s++) br_law_lugre3d(&p, h, Vt, v, 5.0, Z, 1, F, &P, NULL);
     const double z0 = sqrt(Z[0] * Z[0] + Z[1] * Z[1] + Z[2] * Z[2]);
     for (int s = 0; s < 1000; s++) {
         const double N = 5.0 * (1.0 + 0.5 * sin(0.01 * s));
-        br_law_lugre3d(&p, h, zero, 0.0, N, Z, 1, F, &P);
+        br_law_lugre3d(&p, h, zero, 0.0, N, Z, 1, F, &P, NULL);
         const double Fu = F[0] * u[0] + F[1] * u[1] + F[2] * u[2];
         double perp = 0.0;
         for (int j = 0; j < 3; j++) perp += pow(F[j] - Fu * u[j], 2);
@@ -137,14 +137,14 @@ Test(lugre3d, varying_normal_force_modified_vs_classic)
     const double Vt[3] = {2e-5, 0, 0}, zero[3] = {0, 0, 0}, h = 1e-4;
     double Zm[3] = {0}, Zc[3] = {0}, F[3], P;
     for (int s = 0; s < 200; s++) { /* pre-slide 4e-8 m, well inside stick */
-        br_law_lugre3d(&pm, h, Vt, 2e-5, NE, Zm, 1, F, &P);
-        br_law_lugre3d_classic(&pc, h, Vt, 2e-5, NE, Zc, 1, F, &P);
+        br_law_lugre3d(&pm, h, Vt, 2e-5, NE, Zm, 1, F, &P, NULL);
+        br_law_lugre3d_classic(&pc, h, Vt, 2e-5, NE, Zc, 1, F, &P, NULL);
     }
     double Fm1[3], Fm2[3], Fc1[3], Fc2[3];
-    br_law_lugre3d(&pm, h, zero, 0.0, NE, Zm, 1, Fm1, &P);
-    br_law_lugre3d(&pm, h, zero, 0.0, NE / 2, Zm, 1, Fm2, &P);
-    br_law_lugre3d_classic(&pc, h, zero, 0.0, NE, Zc, 1, Fc1, &P);
-    br_law_lugre3d_classic(&pc, h, zero, 0.0, NE / 2, Zc, 1, Fc2, &P);
+    br_law_lugre3d(&pm, h, zero, 0.0, NE, Zm, 1, Fm1, &P, NULL);
+    br_law_lugre3d(&pm, h, zero, 0.0, NE / 2, Zm, 1, Fm2, &P, NULL);
+    br_law_lugre3d_classic(&pc, h, zero, 0.0, NE, Zc, 1, Fc1, &P, NULL);
+    br_law_lugre3d_classic(&pc, h, zero, 0.0, NE / 2, Zc, 1, Fc2, &P, NULL);
     /* with constant N = N_E the two laws agree */
     cr_assert_float_eq(Fm1[0], Fc1[0], 1e-12 * fabs(Fc1[0]));
     cr_assert_float_eq(Fm2[0] / Fm1[0], 0.5, 1e-12);
@@ -162,8 +162,8 @@ Test(lugre3d, exponential_update_stable_where_euler_diverges)
     const double h = 10.0 / a;
     double Ze[3] = {0}, Zu[3] = {0}, F[3], P;
     for (int s = 0; s < 50; s++) {
-        br_law_lugre3d(&pe, h, Vt, v, N, Ze, 1, F, &P);
-        br_law_lugre3d(&pu, h, Vt, v, N, Zu, 1, F, &P);
+        br_law_lugre3d(&pe, h, Vt, v, N, Ze, 1, F, &P, NULL);
+        br_law_lugre3d(&pu, h, Vt, v, N, Zu, 1, F, &P, NULL);
         cr_assert_leq(fabs(Ze[0]), v / a * (1 + 1e-12));
     }
     cr_assert_gt(fabs(Zu[0]), 1e20 * v / a, "Euler should have diverged: Z = %g", Zu[0]);
@@ -174,8 +174,8 @@ Test(lugre3d, exponential_update_stable_where_euler_diverges)
     for (int n = 50; n <= 800; n *= 2) {
         double ze[3] = {0}, zu[3] = {0};
         for (int s = 0; s < n; s++) {
-            br_law_lugre3d(&pe, T / n, Vt, v, N, ze, 1, F, &P);
-            br_law_lugre3d(&pu, T / n, Vt, v, N, zu, 1, F, &P);
+            br_law_lugre3d(&pe, T / n, Vt, v, N, ze, 1, F, &P, NULL);
+            br_law_lugre3d(&pu, T / n, Vt, v, N, zu, 1, F, &P, NULL);
         }
         cr_assert_float_eq(ze[0], exact, 1e-12 * exact);
         const double err = fabs(zu[0] - ze[0]) / exact;
@@ -193,7 +193,7 @@ Test(dahl3d, steady_force_is_mu_k_N)
     br_friction_params p = s1_lugre();
     const double v = 3e-4, Vt[3] = {0, v, 0}, N = 2.0, h = 1e-3;
     double Z[3] = {0}, F[3], P;
-    for (int s = 0; s < 20000; s++) br_law_dahl3d(&p, h, Vt, v, N, Z, 1, F, &P);
+    for (int s = 0; s < 20000; s++) br_law_dahl3d(&p, h, Vt, v, N, Z, 1, F, &P, NULL);
     cr_assert_float_eq(F[1], p.mu_k * N, 1e-12 * p.mu_k * N);
 }
 
@@ -209,10 +209,10 @@ Test(gkf, creep_and_sliding_branches)
     const double N = 5.0;
     double F[3], P;
     const double v1 = 1e-4, Vt1[3] = {v1, 0, 0};
-    br_law_gkf(&p, Vt1, v1, N, F, &P);
+    br_law_gkf(&p, Vt1, v1, N, F, &P, NULL);
     cr_assert_float_eq(F[0], p.mu_s * N * v1 / p.eps, 1e-15);
     const double v2 = 4e-3, Vt2[3] = {0, 0, -v2};
-    br_law_gkf(&p, Vt2, v2, N, F, &P);
+    br_law_gkf(&p, Vt2, v2, N, F, &P, NULL);
     const double ref = (G_ref(&p, v2) * N + p.f_v * v2);
     cr_assert_float_eq(F[2], -ref, 1e-14 * ref);
     cr_assert_float_eq(P, ref * v2, 1e-14 * ref * v2);
@@ -230,7 +230,7 @@ Test(static_reg, parabola_and_continuity)
     const double N = 9.81, Fs = p.mu_s * N;
     double F[3], P;
     const double Vt[3] = {0, 0.5e-3, 0};
-    br_law_static_reg(&p, Vt, 0.5e-3, N, F, &P);
+    br_law_static_reg(&p, Vt, 0.5e-3, N, F, &P, NULL);
     cr_assert_float_eq(F[1], 0.75 * Fs, 1e-14 * Fs); /* f(v_r/2) = 3/4 F_s */
     const double below = br_f_static_reg(&p, p.v_r * (1 - 1e-12), N);
     const double above = br_f_static_reg(&p, p.v_r * (1 + 1e-12), N);
@@ -240,7 +240,7 @@ Test(static_reg, parabola_and_continuity)
     const double mu = p.mu_k + (p.mu_s - p.mu_k) * exp(-(s - p.v_r) / p.V_st) + p.nu * (s - p.v_r);
     cr_assert_float_eq(br_f_static_reg(&p, s, N), mu * N, 1e-14 * mu * N);
     const double zero[3] = {0, 0, 0};
-    br_law_static_reg(&p, zero, 0.0, N, F, &P);
+    br_law_static_reg(&p, zero, 0.0, N, F, &P, NULL);
     cr_assert_eq(F[0], 0.0);
 }
 
@@ -250,9 +250,9 @@ Test(lugre3d_classic, vanishing_normal_force_is_guarded)
     br_friction_params p = s1_lugre();
     const double Vt[3] = {1e-3, 0, 0};
     double Z[3] = {0}, F[3], P;
-    for (int s = 0; s < 10; s++) br_law_lugre3d_classic(&p, 1e-4, Vt, 1e-3, 1.0, Z, 1, F, &P);
+    for (int s = 0; s < 10; s++) br_law_lugre3d_classic(&p, 1e-4, Vt, 1e-3, 1.0, Z, 1, F, &P, NULL);
     cr_assert_neq(Z[0], 0.0);
-    br_law_lugre3d_classic(&p, 1e-4, Vt, 1e-3, 0.0, Z, 1, F, &P);
+    br_law_lugre3d_classic(&p, 1e-4, Vt, 1e-3, 0.0, Z, 1, F, &P, NULL);
     cr_assert_eq(F[0], 0.0);
     cr_assert_eq(Z[0], 0.0);
     cr_assert(isfinite(P));

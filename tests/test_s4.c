@@ -102,7 +102,7 @@ static double block_rates(const study *s, double t, const double *y, double *yd)
         yd[2] = zd / s->zs;
     } else if (s->law == BR_LAW_STATIC_REG) {
         double Fv[3], P;
-        br_law_static_reg(p, Vt, fabs(V), s->FN, Fv, &P);
+        br_law_static_reg(p, Vt, fabs(V), s->FN, Fv, &P, NULL);
         F = Fv[0];
     } else if (s->law == BR_LAW_BRISTLE2) {
         const double z[3] = {s->zs * y[2], 0, 0}, q[3] = {y[3], 0, 0};

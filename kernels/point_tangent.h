@@ -1,0 +1,134 @@
+/* point_tangent.h: tangents of the contact forces for a linearly implicit integrator.
+ *
+ * Per point, each friction law returns with its force the derivative of that force (after the
+ * state update of the step, from the state at the step start) with respect to the sliding
+ * velocity Vt and the normal force N (br_fric_tangent); Hunt-Crossley gives dN/ddelta and
+ * dN/ddeltadot (point_normal.h). br_tangent_add_point reduces them to the 6x6 tangents of the
+ * set's wrench on frame A (force, and moment about A's origin):
+ *     dW_A = -K dxi_u - C dxi_v
+ * with xi_u the relative displacement (translation at A's origin, small rotation) of A with
+ * respect to B and xi_v the relative twist (c, w) of point_kinematics.h. Per point the relative
+ * displacement and velocity are du = G xi_u, dV = G xi_v, G = [I, -[rw]x] (3 x 6), and the force
+ * on A is f = N n - F:
+ *     K_pt = kn (n - jN) n^T                  (only the normal force depends on position)
+ *     C_pt = cn (n - jN) n^T + J (I - n n^T)  (J = dF/dVt; dVt = (I - n n^T) dV)
+ * (the part with n alone is the normal force's, the rest the friction's)
+ *     K = sum G^T K_pt G,  C = sum G^T C_pt G
+ * Not included (docs/time-stepping.md): the rotation of the normal with a rotation of B and
+ * the convective change of Vt with a rotation of A (both of order force x rotation, or
+ * velocity x rotation, against stiffness x displacement). */
+#ifndef BR_POINT_TANGENT_H
+#define BR_POINT_TANGENT_H
+
+#include "br_hd.h"
+
+/* Derivatives of one point's friction force F (on B) after its state update. */
+typedef struct br_fric_tangent {
+    double J[9];  /* dF/dVt, row-major: dF_i = J[3 i + j] dVt_j */
+    double jN[3]; /* dF/dN */
+} br_fric_tangent;
+
+/* Tangent of one contact set's wrench on A, 6 x 6 column-major (entry (r, c) at [6 c + r]),
+ * rows and columns ordered (translation x y z, rotation x y z); the friction part separately
+ * (an integrator books the friction and normal-damping work of the forces it applies: the
+ * normal damping part is C - Cf, Hunt-Crossley's cn n n^T lifted). */
+typedef struct br_set_tangent {
+    double K[36];  /* -dW_A / dxi_u: stiffness */
+    double C[36];  /* -dW_A / dxi_v: damping */
+    double Kf[36]; /* the friction forces' part of K */
+    double Cf[36]; /* ... of C */
+    double Wd[6];  /* the damping part of the normal forces, (N - K delta^pK) n, as a wrench on A */
+} br_set_tangent;
+
+#define BR_TANGENT_N 150
+
+/* T <- J = alpha I + u e^T, jN */
+BR_HD void br_tan_rank1(br_fric_tangent *T, double alpha, const double u[3], const double e[3],
+                        const double jN[3])
+{
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) T->J[3 * i + j] = (i == j ? alpha : 0.0) + u[i] * e[j];
+        T->jN[i] = jN[i];
+    }
+}
+
+/* T <- zero */
+BR_HD void br_tan_zero(br_fric_tangent *T)
+{
+    for (int k = 0; k < 9; k++) T->J[k] = 0.0;
+    for (int k = 0; k < 3; k++) T->jN[k] = 0.0;
+}
+
+/* x = a h -> g(x) = ((1 + x) exp(-x) - 1) / x^2, so that d phi(a, h) / da = h^2 g(a h)
+ * (phi of point_friction.h); a series below x = 0.01 (no cancellation) */
+BR_HD double br_phi_slope_g(double x)
+{
+    if (x < 0.01)
+        return -0.5 + x * (1.0 / 3.0 + x * (-1.0 / 8.0 + x * (1.0 / 30.0 + x * (-1.0 / 144.0 + x / 840.0))));
+    return ((1.0 + x) * br_exp(-x) - 1.0) / (x * x);
+}
+
+/* set tangent -> zero */
+BR_HD void br_tangent_zero(br_set_tangent *t)
+{
+    double *a = (double *)t;
+    for (int k = 0; k < BR_TANGENT_N; k++) a[k] = 0.0;
+}
+
+/* acc, b -> acc + b (fixed order) */
+BR_HD void br_tangent_combine(br_set_tangent *acc, const br_set_tangent *b)
+{
+    double *a = (double *)acc;
+    const double *c = (const double *)b;
+    for (int k = 0; k < BR_TANGENT_N; k++) a[k] += c[k];
+}
+
+/* a (3), rw -> G^T a = (a, rw x a) */
+BR_HD void br_tan_lift(const double rw[3], const double a[3], double g[6])
+{
+    g[0] = a[0], g[1] = a[1], g[2] = a[2];
+    br_cross3(rw, a, g + 3);
+}
+
+/* One point's contribution to its set's tangent: world offset rw from A's origin, unit normal
+ * n (out of B toward A), kn = dN/ddelta, cn = dN/ddeltadot, the damping part Nd of its normal
+ * force, friction tangent ft -> added to t (formulas above). A point out of contact passes
+ * kn = cn = Nd = 0 and a zero ft. */
+BR_HD void br_tangent_add_point(br_set_tangent *t, const double rw[3], const double n[3], double kn,
+                                double cn, double Nd, const br_fric_tangent *ft)
+{
+    /* K_pt = kn n n^T - kn jN n^T, C_pt = cn n n^T + (-cn jN - J n) n^T + J: the first terms
+     * are the normal force's, the rest the friction's */
+    double mj[3], b[3], gn[6], gj[6], gb[6];
+    for (int i = 0; i < 3; i++) {
+        mj[i] = -ft->jN[i];
+        b[i] = -cn * ft->jN[i] - (ft->J[3 * i] * n[0] + ft->J[3 * i + 1] * n[1] + ft->J[3 * i + 2] * n[2]);
+    }
+    br_tan_lift(rw, n, gn);
+    br_tan_lift(rw, mj, gj);
+    br_tan_lift(rw, b, gb);
+    for (int r = 0; r < 6; r++) t->Wd[r] += Nd * gn[r];
+    for (int c = 0; c < 6; c++)
+        for (int r = 0; r < 6; r++) {
+            const double kf = kn * gj[r] * gn[c], cf = gb[r] * gn[c], nn = gn[r] * gn[c];
+            t->Kf[6 * c + r] += kf;
+            t->Cf[6 * c + r] += cf;
+            t->K[6 * c + r] += kf + kn * nn;
+            t->C[6 * c + r] += cf + cn * nn;
+        }
+    /* G^T J G: column c of J G is J e_c (c < 3) or J (e_{c-3} x rw); lifted by G^T */
+    for (int c = 0; c < 6; c++) {
+        double x[3] = {0.0, 0.0, 0.0}, y[3], gy[6];
+        if (c < 3) x[c] = 1.0;
+        else {
+            double e[3] = {0.0, 0.0, 0.0};
+            e[c - 3] = 1.0;
+            br_cross3(e, rw, x);
+        }
+        br_mat3_vec(ft->J, x, y);
+        br_tan_lift(rw, y, gy);
+        for (int r = 0; r < 6; r++) t->C[6 * c + r] += gy[r], t->Cf[6 * c + r] += gy[r];
+    }
+}
+
+#endif
