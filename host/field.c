@@ -274,8 +274,8 @@ int br_field_step(br_field *f, const br_frame_state *frames, const double *norma
         r->nstick = (long)m->nstick;
         r->pen_max = m->pen_max;
         r->vt_max = m->vt_max;
-        if (f->sets[s].tangent) r->tan = f->tans[s];
-        else br_tangent_zero(&r->tan);
+        if (f->sets[s].tangent) br_tangent_finish(&f->tans[s], &r->tan);
+        else memset(&r->tan, 0, sizeof r->tan);
     }
     return 0;
 }

@@ -89,18 +89,18 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
     }
 }
 
-/* set view, frame, h, points [i0, i1) -> their states advanced, their sums in *out and the
- * set's wrench tangent over them in *tout, one point after the other (the tangent path is
- * not vectorized; its sums are added point by point, in index order). */
-static void cpu_chunk_tangent(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
-                              br_set_sums *out, br_set_tangent *tout)
+/* law and surface (constants after inlining), set view, frame, h, points [i0, i1) -> their states
+ * advanced, their sums in *out and the set's wrench tangent sums over them in *tout, one point after
+ * the other (the tangent path is not vectorized; its sums are added point by point, in index order). */
+BR_HD void cpu_chunk_tangent(int law, int surf, const br_set_view *v, const br_set_frame *fr, double h, long i0,
+                             long i1, br_set_sums *out, br_tangent_sums *tout)
 {
     br_sums_zero(out);
     br_tangent_zero(tout);
     for (long i = i0; i < i1; i++) {
         br_set_sums q;
         br_sums_zero(&q);
-        br_point_step(v->law, fr->surface, v, fr, h, i, &q, tout);
+        br_point_step(law, surf, v, fr, h, i, &q, tout);
         if (v->outF) {
             for (int j = 0; j < 3; j++) v->outF[j * v->n + i] = q.F[j];
             v->outN[i] = q.N;
@@ -109,13 +109,41 @@ static void cpu_chunk_tangent(const br_set_view *v, const br_set_frame *fr, doub
     }
 }
 
+#define BR_TAN_SURF(LAW, SURF)                                                      \
+    case SURF: cpu_chunk_tangent(LAW, SURF, v, fr, h, i0, i1, out, tout); break;
+#define BR_TAN_CASE(LAW)                                                            \
+    case LAW:                                                                       \
+        switch (fr->surface) {                                                      \
+            BR_TAN_SURF(LAW, BR_SURF_SPHERE)                                        \
+            BR_TAN_SURF(LAW, BR_SURF_CYLINDER)                                      \
+            default: BR_TAN_SURF(LAW, BR_SURF_PLANE)                                \
+        }                                                                           \
+        break;
+
+/* the tangent chunk specialised for the set's law and surface */
+static void cpu_chunk_tangent_law(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
+                                  br_set_sums *out, br_tangent_sums *tout)
+{
+    switch (v->law) {
+        BR_TAN_CASE(BR_LAW_LUGRE3D)
+        BR_TAN_CASE(BR_LAW_LUGRE3D_CLASSIC)
+        BR_TAN_CASE(BR_LAW_DAHL3D)
+        BR_TAN_CASE(BR_LAW_GKF)
+        BR_TAN_CASE(BR_LAW_STATIC_REG)
+        BR_TAN_CASE(BR_LAW_BRISTLE2)
+        BR_TAN_CASE(BR_LAW_BRISTLE_IMPLICIT)
+        BR_TAN_CASE(BR_LAW_GMS)
+    default: br_sums_zero(out), br_tangent_zero(tout); break;
+    }
+}
+
 /* chunk c of set v -> its partial sums (and tangent when tpart is not NULL) */
 static void cpu_chunk_any(const br_set_view *v, const br_set_frame *fr, double h, long c, br_set_sums *part,
-                          br_set_tangent *tpart)
+                          br_tangent_sums *tpart)
 {
     const long i0 = c * BR_CPU_CHUNK;
     const long i1 = i0 + BR_CPU_CHUNK < v->n ? i0 + BR_CPU_CHUNK : v->n;
-    if (tpart) cpu_chunk_tangent(v, fr, h, i0, i1, &part[c], &tpart[c]);
+    if (tpart) cpu_chunk_tangent_law(v, fr, h, i0, i1, &part[c], &tpart[c]);
     else cpu_chunk_law(v, fr, h, i0, i1, &part[c]);
 }
 
@@ -124,7 +152,7 @@ static void cpu_chunk_any(const br_set_view *v, const br_set_frame *fr, double h
  * calling thread without entering an OpenMP region at all: even a serialized region (if(0))
  * makes libgomp allocate a team. */
 static void cpu_set_step(const br_set_view *v, const br_set_frame *fr, double h,
-                         br_set_sums *partials, br_set_tangent *tpartials, long nchunks)
+                         br_set_sums *partials, br_tangent_sums *tpartials, long nchunks)
 {
     if (nchunks == 1) {
         cpu_chunk_any(v, fr, h, 0, partials, tpartials);
@@ -144,7 +172,7 @@ static int cpu_create(br_field *f, char *err, size_t errlen)
 }
 
 static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_sums *sums,
-                    br_set_tangent *tans, char *err, size_t errlen)
+                    br_tangent_sums *tans, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
@@ -153,7 +181,7 @@ static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_su
         br_set_view v = fs->view;
         if (!f->record) v.outF = v.outN = NULL;
         br_set_sums *part = f->partials + fs->partial_off;
-        br_set_tangent *tpart = fs->tangent ? f->tpartials + fs->partial_off : NULL;
+        br_tangent_sums *tpart = fs->tangent ? f->tpartials + fs->partial_off : NULL;
         cpu_set_step(&v, &frames[s], h, part, tpart, fs->npartial);
         br_sums_zero(&sums[s]);
         for (long c = 0; c < fs->npartial; c++) br_sums_combine(&sums[s], &part[c]);

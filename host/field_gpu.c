@@ -31,7 +31,7 @@ static int gpu_create(br_field *f, char *err, size_t errlen)
 }
 
 static int gpu_step(br_field *f, const br_set_frame *frames, double h, br_set_sums *sums,
-                    br_set_tangent *tans, char *err, size_t errlen)
+                    br_tangent_sums *tans, char *err, size_t errlen)
 {
     return br_cuda_field_step((br_cuda_field *)f->backend, frames, h, f->record, sums, tans, err, errlen);
 }

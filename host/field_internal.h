@@ -20,7 +20,7 @@ typedef struct br_backend_ops {
     /* field (host arrays filled) -> backend data in f->backend, 0 or -1 with err */
     int (*create)(br_field *f, char *err, size_t errlen);
     /* set frames, h -> states advanced, sums[nsets] filled, and tans[s] for the sets with a tangent */
-    int (*step)(br_field *f, const br_set_frame *frames, double h, br_set_sums *sums, br_set_tangent *tans,
+    int (*step)(br_field *f, const br_set_frame *frames, double h, br_set_sums *sums, br_tangent_sums *tans,
                 char *err, size_t errlen);
     /* backend state of every set -> host arrays (state and, if recorded, outF/outN) */
     int (*sync_to_host)(br_field *f);
@@ -41,9 +41,9 @@ struct br_field {
     double *outF, *outN;      /* host per-point outputs (allocated when recording) */
     br_set_frame *frames;     /* scratch, nsets */
     br_set_sums *sums;        /* scratch, nsets */
-    br_set_tangent *tans;     /* scratch, nsets */
+    br_tangent_sums *tans;     /* scratch, nsets */
     br_set_sums *partials;    /* CPU backend: one slot per chunk */
-    br_set_tangent *tpartials;/* CPU backend: one tangent slot per chunk */
+    br_tangent_sums *tpartials;/* CPU backend: one tangent slot per chunk */
     long npartials;
     double *E, *E_nd;         /* running integrals per set */
     const br_backend_ops *ops;

@@ -11,6 +11,7 @@
  *   a1 = x0 - Z q,   (I + E Y) q = E L x0   (Woodbury; E may be singular). */
 #include "genalpha.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,53 @@
 void br_genalpha_free(br_genalpha *g)
 {
     if (!g) return;
+    free(g->plo), free(g->flo);
     free(g->Lf), free(g->u), free(g->v), free(g->a), free(g->r), free(g->w), free(g->a1);
     free(g->L), free(g->Z), free(g->Y), free(g->ye), free(g->yq), free(g->Ar), free(g->ipiv);
+    free(g->Lcol), free(g->Lcnt), free(g->zlo);
     free(g);
+}
+
+/* A (n x n column-major, or three of them) -> per column the first and last nonzero row
+ * (lo > hi for an empty column) */
+static void profile_of(int n, const double *A, const double *B, const double *C, int *lo, int *hi)
+{
+    for (int j = 0; j < n; j++) {
+        lo[j] = n, hi[j] = -1;
+        for (int i = 0; i < n; i++) {
+            const size_t k = (size_t)j * n + i;
+            if (A[k] != 0.0 || (B && B[k] != 0.0) || (C && C[k] != 0.0)) {
+                lo[j] = i < lo[j] ? i : lo[j];
+                hi[j] = i;
+            }
+        }
+    }
+}
+
+/* y = A x, A n x n column-major with its nonzeros of column j in rows lo[j]..hi[j] */
+static void matvec_p(int n, const double *A, const int *lo, const int *hi, const double *x, double *y)
+{
+    memset(y, 0, (size_t)n * sizeof(double));
+    for (int j = 0; j < n; j++) {
+        const double xj = x[j];
+        if (xj == 0.0) continue;
+        const double *col = A + (size_t)j * n;
+        for (int i = lo[j]; i <= hi[j]; i++) y[i] += col[i] * xj;
+    }
+}
+
+/* y = A x for M, C, K (their common profile) */
+static void matvec(const br_genalpha *g, const double *A, const double *x, double *y)
+{
+    matvec_p(g->n, A, g->plo, g->phi, x, y);
 }
 
 br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const double *K, double rho_inf,
                                 double h, char *err, size_t errlen)
 {
+    /* The structure's systems are small (tens to hundreds of DOF, the low-rank solve tens): OpenBLAS's
+     * threads only add their start and yield for them (a few percent of a blade run) */
+    openblas_set_num_threads(1);
     br_genalpha *g = calloc(1, sizeof *g);
     const size_t nn = (size_t)n * (size_t)n;
     g->n = n, g->M = M, g->C = C, g->K = K, g->h = h;
@@ -55,19 +95,40 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
         br_genalpha_free(g);
         return NULL;
     }
+    g->plo = malloc((size_t)2 * n * sizeof(int)), g->flo = malloc((size_t)2 * n * sizeof(int));
+    if (!g->plo || !g->flo) {
+        snprintf(err, errlen, "out of memory");
+        br_genalpha_free(g);
+        return NULL;
+    }
+    g->phi = g->plo + n, g->fhi = g->flo + n;
+    profile_of(n, M, C, K, g->plo, g->phi);
+    profile_of(n, g->Lf, NULL, NULL, g->flo, g->fhi);
     return g;
 }
 
-/* y = A x, A n x n column-major */
-static void matvec(int n, const double *A, const double *x, double *y)
+void br_genalpha_energies(const br_genalpha *g, double *kinetic, double *elastic)
 {
-    memset(y, 0, (size_t)n * sizeof(double));
-    for (int j = 0; j < n; j++) {
-        const double xj = x[j];
-        if (xj == 0.0) continue;
-        const double *col = A + (size_t)j * n;
-        for (int i = 0; i < n; i++) y[i] += col[i] * xj;
+    double ek = 0.0, ee = 0.0;
+    for (int j = 0; j < g->n; j++) {
+        double cm = 0.0, ck = 0.0;
+        const double *mm = g->M + (size_t)j * g->n, *kk = g->K + (size_t)j * g->n;
+        for (int i = g->plo[j]; i <= g->phi[j]; i++) cm += mm[i] * g->v[i], ck += kk[i] * g->u[i];
+        ek += cm * g->v[j], ee += ck * g->u[j];
     }
+    *kinetic = 0.5 * ek, *elastic = 0.5 * ee;
+}
+
+double br_genalpha_quad(const br_genalpha *g, const double *A, const double *x, const double *y)
+{
+    double s = 0.0;
+    for (int j = 0; j < g->n; j++) {
+        double c = 0.0;
+        const double *col = A + (size_t)j * g->n;
+        for (int i = g->plo[j]; i <= g->phi[j]; i++) c += col[i] * x[i];
+        s += c * y[j];
+    }
+    return s;
 }
 
 int br_genalpha_start(br_genalpha *g, const double *f)
@@ -76,8 +137,8 @@ int br_genalpha_start(br_genalpha *g, const double *f)
     double *Mc = malloc((size_t)n * n * sizeof(double));
     if (!Mc) return -1;
     memcpy(Mc, g->M, (size_t)n * n * sizeof(double));
-    matvec(n, g->C, g->v, g->r);
-    matvec(n, g->K, g->u, g->w);
+    matvec(g, g->C, g->v, g->r);
+    matvec(g, g->K, g->u, g->w);
     for (int i = 0; i < n; i++) g->a[i] = f[i] - g->r[i] - g->w[i];
     lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, Mc, n);
     if (info == 0) info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n, 1, Mc, n, g->a, n);
@@ -94,9 +155,24 @@ int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L)
     g->Y = malloc((size_t)nr * nr * sizeof(double)), g->Ar = malloc((size_t)nr * nr * sizeof(double));
     g->ye = malloc((size_t)nr * sizeof(double)), g->yq = malloc((size_t)nr * sizeof(double));
     g->ipiv = malloc((size_t)nr * sizeof(int));
-    if (!g->L || !g->Z || !g->Y || !g->Ar || !g->ye || !g->yq || !g->ipiv) return -1;
+    g->Lcol = malloc(rn * sizeof(int)), g->Lcnt = malloc((size_t)nr * sizeof(int));
+    g->zlo = malloc((size_t)2 * nr * sizeof(int));
+    if (!g->L || !g->Z || !g->Y || !g->Ar || !g->ye || !g->yq || !g->ipiv || !g->Lcol || !g->Lcnt || !g->zlo)
+        return -1;
+    g->zhi = g->zlo + nr;
     memcpy(g->L, L, rn * sizeof(double));
-    for (int k = 0; k < nr; k++) matvec(n, g->Lf, L + (size_t)k * n, g->Z + (size_t)k * n);
+    for (int k = 0; k < nr; k++) { /* the nonzero columns of each row: two nodes of the structure */
+        g->Lcnt[k] = 0;
+        for (int j = 0; j < n; j++)
+            if (L[(size_t)k * n + j] != 0.0) g->Lcol[(size_t)k * n + g->Lcnt[k]++] = j;
+    }
+    for (int k = 0; k < nr; k++) {
+        double *z = g->Z + (size_t)k * n;
+        matvec_p(n, g->Lf, g->flo, g->fhi, L + (size_t)k * n, z);
+        g->zlo[k] = n, g->zhi[k] = -1;
+        for (int j = 0; j < n; j++)
+            if (z[j] != 0.0) g->zlo[k] = j < g->zlo[k] ? j : g->zlo[k], g->zhi[k] = j;
+    }
     for (int k = 0; k < nr; k++)
         for (int i = 0; i < nr; i++) {
             double y = 0.0;
@@ -106,23 +182,29 @@ int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L)
     return 0;
 }
 
-/* y (nr) = L x (x: n) */
+/* y (nr) = L x (x: n), over each row's nonzero columns */
 static void lmul(const br_genalpha *g, const double *x, double *y)
 {
     for (int i = 0; i < g->nr; i++) {
         const double *row = g->L + (size_t)i * g->n;
+        const int *col = g->Lcol + (size_t)i * g->n;
         double s = 0.0;
-        for (int j = 0; j < g->n; j++) s += row[j] * x[j];
+        for (int q = 0; q < g->Lcnt[i]; q++) s += row[col[q]] * x[col[q]];
         y[i] = s;
     }
 }
 
-/* y (nr) = E x (E nr x nr column-major) */
+/* y (nr) = E x, E block diagonal (the nr / 6 blocks, 36 each, column-major) */
 static void emul(int nr, const double *E, const double *x, double *y)
 {
-    for (int i = 0; i < nr; i++) y[i] = 0.0;
-    for (int k = 0; k < nr; k++)
-        for (int i = 0; i < nr; i++) y[i] += E[(size_t)k * nr + i] * x[k];
+    for (int b = 0; b < nr; b += 6) {
+        const double *Eb = E + 6 * (size_t)b;
+        for (int i = 0; i < 6; i++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += Eb[6 * k + i] * x[b + k];
+            y[b + i] = s;
+        }
+    }
 }
 
 void br_genalpha_coeffs(const br_genalpha *g, double *ck, double *cc)
@@ -145,37 +227,45 @@ int br_genalpha_solve(br_genalpha *g, const double *f, const double *E)
     const int n = g->n, nr = E ? g->nr : 0;
     const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
     double *r = g->r, *w = g->w, *u = g->u, *v = g->v, *a = g->a;
-    /* rhs = f - am M a0 - C [(1-af)(v0 + h (1-gamma) a0) + af v0] - K [(1-af)(u0 + h v0 + h^2 (1/2-beta) a0) + af u0] */
-    for (int i = 0; i < n; i++) w[i] = am * a[i];
-    matvec(n, g->M, w, r);
-    for (int i = 0; i < n; i++) r[i] = f[i] - r[i];
-    for (int i = 0; i < n; i++) w[i] = v[i] + (1 - af) * h * (1 - ga) * a[i];
+    /* rhs = f - am M a0 - C [(1-af)(v0 + h (1-gamma) a0) + af v0] - K [(1-af)(u0 + h v0 + h^2 (1/2-beta) a0) + af u0],
+     * M, C and K in one pass over their common profile */
+    memcpy(r, f, (size_t)n * sizeof(double));
     for (int j = 0; j < n; j++) {
-        const double wj = w[j];
+        const double mj = am * a[j], wj = v[j] + (1 - af) * h * (1 - ga) * a[j];
         const double uj = u[j] + (1 - af) * (h * v[j] + h * h * (0.5 - be) * a[j]);
-        const double *cc = g->C + (size_t)j * n, *kk = g->K + (size_t)j * n;
-        for (int i = 0; i < n; i++) r[i] -= cc[i] * wj + kk[i] * uj;
+        const size_t o = (size_t)j * n;
+        const double *mm = g->M + o, *cc = g->C + o, *kk = g->K + o;
+        for (int i = g->plo[j]; i <= g->phi[j]; i++) r[i] -= mm[i] * mj + cc[i] * wj + kk[i] * uj;
     }
     if (nr > 0) { /* + L^T E L a0 */
         lmul(g, a, g->ye);
         emul(nr, E, g->ye, g->yq);
-        for (int k = 0; k < nr; k++)
-            for (int j = 0; j < n; j++) r[j] += g->L[(size_t)k * n + j] * g->yq[k];
+        for (int k = 0; k < nr; k++) {
+            const double *row = g->L + (size_t)k * n;
+            const int *col = g->Lcol + (size_t)k * n;
+            for (int q = 0; q < g->Lcnt[k]; q++) r[col[q]] += row[col[q]] * g->yq[k];
+        }
     }
-    matvec(n, g->Lf, r, w); /* x0 = Keff^-1 rhs */
+    matvec_p(n, g->Lf, g->flo, g->fhi, r, w); /* x0 = Keff^-1 rhs */
     int rc = 0;
     if (nr > 0) {
         lmul(g, w, g->ye);
         emul(nr, E, g->ye, g->yq);
-        for (int k = 0; k < nr; k++)
+        for (int k = 0; k < nr; k++) /* I + E Y, E block diagonal */
             for (int i = 0; i < nr; i++) {
+                const int b = i - i % 6;
                 double s = i == k ? 1.0 : 0.0;
-                for (int j = 0; j < nr; j++) s += E[(size_t)j * nr + i] * g->Y[(size_t)k * nr + j];
+                for (int j = b; j < b + 6; j++) s += E[6 * (size_t)b + 6 * (j - b) + (i - b)] * g->Y[(size_t)k * nr + j];
                 g->Ar[(size_t)k * nr + i] = s;
             }
-        rc = LAPACKE_dgesv(LAPACK_COL_MAJOR, nr, 1, g->Ar, nr, g->ipiv, g->yq, nr) == 0 ? 0 : -1;
-        for (int k = 0; k < nr && rc == 0; k++)
-            for (int j = 0; j < n; j++) w[j] -= g->Z[(size_t)k * n + j] * g->yq[k];
+        /* the Fortran interface: LAPACKE's NaN scan of the inputs costs as much as this solve */
+        lapack_int nn = nr, one = 1, info = 0;
+        LAPACK_dgesv(&nn, &one, g->Ar, &nn, g->ipiv, g->yq, &nn, &info);
+        rc = info == 0 ? 0 : -1;
+        for (int k = 0; k < nr && rc == 0; k++) {
+            const double *z = g->Z + (size_t)k * n, q = g->yq[k];
+            for (int j = g->zlo[k]; j <= g->zhi[k]; j++) w[j] -= z[j] * q;
+        }
     }
     memcpy(g->a1, w, (size_t)n * sizeof(double));
     return rc;

@@ -2,9 +2,11 @@
  * linear structure M a + C v + K u = f with fixed step h; the effective matrix
  * (1 - am) M + (1 - af) gamma h C + (1 - af) beta h^2 K is constant: it is
  * factored (Cholesky, LAPACK dpotrf) and inverted (dpotri) once, so a step is
- * four dense matrix-vector products and allocates nothing. For the tens to
- * hundreds of DOF of the blade studies this beats a triangular solve per step;
- * a banded or sparse factor would replace it for large structures.
+ * four matrix-vector products and allocates nothing. The products run over each
+ * column's nonzero rows only, so structures that share no node (the three blades
+ * of S2) cost a block each, not the whole square. For the tens to hundreds of DOF
+ * of the blade studies this beats a triangular solve per step; a banded or
+ * sparse factor would replace it for large structures.
  *
  * Optionally the equation carries a term L^T E L (a1 - a0) of low rank r whose r x r middle E
  * changes every step: the linearized contact forces (host/sim.c), whose stiffness and damping
@@ -24,11 +26,15 @@ typedef struct br_genalpha {
     double *u, *v, *a;       /* state at t_n */
     double *r, *w;           /* scratch */
     double *a1;              /* acceleration at t_{n+1} from br_genalpha_solve */
-    int nr;                  /* rank of the low-rank damping (0: none) */
+    int nr;                  /* rank of the low-rank term (0: none), a multiple of 6 */
     double *L;               /* nr x n, row-major: its rows */
+    int *Lcol, *Lcnt;        /* per row: its nonzero columns (n slots per row), their count */
+    int *zlo, *zhi;          /* per column of Z: its first and last nonzero row */
     double *Z, *Y;           /* Keff^-1 L^T (n x nr, column-major) and L Z (nr x nr, column-major) */
     double *ye, *yq, *Ar;    /* scratch: nr, nr, nr x nr */
     int *ipiv;               /* scratch: nr */
+    int *plo, *phi;          /* per column: first and last row where M, C or K is nonzero */
+    int *flo, *fhi;          /* ... where Keff^-1 is (blades that share no node give blocks) */
 } br_genalpha;
 
 /* M, C, K (n x n), rho_inf in [0, 1], h -> integrator at u = v = 0 (a from br_genalpha_start), or NULL */
@@ -38,8 +44,9 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
 /* f at t = 0 -> a_0 = M^-1 (f - C v - K u); 0 or -1 */
 int br_genalpha_start(br_genalpha *g, const double *f);
 
-/* nr, L (nr x n, row-major) -> the integrator can carry a term L^T E L (a1 - a0) (E given per
- * step to br_genalpha_solve); Keff^-1 L^T and L Keff^-1 L^T are formed once. 0, or -1 (out of memory) */
+/* nr (a multiple of 6), L (nr x n, row-major) -> the integrator can carry a term L^T E L (a1 - a0)
+ * with E block diagonal in 6 x 6 blocks (given per step to br_genalpha_solve); Keff^-1 L^T and
+ * L Keff^-1 L^T are formed once. 0, or -1 (out of memory) */
 int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L);
 
 /* g -> ck = (1 - af) beta h^2 and cc = (1 - af) gamma h: u - u_pred = ck (a1 - a0) and
@@ -51,9 +58,9 @@ void br_genalpha_coeffs(const br_genalpha *g, double *ck, double *cc);
 /* g -> the predicted state (see br_genalpha_coeffs) in up, vp (n each) */
 void br_genalpha_predict(const br_genalpha *g, double *up, double *vp);
 
-/* f (the load for the equation at t_{n+1-af}), E (nr x nr, column-major, or NULL) -> g->a1,
- * the acceleration at t_{n+1} of M a + C v + K u + L^T E L (a1 - a0) = f. With the contact
- * stiffness K_c and damping C_c of the linearized forces in the reduced coordinates L,
+/* f (the load for the equation at t_{n+1-af}), E (the nr / 6 diagonal blocks, 36 each, column-major,
+ * or NULL) -> g->a1, the acceleration at t_{n+1} of M a + C v + K u + L^T E L (a1 - a0) = f. With
+ * the contact stiffness K_c and damping C_c of the linearized forces in the reduced coordinates L,
  * E = ck K_c + cc C_c: the forces taken at the state the step solves for, to first order about
  * the predicted state where f was evaluated. 0, or -1 if I + E L Keff^-1 L^T is singular. */
 int br_genalpha_solve(br_genalpha *g, const double *f, const double *E);
@@ -68,6 +75,12 @@ void br_genalpha_advance(br_genalpha *g);
 
 /* f (the load for the equation at t_{n+1-af}) -> u, v, a advanced to t_{n+1}: solve, then advance */
 void br_genalpha_step(br_genalpha *g, const double *f);
+
+/* A (g's M, C or K), x, y -> y^T A x over the nonzero profile of M, C and K */
+double br_genalpha_quad(const br_genalpha *g, const double *A, const double *x, const double *y);
+
+/* g -> the kinetic energy 1/2 v^T M v and the elastic energy 1/2 u^T K u of its state, in one pass */
+void br_genalpha_energies(const br_genalpha *g, double *kinetic, double *elastic);
 
 void br_genalpha_free(br_genalpha *g);
 

@@ -38,6 +38,20 @@ int br_format_g12(double v, char *buf);
 /* row of ncols values -> one CSV line */
 void br_output_csv_row(const double *row, int ncols, FILE *fp);
 
+/* A CSV writer thread: the run loop hands it copies of its rows and steps on; the thread formats
+ * them (br_output_csv_row) and writes them in order, so formatting overlaps with stepping. */
+typedef struct br_csv_writer br_csv_writer;
+
+/* stream (kept open), columns per row -> a running writer, or NULL (the caller then writes
+ * rows itself) */
+br_csv_writer *br_csv_writer_start(FILE *fp, int ncols);
+
+/* row -> queued for writing (waits while the queue is full) */
+void br_csv_writer_push(br_csv_writer *w, const double *row);
+
+/* -> every queued row written, the thread joined, the writer freed; the stream stays open */
+void br_csv_writer_finish(br_csv_writer *w);
+
 /* stream -> points.csv header (long format: one line per point and sample) */
 void br_output_points_header(FILE *fp);
 

@@ -3,9 +3,12 @@
 
 #include <cairo.h>
 #include <math.h>
+#include <png.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct br_plotbuf {
     int ncols;
@@ -128,28 +131,43 @@ static void draw_panel(cairo_t *cr, const br_plotbuf *pb, const br_panel *p, dou
     cairo_rotate(cr, -M_PI / 2);
     cairo_show_text(cr, p->ylabel);
     cairo_restore(cr);
-    /* curves: each bucket drawn as a vertical stroke from its minimum to its maximum */
+    /* curves: the buckets folded into pixel columns, each column's range from minimum to maximum,
+     * drawn as one filled band at least 1.3 px thick (a dense signal shows its envelope, a smooth
+     * one a line); a column without finite data breaks the band */
     cairo_rectangle(cr, x0, top, x1 - x0, bot - top);
     cairo_save(cr);
     cairo_clip(cr);
-    cairo_set_line_width(cr, 1.3);
+    enum { NCOL = W - LEFT - RIGHT };
+    double clo[NCOL], chi[NCOL];
     for (int k = 0; k < p->ncurves; k++) {
         const int c = p->curves[k].col;
-        cairo_set_source_rgb(cr, PALETTE[k % 8][0], PALETTE[k % 8][1], PALETTE[k % 8][2]);
-        int pen = 0;
+        for (int q = 0; q < NCOL; q++) clo[q] = INFINITY, chi[q] = -INFINITY;
         for (long b = 0; b < pb->nb; b++) {
-            const double ta = pb->lo[b * pb->ncols], tb = pb->hi[b * pb->ncols];
             const double a = pb->lo[b * pb->ncols + c], z = pb->hi[b * pb->ncols + c];
-            if (!isfinite(a) || !isfinite(z)) {
-                pen = 0;
+            if (!isfinite(a) || !isfinite(z)) continue;
+            int q0 = (int)floor(PX(pb->lo[b * pb->ncols]) - x0), q1 = (int)floor(PX(pb->hi[b * pb->ncols]) - x0);
+            q0 = q0 < 0 ? 0 : q0 >= NCOL ? NCOL - 1 : q0, q1 = q1 < q0 ? q0 : q1 >= NCOL ? NCOL - 1 : q1;
+            for (int q = q0; q <= q1; q++) clo[q] = fmin(clo[q], a), chi[q] = fmax(chi[q], z);
+        }
+        cairo_set_source_rgb(cr, PALETTE[k % 8][0], PALETTE[k % 8][1], PALETTE[k % 8][2]);
+        for (int q = 0; q < NCOL;) {
+            if (!(chi[q] >= clo[q])) {
+                q++;
                 continue;
             }
-            if (pen) cairo_line_to(cr, PX(ta), PY(a));
-            else cairo_move_to(cr, PX(ta), PY(a));
-            cairo_line_to(cr, PX(tb), PY(z));
-            pen = 1;
+            int e = q;
+            while (e + 1 < NCOL && chi[e + 1] >= clo[e + 1]) e++;
+            /* upper edge left to right, lower edge back; half the minimum thickness each side */
+            cairo_move_to(cr, x0 + q, PY(chi[q]) - 0.65);
+            for (int j = q; j <= e; j++) cairo_line_to(cr, x0 + j + 0.5, PY(chi[j]) - 0.65);
+            cairo_line_to(cr, x0 + e + 1, PY(chi[e]) - 0.65);
+            cairo_line_to(cr, x0 + e + 1, PY(clo[e]) + 0.65);
+            for (int j = e; j >= q; j--) cairo_line_to(cr, x0 + j + 0.5, PY(clo[j]) + 0.65);
+            cairo_line_to(cr, x0 + q, PY(clo[q]) + 0.65);
+            cairo_close_path(cr);
+            q = e + 1;
         }
-        cairo_stroke(cr);
+        cairo_fill(cr);
     }
     cairo_restore(cr);
     /* legend */
@@ -183,13 +201,58 @@ cairo_t *br_plot_canvas(int w, int h, const char *title, double x, double y)
     return cr;
 }
 
+/* RGB24 image surface -> PNG file at path; 0 or -1. libpng directly rather than cairo's writer:
+ * zlib's fastest level and no row filter (white plots with thin lines compress well either way)
+ * write the 13 PNGs of a blade run in a fifth of the time of cairo's default (level 6 and an
+ * adaptive filter per row: 0.3 s of a 1.6 s run at dt = 1e-4) */
+static int write_png(cairo_surface_t *sf, const char *path)
+{
+    cairo_surface_flush(sf);
+    const int w = cairo_image_surface_get_width(sf), h = cairo_image_surface_get_height(sf);
+    const int stride = cairo_image_surface_get_stride(sf);
+    const unsigned char *data = cairo_image_surface_get_data(sf);
+    FILE *fp = fopen(path, "wb");
+    if (!fp || !data) {
+        if (fp) fclose(fp);
+        return -1;
+    }
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    unsigned char *rgb = malloc((size_t)3 * (size_t)w);
+    int rc = -1;
+    if (png && info && rgb && !setjmp(png_jmpbuf(png))) {
+        png_init_io(png, fp);
+        png_set_compression_level(png, 1);
+        png_set_filter(png, 0, PNG_FILTER_NONE);
+        png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+        png_write_info(png, info);
+        for (int y = 0; y < h; y++) {
+            const uint32_t *px = (const uint32_t *)(const void *)(data + (size_t)y * stride); /* 0x00RRGGBB */
+            for (int x = 0; x < w; x++)
+                rgb[3 * x] = (unsigned char)(px[x] >> 16), rgb[3 * x + 1] = (unsigned char)(px[x] >> 8),
+                rgb[3 * x + 2] = (unsigned char)px[x];
+            png_write_row(png, rgb);
+        }
+        png_write_end(png, NULL);
+        rc = 0;
+    }
+    png_destroy_write_struct(&png, &info);
+    free(rgb);
+    if (fclose(fp) != 0) rc = -1;
+    return rc;
+}
+
 int br_plot_finish(cairo_t *cr, const char *path)
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.part", path);
-    const cairo_status_t st = cairo_surface_write_to_png(cairo_get_target(cr), tmp);
+    const int rc = cairo_status(cr) == CAIRO_STATUS_SUCCESS ? write_png(cairo_get_target(cr), tmp) : -1;
     cairo_destroy(cr);
-    if (st != CAIRO_STATUS_SUCCESS) return -1;
+    if (rc) {
+        unlink(tmp);
+        return -1;
+    }
     return rename(tmp, path) == 0 ? 0 : -1;
 }
 

@@ -277,6 +277,7 @@ int br_run_main(int argc, char **argv)
     setvbuf(ts, tsbuf, _IOFBF, sizeof tsbuf);
     br_output_csv_header(m, ts);
     if (pts) br_output_points_header(pts);
+    br_csv_writer *csvw = br_csv_writer_start(ts, ncols); /* NULL: rows written in the loop */
 
     const char *warnings[16];
     int nwarn = 0;
@@ -352,7 +353,8 @@ int br_run_main(int argc, char **argv)
             const double t0 = now_s();
             if (sample) {
                 br_output_row(m, d, row);
-                br_output_csv_row(row, ncols, ts);
+                if (csvw) br_csv_writer_push(csvw, row);
+                else br_output_csv_row(row, ncols, ts);
                 br_plotbuf_add(pb, row);
                 if (d->t >= m->loop_t0 && d->t <= m->loop_t1 && lb.n < lb.cap) {
                     for (int s = 0; s < m->nset; s++) {
@@ -382,6 +384,7 @@ int br_run_main(int argc, char **argv)
     }
     wall_host += now_s() - tick;
     const double t_io = now_s();
+    br_csv_writer_finish(csvw);
     int io_ok = !ferror(ts);
     io_ok &= fclose(ts) == 0;
     if (pts) {

@@ -20,18 +20,6 @@ static int body_node(const br_model *m, const br_data *d, int b)
     return B->beam >= 0 ? d->st->node0[B->beam] + B->node : -1;
 }
 
-/* A x (n x n column-major) dotted with y */
-static double quad(int n, const double *A, const double *x, const double *y)
-{
-    double s = 0;
-    for (int j = 0; j < n; j++) {
-        double c = 0;
-        for (int i = 0; i < n; i++) c += A[(size_t)j * n + i] * x[i];
-        s += c * y[j];
-    }
-    return s;
-}
-
 /* frame -> 1 if it is a free rigid body (one with DOFs of its own) */
 static int frame_free_body(const br_model *m, int fr)
 {
@@ -84,7 +72,7 @@ static int structure_rows(const br_model *m, br_data *d)
     if (d->nimp == 0) return 0;
     const int n = d->st->ndof, nr = 6 * d->nimp;
     double *L = malloc((size_t)nr * n * sizeof(double));
-    d->imp_E = calloc((size_t)nr * nr, sizeof(double));
+    d->imp_E = calloc((size_t)36 * d->nimp, sizeof(double));
     d->imp_du = calloc((size_t)3 * nr, sizeof(double));
     int rc = !L || !d->imp_E || !d->imp_du;
     if (!rc) d->imp_dv = d->imp_du + nr, d->imp_dm = d->imp_du + 2 * nr;
@@ -362,11 +350,12 @@ void br_fwd_loads(const br_model *m, br_data *d)
     d->p_spring_loss = 0.0;
     br_energy_terms *en = &d->en;
     en->kinetic = 0.0;
+    double struct_elastic = 0.0;
     if (d->st) {
         const int n = d->st->ndof;
         memset(d->g, 0, (size_t)n * sizeof(double));
         memset(d->gext, 0, (size_t)n * sizeof(double));
-        if (!d->skip_energy) en->kinetic += 0.5 * quad(n, d->st->M, d->ga->v, d->ga->v);
+        if (!d->skip_energy) br_genalpha_energies(d->ga, &en->kinetic, &struct_elastic);
     }
     for (int b = 0; b < nb; b++) {
         const br_body *B = &m->body[b];
@@ -401,7 +390,7 @@ void br_fwd_loads(const br_model *m, br_data *d)
             add_force(m, d, L->frame, f, p, 1);
         }
     }
-    en->spring = d->st && !d->skip_energy ? 0.5 * quad(d->st->ndof, d->st->K, d->ga->u, d->ga->u) : 0.0;
+    en->spring = struct_elastic;
     for (int k = 0; k < m->nspring; k++) {
         const br_spring *S = &m->spring[k];
         const br_frame_state *A = &d->frames[S->frame_a], *B = &d->frames[S->frame_b];
@@ -681,9 +670,7 @@ int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
     br_genalpha_coeffs(d->ga, &ck, &cc);
     for (int k = 0; k < d->nimp; k++) {
         const br_set_tangent *T = &d->res[d->imp_set[k]].tan;
-        for (int b = 0; b < 6; b++)
-            for (int a = 0; a < 6; a++)
-                d->imp_E[(size_t)(6 * k + b) * nr + 6 * k + a] = ck * T->K[6 * b + a] + cc * T->C[6 * b + a];
+        for (int q = 0; q < 36; q++) d->imp_E[36 * k + q] = ck * T->K[q] + cc * T->C[q];
     }
     if (br_genalpha_solve(d->ga, d->g, nr ? d->imp_E : NULL)) {
         snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", d->t);
@@ -716,7 +703,7 @@ void br_integrate(const br_model *m, br_data *d, double h)
             d->vprev[i] = 0.5 * (d->vprev[i] + d->ga->v[i]);
         }
         d->en.work_in += wl;
-        d->en.spring_loss += h * quad(n, d->st->C, d->vprev, d->vprev);
+        d->en.spring_loss += h * br_genalpha_quad(d->ga, d->st->C, d->vprev, d->vprev);
     }
     for (int b = 0; b < m->nbody; b++) {
         if (m->body[b].beam >= 0) continue;

@@ -33,9 +33,9 @@ struct SumsOp {
 };
 
 struct TangentOp {
-    __device__ br_set_tangent operator()(const br_set_tangent &a, const br_set_tangent &b) const
+    __device__ br_tangent_sums operator()(const br_tangent_sums &a, const br_tangent_sums &b) const
     {
-        br_set_tangent r = a;
+        br_tangent_sums r = a;
         br_tangent_combine(&r, &b);
         return r;
     }
@@ -45,13 +45,13 @@ struct TangentOp {
  * wrench tangent (kernels/point_tangent.h) into tpartials[blockIdx.x]. */
 template <int LAW, int SURF, bool TAN>
 __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_set_frame f, double h,
-                                                            br_set_sums *partials, br_set_tangent *tpartials)
+                                                            br_set_sums *partials, br_tangent_sums *tpartials)
 {
     using Reduce = cub::BlockReduce<br_set_sums, kBlock>;
     __shared__ typename Reduce::TempStorage tmp;
     br_set_sums acc;
     br_sums_zero(&acc);
-    br_set_tangent tacc;
+    br_tangent_sums tacc;
     if constexpr (TAN) br_tangent_zero(&tacc);
     const long base = (long)blockIdx.x * kBlock * kItems + threadIdx.x;
 #pragma unroll
@@ -73,25 +73,25 @@ __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_se
     br_set_sums tot = Reduce(tmp).Reduce(acc, SumsOp());
     if (threadIdx.x == 0) partials[blockIdx.x] = tot;
     if constexpr (TAN) {
-        using TReduce = cub::BlockReduce<br_set_tangent, kBlock>;
+        using TReduce = cub::BlockReduce<br_tangent_sums, kBlock>;
         __shared__ typename TReduce::TempStorage ttmp;
-        br_set_tangent ttot = TReduce(ttmp).Reduce(tacc, TangentOp());
+        br_tangent_sums ttot = TReduce(ttmp).Reduce(tacc, TangentOp());
         if (threadIdx.x == 0) tpartials[blockIdx.x] = ttot;
     }
 }
 
 /* one block per set: the set's tangent partials folded in a fixed strided order, then reduced */
 __global__ void __launch_bounds__(kFinishBlock)
-    tangent_finish_kernel(const br_set_tangent *partials, const long *offsets, br_set_tangent *out)
+    tangent_finish_kernel(const br_tangent_sums *partials, const long *offsets, br_tangent_sums *out)
 {
-    using Reduce = cub::BlockReduce<br_set_tangent, kFinishBlock>;
+    using Reduce = cub::BlockReduce<br_tangent_sums, kFinishBlock>;
     __shared__ typename Reduce::TempStorage tmp;
     const int s = blockIdx.x;
-    br_set_tangent acc;
+    br_tangent_sums acc;
     br_tangent_zero(&acc);
     for (long j = offsets[s] + threadIdx.x; j < offsets[s + 1]; j += kFinishBlock)
         br_tangent_combine(&acc, &partials[j]);
-    br_set_tangent tot = Reduce(tmp).Reduce(acc, TangentOp());
+    br_tangent_sums tot = Reduce(tmp).Reduce(acc, TangentOp());
     if (threadIdx.x == 0) out[s] = tot;
 }
 
@@ -114,7 +114,7 @@ long blocks_for(long n) { return (n + (long)kBlock * kItems - 1) / ((long)kBlock
 /* law (template), surface, tangent -> the kernel specialised for all three */
 template <int LAW, bool TAN>
 void launch_tan(int surface, long nb, const br_set_view &v, const br_set_frame &f, double h, br_set_sums *part,
-                br_set_tangent *tpart)
+                br_tangent_sums *tpart)
 {
     if (surface == BR_SURF_SPHERE)
         field_step_kernel<LAW, BR_SURF_SPHERE, TAN><<<nb, kBlock>>>(v, f, h, part, tpart);
@@ -125,7 +125,7 @@ void launch_tan(int surface, long nb, const br_set_view &v, const br_set_frame &
 
 template <int LAW>
 void launch(int surface, int tangent, long nb, const br_set_view &v, const br_set_frame &f, double h,
-            br_set_sums *part, br_set_tangent *tpart)
+            br_set_sums *part, br_tangent_sums *tpart)
 {
     if (tangent) launch_tan<LAW, true>(surface, nb, v, f, h, part, tpart);
     else launch_tan<LAW, false>(surface, nb, v, f, h, part, tpart);
@@ -143,12 +143,12 @@ struct br_cuda_field {
     size_t block_bytes;
     double *out;                    /* per-point outputs (4 n), when recorded */
     br_set_sums *partials;
-    br_set_tangent *tpartials;      /* one tangent per block (zero for sets without) */
+    br_tangent_sums *tpartials;      /* one tangent per block (zero for sets without) */
     long *d_poff;
     br_set_sums *d_sums;
     br_set_sums *h_sums;            /* pinned */
-    br_set_tangent *d_tans;
-    br_set_tangent *h_tans;         /* pinned */
+    br_tangent_sums *d_tans;
+    br_tangent_sums *h_tans;         /* pinned */
 };
 
 #define BR_CU(call)                                                                            \
@@ -218,10 +218,10 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
     g->block_bytes = nd * sizeof(double);
     BR_CU(cudaMalloc(&g->block, g->block_bytes));
     BR_CU(cudaMalloc(&g->partials, (size_t)g->poff.back() * sizeof(br_set_sums)));
-    BR_CU(cudaMalloc(&g->tpartials, (size_t)g->poff.back() * sizeof(br_set_tangent)));
-    BR_CU(cudaMemset(g->tpartials, 0, (size_t)g->poff.back() * sizeof(br_set_tangent)));
-    BR_CU(cudaMalloc(&g->d_tans, (size_t)nsets * sizeof(br_set_tangent)));
-    BR_CU(cudaMallocHost(&g->h_tans, (size_t)nsets * sizeof(br_set_tangent)));
+    BR_CU(cudaMalloc(&g->tpartials, (size_t)g->poff.back() * sizeof(br_tangent_sums)));
+    BR_CU(cudaMemset(g->tpartials, 0, (size_t)g->poff.back() * sizeof(br_tangent_sums)));
+    BR_CU(cudaMalloc(&g->d_tans, (size_t)nsets * sizeof(br_tangent_sums)));
+    BR_CU(cudaMallocHost(&g->h_tans, (size_t)nsets * sizeof(br_tangent_sums)));
     BR_CU(cudaMalloc(&g->d_poff, g->poff.size() * sizeof(long)));
     BR_CU(cudaMalloc(&g->d_sums, (size_t)nsets * sizeof(br_set_sums)));
     BR_CU(cudaMallocHost(&g->h_sums, (size_t)nsets * sizeof(br_set_sums)));
@@ -258,14 +258,14 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
 
 #define FAILVAL (-1)
 extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h,
-                                  int record, br_set_sums *sums, br_set_tangent *tans, char *err, size_t errlen)
+                                  int record, br_set_sums *sums, br_tangent_sums *tans, char *err, size_t errlen)
 {
     for (int s = 0; s < g->nsets; s++) {
         br_set_view v = g->views[s];
         if (!record) v.outF = v.outN = NULL;
         const long nb = blocks_for(v.n);
         br_set_sums *part = g->partials + g->poff[s];
-        br_set_tangent *tpart = g->tpartials + g->poff[s];
+        br_tangent_sums *tpart = g->tpartials + g->poff[s];
         const int sf = frames[s].surface, tg = g->tangent[s];
         switch (v.law) {
         case BR_LAW_LUGRE3D: launch<BR_LAW_LUGRE3D>(sf, tg, nb, v, frames[s], h, part, tpart); break;
@@ -287,8 +287,8 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
     if (g->any_tangent) {
         tangent_finish_kernel<<<g->nsets, kFinishBlock>>>(g->tpartials, g->d_poff, g->d_tans);
         BR_CU(cudaGetLastError());
-        BR_CU(cudaMemcpy(g->h_tans, g->d_tans, (size_t)g->nsets * sizeof(br_set_tangent), cudaMemcpyDeviceToHost));
-        memcpy(tans, g->h_tans, (size_t)g->nsets * sizeof(br_set_tangent));
+        BR_CU(cudaMemcpy(g->h_tans, g->d_tans, (size_t)g->nsets * sizeof(br_tangent_sums), cudaMemcpyDeviceToHost));
+        memcpy(tans, g->h_tans, (size_t)g->nsets * sizeof(br_tangent_sums));
     }
     BR_CU(cudaMemcpy(g->h_sums, g->d_sums, (size_t)g->nsets * sizeof(br_set_sums),
                      cudaMemcpyDeviceToHost));

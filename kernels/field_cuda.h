@@ -24,7 +24,7 @@ br_cuda_field *br_cuda_field_create(const br_set_view *views, const int *tangent
 /* set frames, h, record -> states advanced on the device, sums[nsets] on the host, and tans[s]
  * for the sets with a tangent */
 int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h, int record,
-                       br_set_sums *sums, br_set_tangent *tans, char *err, size_t errlen);
+                       br_set_sums *sums, br_tangent_sums *tans, char *err, size_t errlen);
 
 /* device states (and per-point outputs when recorded) -> host views' arrays */
 int br_cuda_field_download(br_cuda_field *g, const br_set_view *views, int record);

@@ -104,7 +104,7 @@ BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, co
  * (no normal spring energy or damping, no normal stiffness). Every branch is a select: the
  * CPU loop vectorizes and GPU threads do not diverge. */
 BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
-                         long i, br_set_sums *acc, br_set_tangent *tacc)
+                         long i, br_set_sums *acc, br_tangent_sums *tacc)
 {
     const double r[3] = {s->rx[i], s->ry[i], s->rz[i]};
     br_point_kin k;

@@ -40,7 +40,16 @@ typedef struct br_set_tangent {
     double Wd[6];  /* the damping part of the normal forces, (N - K delta^pK) n, as a wrench on A */
 } br_set_tangent;
 
-#define BR_TANGENT_N 150
+/* What the backends add up per point to form a set's tangent (br_tangent_finish): the friction
+ * parts in full, the normal parts kn (G^T n)(G^T n)^T and cn (...) as their upper triangles (they
+ * are symmetric), and W_d. 120 doubles, against 150 for br_set_tangent itself. */
+typedef struct br_tangent_sums {
+    double Kf[36], Cf[36];
+    double Kn[21], Cn[21]; /* upper triangles, row by row: (0,0) (0,1) .. (0,5) (1,1) .. (5,5) */
+    double Wd[6];
+} br_tangent_sums;
+
+#define BR_TANGENT_N 120
 
 /* T <- J = alpha I + u e^T, jN */
 BR_HD void br_tan_rank1(br_fric_tangent *T, double alpha, const double u[3], const double e[3],
@@ -68,19 +77,31 @@ BR_HD double br_phi_slope_g(double x)
     return ((1.0 + x) * br_exp(-x) - 1.0) / (x * x);
 }
 
-/* set tangent -> zero */
-BR_HD void br_tangent_zero(br_set_tangent *t)
+/* tangent sums -> zero */
+BR_HD void br_tangent_zero(br_tangent_sums *t)
 {
     double *a = (double *)t;
     for (int k = 0; k < BR_TANGENT_N; k++) a[k] = 0.0;
 }
 
 /* acc, b -> acc + b (fixed order) */
-BR_HD void br_tangent_combine(br_set_tangent *acc, const br_set_tangent *b)
+BR_HD void br_tangent_combine(br_tangent_sums *acc, const br_tangent_sums *b)
 {
     double *a = (double *)acc;
     const double *c = (const double *)b;
     for (int k = 0; k < BR_TANGENT_N; k++) a[k] += c[k];
+}
+
+/* the sums of a set's points -> its tangent: K = Kf + the normal part, C likewise, W_d */
+BR_HD void br_tangent_finish(const br_tangent_sums *s, br_set_tangent *t)
+{
+    for (int k = 0; k < 36; k++) t->Kf[k] = s->Kf[k], t->Cf[k] = s->Cf[k];
+    for (int r = 0, q = 0; r < 6; r++)
+        for (int c = r; c < 6; c++, q++) {
+            t->K[6 * c + r] = s->Kf[6 * c + r] + s->Kn[q], t->K[6 * r + c] = s->Kf[6 * r + c] + s->Kn[q];
+            t->C[6 * c + r] = s->Cf[6 * c + r] + s->Cn[q], t->C[6 * r + c] = s->Cf[6 * r + c] + s->Cn[q];
+        }
+    for (int k = 0; k < 6; k++) t->Wd[k] = s->Wd[k];
 }
 
 /* a (3), rw -> G^T a = (a, rw x a) */
@@ -90,18 +111,18 @@ BR_HD void br_tan_lift(const double rw[3], const double a[3], double g[6])
     br_cross3(rw, a, g + 3);
 }
 
-/* One point's contribution to its set's tangent: world offset rw from A's origin, unit normal
- * n (out of B toward A), kn = dN/ddelta, cn = dN/ddeltadot, the damping part Nd of its normal
- * force, friction tangent ft -> added to t (formulas above). A point out of contact passes
+/* One point's contribution to its set's tangent sums: world offset rw from A's origin, unit
+ * normal n (out of B toward A), kn = dN/ddelta, cn = dN/ddeltadot, the damping part Nd of its
+ * normal force, friction tangent ft -> added to t (formulas above). A point out of contact passes
  * kn = cn = Nd = 0 and a zero ft. */
-BR_HD void br_tangent_add_point(br_set_tangent *t, const double rw[3], const double n[3], double kn,
+BR_HD void br_tangent_add_point(br_tangent_sums *t, const double rw[3], const double n[3], double kn,
                                 double cn, double Nd, const br_fric_tangent *ft)
 {
     /* K_pt = kn n n^T - kn jN n^T, C_pt = cn n n^T + (-cn jN - J n) n^T + J: the first terms
      * are the normal force's, the rest the friction's */
     double mj[3], b[3], gn[6], gj[6], gb[6];
     for (int i = 0; i < 3; i++) {
-        mj[i] = -ft->jN[i];
+        mj[i] = -kn * ft->jN[i];
         b[i] = -cn * ft->jN[i] - (ft->J[3 * i] * n[0] + ft->J[3 * i + 1] * n[1] + ft->J[3 * i + 2] * n[2]);
     }
     br_tan_lift(rw, n, gn);
@@ -109,13 +130,11 @@ BR_HD void br_tangent_add_point(br_set_tangent *t, const double rw[3], const dou
     br_tan_lift(rw, b, gb);
     for (int r = 0; r < 6; r++) t->Wd[r] += Nd * gn[r];
     for (int c = 0; c < 6; c++)
-        for (int r = 0; r < 6; r++) {
-            const double kf = kn * gj[r] * gn[c], cf = gb[r] * gn[c], nn = gn[r] * gn[c];
-            t->Kf[6 * c + r] += kf;
-            t->Cf[6 * c + r] += cf;
-            t->K[6 * c + r] += kf + kn * nn;
-            t->C[6 * c + r] += cf + cn * nn;
-        }
+        for (int r = 0; r < 6; r++) t->Kf[6 * c + r] += gj[r] * gn[c], t->Cf[6 * c + r] += gb[r] * gn[c];
+    for (int r = 0, q = 0; r < 6; r++) {
+        const double kr = kn * gn[r], cr = cn * gn[r];
+        for (int c = r; c < 6; c++, q++) t->Kn[q] += kr * gn[c], t->Cn[q] += cr * gn[c];
+    }
     /* G^T J G: column c of J G is J e_c (c < 3) or J (e_{c-3} x rw); lifted by G^T */
     for (int c = 0; c < 6; c++) {
         double x[3] = {0.0, 0.0, 0.0}, y[3], gy[6];
@@ -127,7 +146,7 @@ BR_HD void br_tangent_add_point(br_set_tangent *t, const double rw[3], const dou
         }
         br_mat3_vec(ft->J, x, y);
         br_tan_lift(rw, y, gy);
-        for (int r = 0; r < 6; r++) t->C[6 * c + r] += gy[r], t->Cf[6 * c + r] += gy[r];
+        for (int r = 0; r < 6; r++) t->Cf[6 * c + r] += gy[r];
     }
 }
 

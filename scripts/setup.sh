@@ -3,7 +3,7 @@
 # build it into build/. Safe to run again: installs nothing that is present.
 set -eu
 cd "$(dirname "$0")/.."
-PKGS="cmake make gcc g++ pkg-config libcriterion-dev libyaml-dev libcjson-dev libcairo2-dev liblapacke-dev libopenblas-dev libassimp-dev libsundials-dev"
+PKGS="cmake make gcc g++ pkg-config libcriterion-dev libyaml-dev libcjson-dev libcairo2-dev libpng-dev liblapacke-dev libopenblas-dev libassimp-dev libsundials-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
