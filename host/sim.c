@@ -42,6 +42,7 @@ static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *de
     if (!d->imp_set || !d->rb_set || !d->rb_slot || !d->set_imp || !d->set_rb) return -1;
     for (int b = 0; b < m->nbody; b++) d->rb_slot[b] = -1;
     for (int s = 0; s < m->nset; s++) d->set_imp[s] = -1;
+    d->theta = 1.0 - m->rho_inf * m->rho_inf;
     if (m->coupling != BR_COUPLING_IMPLICIT) return 0;
     for (int s = 0; s < m->nset; s++) {
         const int fa = desc[s].frame_a, fb = desc[s].frame_b;
@@ -510,12 +511,15 @@ static void side_map(const br_model *m, const br_data *d, int s, int side, doubl
 /* free bodies of the implicit system: symplectic Euler with each contact wrench linearized about
  * the state the field saw (pose at t_n, twist V_p = V_n + p, p = h a_{n-1} predicted):
  *   M dV = h (F + sum_s L^T dW_s),   dW = -K dxi_u - C dxi_v,
- *   dxi_u = h L dV (the position x_n + h dV),   dxi_v = L (dV - p) (the twist V_{n+1} - V_p)
- *   => (M + h sum L^T (h K + C) L) dV = h F + h sum L^T C L p
- * (M = diag(m I, I_w), gyroscopic term in F, locked DOFs held). With dxi_u = h dxi_v the contact
- * force takes the position x_n + h (v_{n+1} - v_n): symplectic Euler with the mass M + h^2 K + h C,
- * stable for any contact stiffness and without the numerical dissipation of taking it at x_{n+1};
- * the predicted twist makes the linearization error of the velocity second order
+ *   dxi_u = L (h dV + theta h V_n) (the position x_n + h dV + theta h v_n),   dxi_v = L (dV - p)
+ *   => (M + h sum L^T (h K + C) L) dV = h F + h sum L^T (C L p - theta h K L V_n)
+ * (M = diag(m I, I_w), gyroscopic term in F, locked DOFs held). On a linear contact spring this
+ * is symplectic Euler with the mass M + h^2 K + h C and the damping theta h K: its spectral
+ * radius is sqrt((1 + (1 - theta) w^2 h^2) / (1 + w^2 h^2)), 1 for theta = 0 (no numerical
+ * dissipation), sqrt(1 - theta) for w h -> infinity; theta = 1 - rho_inf^2 so that time.rho_inf
+ * is the spectral radius at infinity here as in the structure's generalized-alpha (0 in the
+ * studies: the unresolved contact modes die, backward Euler's position). Stable for any contact
+ * stiffness; the predicted twist makes the linearization error of the velocity second order
  * (docs/time-stepping.md). d->acc of those bodies <- dV / h. 0, or -1 when the system is singular */
 static int rigid_implicit(const br_model *m, br_data *d, double h)
 {
@@ -551,13 +555,17 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
             slot[side] = frame_free_body(m, fr_s) ? d->rb_slot[fr_s - 1] : -1;
             side_map(m, d, s, side, L[side]);
         }
-        double Cp[6] = {0}; /* C L p over the free sides */
+        double Cp[6] = {0}; /* C L p - theta h K L V_n over the free sides */
         for (int Q = 0; Q < 2; Q++) {
             if (slot[Q] < 0) continue;
             const int b = (Q ? cs->frame_b : cs->frame_a) - 1;
-            double Lp[6];
+            double Lp[6], Vn[6] = {d->v[3 * b], d->v[3 * b + 1], d->v[3 * b + 2], d->w[3 * b], d->w[3 * b + 1],
+                                   d->w[3 * b + 2]};
             mat6_vec(L[Q], d->vpred + 6 * b, Lp, 0);
             mat6_vec(T->C, Lp, Cp, 1);
+            for (int j = 0; j < 6; j++) Vn[j] *= -d->theta * h;
+            mat6_vec(L[Q], Vn, Lp, 0);
+            mat6_vec(T->K, Lp, Cp, 1);
         }
         for (int P = 0; P < 2; P++) {
             if (slot[P] < 0) continue;
@@ -628,12 +636,16 @@ static void book_powers(const br_model *m, br_data *d, double h)
             for (int side = 0; d->set_rb[s] && side < 2; side++) { /* free bodies: see rigid_implicit */
                 const int f = side ? cs->frame_b : cs->frame_a;
                 if (!frame_free_body(m, f)) continue;
-                double L[36], dV[6], t[6], tp[6];
+                double L[36], dV[6], t[6], tp[6], tn[6];
+                const double *vn = d->v + 3 * (f - 1), *wn = d->w + 3 * (f - 1);
+                const double Vn[6] = {vn[0], vn[1], vn[2], wn[0], wn[1], wn[2]};
                 side_map(m, d, s, side, L);
                 for (int j = 0; j < 6; j++) dV[j] = h * d->acc[6 * (f - 1) + j];
                 mat6_vec(L, dV, t, 0);
                 mat6_vec(L, d->vpred + 6 * (f - 1), tp, 0);
-                for (int j = 0; j < 6; j++) dv[j] += t[j] - tp[j], xm[j] += t[j] - tp[j], du[j] += h * t[j];
+                mat6_vec(L, Vn, tn, 0);
+                for (int j = 0; j < 6; j++)
+                    dv[j] += t[j] - tp[j], xm[j] += t[j] - tp[j], du[j] += h * (t[j] + d->theta * tn[j]);
             }
             double Wf[6] = {r->Ff_A[0], r->Ff_A[1], r->Ff_A[2], r->Mf_A[0], r->Mf_A[1], r->Mf_A[2]}, t[6], Cn[36];
             mat6_vec(r->tan.Kf, du, t, 0);

@@ -90,6 +90,7 @@ typedef struct br_data {
     double *imp_du, *imp_dv;   /* 6 nimp each: L (u - u_pred), L (v - v_pred) at the equation time */
     double *imp_dm;            /* 6 nimp: L ((u_{n+1} - u_n) / h - v_pred) */
     double *imp_E;             /* 36 nimp: per set the block ck K + cc C, for br_genalpha_solve */
+    double theta;              /* 1 - rho_inf^2: the free bodies' contact stiffness at x_n + h dv + theta h v_n */
     int nrb;                   /* free bodies in the implicit rigid-body system */
     int *rb_slot;              /* per body: its block in that system, or -1 (explicit) */
     int nrbset;                /* contact sets acting on a body of the system */
