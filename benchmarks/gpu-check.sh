@@ -48,6 +48,17 @@ for run in $runs; do
                 v["law"], v["points"], v["updates_per_s"], v["bw_GBs"], v["copy_GBs"], v["mem_B_per_point"] }' >>"$table"
     done
 done
+# The implicit coupling's path: lugre3d at 1e6 points with the wrench tangent reduced every step.
+for be in cuda cpu; do
+    steps=200
+    [ "$be" = cpu ] && steps=20
+    line=$(./build/bristle bench field --law lugre3d --points 1000000 --steps "$steps" --backend "$be" --no-baseline --tangent 2>&1 | grep '^RESULT')
+    echo "$line" >>"$OUTDIR/gpu-bench.log"
+    echo "$line" | awk -v dev="$dev" '{
+        for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        printf "| %s | %s | %s + tangent | %s | %s | %s | %s | %s |\n", v["backend"], (v["backend"] == "cuda" ? dev : "host CPU"),
+            v["law"], v["points"], v["updates_per_s"], v["bw_GBs"], v["copy_GBs"], v["mem_B_per_point"] }' >>"$table"
+done
 # The S1 cube run (4e5 steps, 6 points): per-step overhead of each backend.
 for be in cuda cpu; do
     echo "cube_00 on $be:" >>"$OUTDIR/gpu-cube.log"

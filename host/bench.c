@@ -62,14 +62,15 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: bristle bench field [--points N] [--steps S] [--backend auto|cpu|cuda]\n"
-            "                           [--law NAME] [--threads T] [--dt H] [--no-baseline]\n");
+            "                           [--law NAME] [--threads T] [--dt H] [--no-baseline] [--tangent]\n"
+            "  --tangent  every step also reduces the set's wrench tangent (the implicit coupling's path)\n");
     return 2;
 }
 
 static int bench_field(int argc, char **argv)
 {
     long n = 100000, steps = 200;
-    int threads = 0, baseline = 1;
+    int threads = 0, baseline = 1, tangent = 0;
     double dt = 1e-5;
     const char *law_name = "lugre3d";
     br_backend_kind backend = BR_BACKEND_CPU;
@@ -79,6 +80,10 @@ static int bench_field(int argc, char **argv)
         char *end = NULL;
         if (!strcmp(a, "--no-baseline")) {
             baseline = 0;
+            continue;
+        }
+        if (!strcmp(a, "--tangent")) {
+            tangent = 1;
             continue;
         }
         if (!v) return usage();
@@ -111,6 +116,7 @@ static int bench_field(int argc, char **argv)
         fprintf(stderr, "bristle bench: out of memory\n");
         return 1;
     }
+    patch.desc.tangent = tangent;
     char err[512];
     br_field *f = br_field_create(&patch.desc, 1, backend, err, sizeof err);
     if (!f) {
@@ -151,7 +157,8 @@ static int bench_field(int argc, char **argv)
         copy_bw = cpu_copy_bandwidth(copy_bytes, 20, n > BR_CPU_CHUNK);
 
     int nthreads = omp_get_max_threads();
-    printf("bristle bench field: law %s, %ld points, %ld steps, dt %g s\n", law_name, n, steps, dt);
+    printf("bristle bench field: law %s, %ld points, %ld steps, dt %g s%s\n", law_name, n, steps, dt,
+           tangent ? ", with the wrench tangent" : "");
     printf("  backend                 %s (%s)\n", br_field_backend_name(f), br_field_device_name(f));
     if (!cuda) printf("  threads                 %d\n", nthreads);
     printf("  field memory            %.1f B/point (%.1f MiB)\n", (double)mem / (double)n,
@@ -196,9 +203,9 @@ static int bench_field(int argc, char **argv)
         br_baseline_destroy(b);
     }
     printf("RESULT backend=%s device=\"%s\" law=%s points=%ld steps=%ld threads=%d updates_per_s=%.4e "
-           "bytes_per_update=%.0f bw_GBs=%.3f copy_GBs=%.3f mem_B_per_point=%.1f baseline_ups=%.4e\n",
+           "bytes_per_update=%.0f bw_GBs=%.3f copy_GBs=%.3f mem_B_per_point=%.1f baseline_ups=%.4e tangent=%d\n",
            br_field_backend_name(f), br_field_device_name(f), law_name, n, steps, cuda ? 0 : nthreads,
-           ups, bytes_pp, bw, copy_bw, (double)mem / (double)n, base_ups);
+           ups, bytes_pp, bw, copy_bw, (double)mem / (double)n, base_ups, tangent);
     br_field_destroy(f);
     br_patch_free(&patch);
     return 0;

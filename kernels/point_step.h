@@ -95,16 +95,23 @@ BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, co
     acc->vt_max = vt > acc->vt_max ? vt : acc->vt_max;
 }
 
+/* What a point passes to its set's wrench tangent (br_tangent_add_point's arguments). */
+typedef struct br_point_tan {
+    double rw[3], n[3]; /* world offset from A's origin, unit normal */
+    double kn, cn, Nd;  /* dN/ddelta, dN/ddeltadot, the damping part of N (0 when not a spring) */
+    br_fric_tangent ft; /* friction tangent (zero out of contact) */
+} br_point_tan;
+
 /* Point i of set s over a step of length h: advances its state in place and
  * adds its force, moment, power and counts to acc (for a one-point acc, acc->F
- * and acc->N are the point's friction force on A and normal force), and with tacc
- * (not NULL) its contribution to the set's wrench tangent (point_tangent.h). Out of contact
- * (delta <= 0) the point carries no force and its bristle state is reset to zero. A set with a
- * prescribed normal force (f->Npt >= 0) keeps every point in contact with N = f->Npt
+ * and acc->N are the point's friction force on A and normal force), and with t
+ * (not NULL) fills what the point passes to its set's wrench tangent (point_tangent.h).
+ * Out of contact (delta <= 0) the point carries no force and its bristle state is reset to zero.
+ * A set with a prescribed normal force (f->Npt >= 0) keeps every point in contact with N = f->Npt
  * (no normal spring energy or damping, no normal stiffness). Every branch is a select: the
  * CPU loop vectorizes and GPU threads do not diverge. */
-BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
-                         long i, br_set_sums *acc, br_tangent_sums *tacc)
+BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
+                            long i, br_set_sums *acc, br_point_tan *t)
 {
     const double r[3] = {s->rx[i], s->ry[i], s->rz[i]};
     br_point_kin k;
@@ -118,7 +125,7 @@ BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_se
     const double N = pres ? f->Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
     double F[3], P;
     br_fric_tangent ft;
-    br_friction_eval(law, &s->fric, h, k.Vt, k.v, N, st, stride, F, &P, tacc ? &ft : NULL);
+    br_friction_eval(law, &s->fric, h, k.Vt, k.v, N, st, stride, F, &P, t ? &ft : NULL);
     for (int j = 0; j < br_law_nstate(law, &s->fric); j++) st[j * stride] = in ? st[j * stride] : 0.0;
     for (int j = 0; j < 3; j++) F[j] = in ? F[j] : 0.0;
     P = in ? P : 0.0;
@@ -129,13 +136,30 @@ BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_se
     const double Pnd = spring ? (N - Kd) * k.deltadot : 0.0; /* damping part of N times deltadot */
     const double Eb = br_friction_stored_energy(law, &s->fric, N, st, stride);
     br_sums_add_point(acc, in, &k, k.n, N, Eel, Pnd, F, P, Eb, s->v_stick);
-    if (tacc) {
-        double kn = 0.0, cn = 0.0;
-        const double Pnd_force = spring ? N - Kd : 0.0; /* the damping part of N */
-        if (spring) br_hunt_crossley_tangent(&s->normal, K, D, k.delta, k.deltadot, &kn, &cn);
-        if (!in) br_tan_zero(&ft);
-        br_tangent_add_point(tacc, k.rw, k.n, kn, cn, Pnd_force, &ft);
+    if (t) {
+        /* computed for every point and selected (no branch: the CPU loop stays vectorizable) */
+        double kn, cn;
+        br_hunt_crossley_tangent(&s->normal, K, D, k.delta, k.deltadot, &kn, &cn);
+        t->kn = spring ? kn : 0.0;
+        t->cn = spring ? cn : 0.0;
+        t->Nd = spring ? N - Kd : 0.0; /* the damping part of N */
+        for (int j = 0; j < 9; j++) t->ft.J[j] = in ? ft.J[j] : 0.0;
+        for (int j = 0; j < 3; j++) {
+            t->ft.jN[j] = in ? ft.jN[j] : 0.0;
+            t->rw[j] = k.rw[j];
+            t->n[j] = k.n[j];
+        }
     }
+}
+
+/* Point i of set s over a step of length h, as br_point_advance, and with tacc (not NULL) its
+ * contribution added to the set's wrench tangent sums (point_tangent.h). */
+BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
+                         long i, br_set_sums *acc, br_tangent_sums *tacc)
+{
+    br_point_tan t;
+    br_point_advance(law, surface, s, f, h, i, acc, tacc ? &t : NULL);
+    if (tacc) br_tangent_add_point(tacc, t.rw, t.n, t.kn, t.cn, t.Nd, &t.ft);
 }
 
 /* Point i of set s over a step of length h, as br_point_step, with its
@@ -148,8 +172,32 @@ BR_HD br_set_sums br_point_sums(int law, int surface, const br_set_view *s, cons
 {
     br_set_sums q;
     br_sums_zero(&q);
-    br_point_step(law, surface, s, f, h, i, &q, NULL);
+    br_point_advance(law, surface, s, f, h, i, &q, NULL);
     return q;
+}
+
+/* One point's sums and its tangent pieces (br_point_sums_tan). */
+typedef struct br_point_tan_sums {
+    br_set_sums q;      /* as br_point_sums */
+    br_tan_pieces p;    /* br_tan_point_pieces of the point's tangent */
+    double rw[3];       /* world offset from A's origin */
+    double kn, cn, Nd;  /* as br_point_tan */
+} br_point_tan_sums;
+
+/* Point i of set s over a step of length h, as br_point_sums, with what it adds to the set's
+ * wrench tangent as pieces (point_tangent.h): br_tangent_add_point's terms are the products of
+ * these, so a caller can add them up over many points at a time. By value, as br_point_sums. */
+BR_HD br_point_tan_sums br_point_sums_tan(int law, int surface, const br_set_view *s, const br_set_frame *f,
+                                          double h, long i)
+{
+    br_point_tan_sums o;
+    br_point_tan t;
+    br_sums_zero(&o.q);
+    br_point_advance(law, surface, s, f, h, i, &o.q, &t);
+    o.p = br_tan_point_pieces(t.rw, t.n, t.kn, t.cn, &t.ft);
+    for (int j = 0; j < 3; j++) o.rw[j] = t.rw[j];
+    o.kn = t.kn, o.cn = t.cn, o.Nd = t.Nd;
+    return o;
 }
 
 #endif

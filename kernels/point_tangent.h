@@ -111,42 +111,68 @@ BR_HD void br_tan_lift(const double rw[3], const double a[3], double g[6])
     br_cross3(rw, a, g + 3);
 }
 
-/* One point's contribution to its set's tangent sums: world offset rw from A's origin, unit
- * normal n (out of B toward A), kn = dN/ddelta, cn = dN/ddeltadot, the damping part Nd of its
- * normal force, friction tangent ft -> added to t (formulas above). A point out of contact passes
- * kn = cn = Nd = 0 and a zero ft. */
-BR_HD void br_tangent_add_point(br_tangent_sums *t, const double rw[3], const double n[3], double kn,
-                                double cn, double Nd, const br_fric_tangent *ft)
+/* One point's tangent ingredients in the set's six coordinates (the formulas above), what the
+ * sums below are made of:
+ *     gn = G^T n,  gj = G^T mj with mj = -kn jN  (the friction part of K_pt lifted: gj gn^T),
+ *     Jc = J + b n^T with b = -cn jN - J n      (the friction part of C_pt; lifted: G^T Jc G) */
+typedef struct br_tan_pieces {
+    double gn[6], gj[6];
+    double Jc[9]; /* row-major */
+} br_tan_pieces;
+
+/* rw, unit normal n, kn, cn, friction tangent ft -> the point's pieces (returned by value: a
+ * vectorized caller keeps no addressable aggregate in its loop body, see host/field_cpu.c) */
+BR_HD br_tan_pieces br_tan_point_pieces(const double rw[3], const double n[3], double kn, double cn,
+                                        const br_fric_tangent *ft)
 {
-    /* K_pt = kn n n^T - kn jN n^T, C_pt = cn n n^T + (-cn jN - J n) n^T + J: the first terms
-     * are the normal force's, the rest the friction's */
-    double mj[3], b[3], gn[6], gj[6], gb[6];
+    br_tan_pieces p;
+    double mj[3], b[3];
     for (int i = 0; i < 3; i++) {
         mj[i] = -kn * ft->jN[i];
         b[i] = -cn * ft->jN[i] - (ft->J[3 * i] * n[0] + ft->J[3 * i + 1] * n[1] + ft->J[3 * i + 2] * n[2]);
     }
-    br_tan_lift(rw, n, gn);
-    br_tan_lift(rw, mj, gj);
-    br_tan_lift(rw, b, gb);
-    for (int r = 0; r < 6; r++) t->Wd[r] += Nd * gn[r];
-    for (int c = 0; c < 6; c++)
-        for (int r = 0; r < 6; r++) t->Kf[6 * c + r] += gj[r] * gn[c], t->Cf[6 * c + r] += gb[r] * gn[c];
-    for (int r = 0, q = 0; r < 6; r++) {
-        const double kr = kn * gn[r], cr = cn * gn[r];
-        for (int c = r; c < 6; c++, q++) t->Kn[q] += kr * gn[c], t->Cn[q] += cr * gn[c];
+    br_tan_lift(rw, n, p.gn);
+    br_tan_lift(rw, mj, p.gj);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) p.Jc[3 * i + j] = ft->J[3 * i + j] + b[i] * n[j];
+    return p;
+}
+
+/* rw, 3x3 A (row-major), column c (0..5; a constant after unrolling) -> column c of G^T A G:
+ * column c of A G is A e_c (c < 3) or A (e_{c-3} x rw) (c >= 3), lifted by G^T */
+BR_HD void br_tan_sandwich_col(const double rw[3], const double A[9], int c, double g[6])
+{
+    double y[3];
+    for (int i = 0; i < 3; i++) {
+        const double *a = A + 3 * i;
+        /* e_0 x rw = (0, -rw2, rw1), e_1 x rw = (rw2, 0, -rw0), e_2 x rw = (-rw1, rw0, 0) */
+        y[i] = c < 3 ? a[c < 3 ? c : 0]
+             : c == 3 ? a[2] * rw[1] - a[1] * rw[2]
+             : c == 4 ? a[0] * rw[2] - a[2] * rw[0]
+                      : a[1] * rw[0] - a[0] * rw[1];
     }
-    /* G^T J G: column c of J G is J e_c (c < 3) or J (e_{c-3} x rw); lifted by G^T */
+    br_tan_lift(rw, y, g);
+}
+
+/* One point's contribution to its set's tangent sums: world offset rw from A's origin, unit
+ * normal n (out of B toward A), kn = dN/ddelta, cn = dN/ddeltadot, the damping part Nd of its
+ * normal force, friction tangent ft -> added to t (formulas above, through br_tan_point_pieces):
+ *     Wd += Nd gn,  Kf += gj gn^T,  Cf += G^T Jc G,  Kn += kn gn gn^T,  Cn += cn gn gn^T
+ * A point out of contact passes kn = cn = Nd = 0 and a zero ft. The CPU backend adds the same
+ * products over blocks of points (host/field_cpu.c), in another order. */
+BR_HD void br_tangent_add_point(br_tangent_sums *t, const double rw[3], const double n[3], double kn,
+                                double cn, double Nd, const br_fric_tangent *ft)
+{
+    const br_tan_pieces p = br_tan_point_pieces(rw, n, kn, cn, ft);
+    for (int r = 0; r < 6; r++) t->Wd[r] += Nd * p.gn[r];
     for (int c = 0; c < 6; c++) {
-        double x[3] = {0.0, 0.0, 0.0}, y[3], gy[6];
-        if (c < 3) x[c] = 1.0;
-        else {
-            double e[3] = {0.0, 0.0, 0.0};
-            e[c - 3] = 1.0;
-            br_cross3(e, rw, x);
-        }
-        br_mat3_vec(ft->J, x, y);
-        br_tan_lift(rw, y, gy);
-        for (int r = 0; r < 6; r++) t->Cf[6 * c + r] += gy[r];
+        double g[6];
+        br_tan_sandwich_col(rw, p.Jc, c, g);
+        for (int r = 0; r < 6; r++) t->Kf[6 * c + r] += p.gj[r] * p.gn[c], t->Cf[6 * c + r] += g[r];
+    }
+    for (int r = 0, q = 0; r < 6; r++) {
+        const double kr = kn * p.gn[r], cr = cn * p.gn[r];
+        for (int c = r; c < 6; c++, q++) t->Kn[q] += kr * p.gn[c], t->Cn[q] += cr * p.gn[c];
     }
 }
 

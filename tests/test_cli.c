@@ -164,6 +164,28 @@ Test(cli, wrong_type) { expect_bad("type.yaml", base_with(6, "    mass: heavy\n"
 
 Test(cli, mu_s_below_mu_k) { expect_bad("mus.yaml", base_with(23, "      mu_s: 0.05\n"), 23, "mu_s (0.05) < mu_k (0.1)"); }
 
+Test(cli, bad_coupling) { expect_bad("coupling.yaml", base_with(3, "  dt: 1.0e-5\n  coupling: loose\n"), 4, "coupling must be implicit or explicit"); }
+
+/* the friction parameters are checked by the law table (host/laws.c): a gkf eps not below V_st,
+ * a gms element with a negative damping (at its own line) */
+Test(cli, law_table_checks_point_at_the_key)
+{
+    char gkf[4096];
+    snprintf(gkf, sizeof gkf, "%s", base_with(22, "      law: gkf\n"));
+    /* gkf reads mu_s, mu_k, V_st, alpha, eps: lines 27-29 (sigmas) become eps */
+    char *p = strstr(gkf, "      sigma0: 1.0e4\n");
+    cr_assert(p);
+    strcpy(p, "      eps: 2.0e-3\n");
+    expect_bad("eps.yaml", gkf, 27, "eps must be below V_st");
+    char gms[4096];
+    snprintf(gms, sizeof gms, "%s", base_with(22, "      law: gms\n"));
+    p = strstr(gms, "      sigma0: 1.0e4\n");
+    cr_assert(p);
+    strcpy(p, "      C: 1.0\n      elements:\n        - {stiffness: 1.0e5, damping: 0, share: 0.5}\n"
+              "        - {stiffness: 2.0e5, damping: -1, share: 0.5}\n");
+    expect_bad("gms.yaml", gms, 30, "damping must be >= 0");
+}
+
 Test(cli, negative_area) { expect_bad("area.yaml", base_with(19, "    area: -1.0e-3\n"), 19, "areas must be > 0"); }
 
 Test(cli, zero_and_non_unit_normals)

@@ -316,6 +316,21 @@ Test(field, invalid_sets_are_rejected_with_a_message)
     d.fric.mu_s = 0.05;
     cr_assert_null(br_field_create(&d, 1, BR_BACKEND_CPU, err, sizeof err));
     cr_assert(strstr(err, "static friction must not be below kinetic"), "%s", err);
+    /* the same table as the scenario reader (host/laws.c): checks that once lived in only one of
+     * the two (gkf's eps below V_st, dahl3d's mu_k > 0, classic's G_min > 0) */
+    br_contact_set_desc g = d;
+    g.fric = s1_lugre();
+    g.law = BR_LAW_GKF, g.fric.eps = 2e-3;
+    cr_assert_null(br_field_create(&g, 1, BR_BACKEND_CPU, err, sizeof err));
+    cr_assert(strstr(err, "eps must be below V_st"), "%s", err);
+    g.fric = s1_lugre();
+    g.law = BR_LAW_DAHL3D, g.fric.mu_k = 0.0;
+    cr_assert_null(br_field_create(&g, 1, BR_BACKEND_CPU, err, sizeof err));
+    cr_assert(strstr(err, "dahl3d needs mu_k > 0"), "%s", err);
+    g.fric = s1_lugre();
+    g.law = BR_LAW_LUGRE3D_CLASSIC, g.fric.G_min = 0.0;
+    cr_assert_null(br_field_create(&g, 1, BR_BACKEND_CPU, err, sizeof err));
+    cr_assert(strstr(err, "G_min must be > 0"), "%s", err);
     d = one_point(r, BR_LAW_LUGRE3D);
     d.K0 = -1.0;
     cr_assert_null(br_field_create(&d, 1, BR_BACKEND_CPU, err, sizeof err));

@@ -1,8 +1,9 @@
 /* test_field_cuda.c: the CUDA backend against the CPU backend on the same
  * 1e5-point field over 1000 steps, every law: relative difference below 1e-12
  * in every reduced quantity (relative to its scale over the run), counts
- * equal, and two GPU runs bitwise identical. Skipped, with the reason
- * printed, where no GPU is usable. */
+ * equal, and two GPU runs bitwise identical; the wrench tangents of the
+ * implicit coupling (kernels/point_tangent.h) likewise. Skipped, with the
+ * reason printed, where no GPU is usable. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -107,4 +108,45 @@ Test(cuda, per_point_readback_and_state_roundtrip)
     br_field_destroy(fc);
     br_field_destroy(fg);
     br_patch_free(&pa);
+}
+
+/* The wrench tangent (br_set_result.tan: K, C, their friction parts, W_d) from the CUDA kernel
+ * against the CPU loop, every law, 2e4 points over 300 steps: within 1e-12 of each matrix's
+ * largest entry over the run (both sum the same per-point terms in different orders). */
+Test(cuda, tangent_matches_cpu, .timeout = 600)
+{
+    skip_without_gpu();
+    for (int law = 0; law < BR_LAW_COUNT; law++) {
+        br_patch pa;
+        cr_assert_eq(br_patch_make(&pa, 20000, law, 77), 0);
+        pa.desc.tangent = 1;
+        char err[512];
+        br_field *fc = br_field_create(&pa.desc, 1, BR_BACKEND_CPU, err, sizeof err);
+        br_field *fg = br_field_create(&pa.desc, 1, BR_BACKEND_CUDA, err, sizeof err);
+        cr_assert_not_null(fc, "%s", err);
+        cr_assert_not_null(fg, "%s", err);
+        enum { NT = (int)(sizeof(br_set_tangent) / sizeof(double)) };
+        double diff[5] = {0}, scale[5] = {0};
+        for (int s = 0; s < 300; s++) {
+            br_frame_state fr[2];
+            br_patch_frames(s * 1e-4, fr);
+            br_set_result rc, rg;
+            cr_assert_eq(br_field_step(fc, fr, NULL, 1e-4, &rc, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(br_field_step(fg, fr, NULL, 1e-4, &rg, err, sizeof err), 0, "%s", err);
+            const double *a = (const double *)&rc.tan, *b = (const double *)&rg.tan;
+            for (int k = 0; k < NT; k++) { /* groups: K, C, Kf, Cf (36 each), W_d */
+                const int g = k / 36 < 4 ? k / 36 : 4;
+                diff[g] = fmax(diff[g], fabs(a[k] - b[k]));
+                scale[g] = fmax(scale[g], fmax(fabs(a[k]), fabs(b[k])));
+            }
+        }
+        double worst = 0.0;
+        for (int g = 0; g < 5; g++) worst = fmax(worst, scale[g] > 0 ? diff[g] / scale[g] : diff[g]);
+        fprintf(stderr, "cuda vs cpu, law %s: wrench tangent worst relative difference %.3g\n", br_law_name(law),
+                worst);
+        cr_expect(worst < 1e-12, "law %s: tangent differs by %g", br_law_name(law), worst);
+        br_field_destroy(fc);
+        br_field_destroy(fg);
+        br_patch_free(&pa);
+    }
 }
