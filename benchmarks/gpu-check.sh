@@ -33,6 +33,18 @@ for n in $POINTS; do runs="$runs lugre3d:$n"; done
 for law in $(./build/bristle info | sed -n 's/^friction laws: //p'); do
     [ "$law" = lugre3d ] || runs="$runs $law:1000000"
 done
+# bench_row BACKEND LAW POINTS STEPS LABEL [bench options]: one benchmark, its RESULT line logged and
+# a table row appended (LABEL after the law: "" or " + tangent")
+bench_row() {
+    be=$1 law=$2 n=$3 steps=$4 label=$5
+    shift 5
+    line=$(./build/bristle bench field --law "$law" --points "$n" --steps "$steps" --backend "$be" --no-baseline "$@" 2>&1 | grep '^RESULT')
+    echo "$line" >>"$OUTDIR/gpu-bench.log"
+    echo "$line" | awk -v dev="$dev" -v label="$label" '{
+        for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        printf "| %s | %s | %s%s | %s | %s | %s | %s | %s |\n", v["backend"], (v["backend"] == "cuda" ? dev : "host CPU"),
+            v["law"], label, v["points"], v["updates_per_s"], v["bw_GBs"], v["copy_GBs"], v["mem_B_per_point"] }' >>"$table"
+}
 for run in $runs; do
     law=${run%%:*}
     n=${run#*:}
@@ -40,25 +52,12 @@ for run in $runs; do
         [ "$be" = cpu ] && [ "$n" -gt 1000000 ] && continue
         steps=200
         [ "$be" = cpu ] && steps=20
-        line=$(./build/bristle bench field --law "$law" --points "$n" --steps "$steps" --backend "$be" --no-baseline 2>&1 | grep '^RESULT')
-        echo "$line" >>"$OUTDIR/gpu-bench.log"
-        echo "$line" | awk -v dev="$dev" '{
-            for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", v["backend"], (v["backend"] == "cuda" ? dev : "host CPU"),
-                v["law"], v["points"], v["updates_per_s"], v["bw_GBs"], v["copy_GBs"], v["mem_B_per_point"] }' >>"$table"
+        bench_row "$be" "$law" "$n" "$steps" ""
     done
 done
 # The implicit coupling's path: lugre3d at 1e6 points with the wrench tangent reduced every step.
-for be in cuda cpu; do
-    steps=200
-    [ "$be" = cpu ] && steps=20
-    line=$(./build/bristle bench field --law lugre3d --points 1000000 --steps "$steps" --backend "$be" --no-baseline --tangent 2>&1 | grep '^RESULT')
-    echo "$line" >>"$OUTDIR/gpu-bench.log"
-    echo "$line" | awk -v dev="$dev" '{
-        for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-        printf "| %s | %s | %s + tangent | %s | %s | %s | %s | %s |\n", v["backend"], (v["backend"] == "cuda" ? dev : "host CPU"),
-            v["law"], v["points"], v["updates_per_s"], v["bw_GBs"], v["copy_GBs"], v["mem_B_per_point"] }' >>"$table"
-done
+bench_row cuda lugre3d 1000000 200 " + tangent" --tangent
+bench_row cpu lugre3d 1000000 20 " + tangent" --tangent
 # The S1 cube run (4e5 steps, 6 points): per-step overhead of each backend.
 for be in cuda cpu; do
     echo "cube_00 on $be:" >>"$OUTDIR/gpu-cube.log"

@@ -58,35 +58,41 @@ BR_HD void cpu_chunk(int law, int surf, int rec, const br_set_view *vp, const br
 }
 
 /* One specialised chunk loop per law, counter surface and recording flag, so the law and
- * surface switches inside br_point_step fold away and the loop body has no branches left. */
-#define BR_CPU_SURF(LAW, SURF)                                                      \
+ * surface switches inside br_point_step fold away and the loop body has no branches left:
+ * BR_CPU_DISPATCH(CALL, OTHER) switches on v->law and fr->surface and runs CALL(LAW, SURF, REC)
+ * with all three constant (OTHER for an unknown law). */
+#define BR_CPU_SURF(CALL, LAW, SURF)                                                \
     case SURF:                                                                      \
-        if (v->outF) cpu_chunk(LAW, SURF, 1, v, fr, h, i0, i1, out);                \
-        else cpu_chunk(LAW, SURF, 0, v, fr, h, i0, i1, out);                        \
+        if (v->outF) CALL(LAW, SURF, 1);                                            \
+        else CALL(LAW, SURF, 0);                                                    \
         break;
-#define BR_CPU_CASE(LAW)                                                            \
+#define BR_CPU_CASE(CALL, LAW)                                                      \
     case LAW:                                                                       \
         switch (fr->surface) {                                                      \
-            BR_CPU_SURF(LAW, BR_SURF_SPHERE)                                        \
-            BR_CPU_SURF(LAW, BR_SURF_CYLINDER)                                      \
-            default: BR_CPU_SURF(LAW, BR_SURF_PLANE)                                \
+            BR_CPU_SURF(CALL, LAW, BR_SURF_SPHERE)                                  \
+            BR_CPU_SURF(CALL, LAW, BR_SURF_CYLINDER)                                \
+            default: BR_CPU_SURF(CALL, LAW, BR_SURF_PLANE)                          \
         }                                                                           \
         break;
+#define BR_CPU_DISPATCH(CALL, OTHER)                                                \
+    switch (v->law) {                                                               \
+        BR_CPU_CASE(CALL, BR_LAW_LUGRE3D)                                           \
+        BR_CPU_CASE(CALL, BR_LAW_LUGRE3D_CLASSIC)                                   \
+        BR_CPU_CASE(CALL, BR_LAW_DAHL3D)                                            \
+        BR_CPU_CASE(CALL, BR_LAW_GKF)                                               \
+        BR_CPU_CASE(CALL, BR_LAW_STATIC_REG)                                        \
+        BR_CPU_CASE(CALL, BR_LAW_BRISTLE2)                                          \
+        BR_CPU_CASE(CALL, BR_LAW_BRISTLE_IMPLICIT)                                  \
+        BR_CPU_CASE(CALL, BR_LAW_GMS)                                               \
+    default: OTHER; break;                                                          \
+    }
+
+#define BR_CPU_PLAIN(LAW, SURF, REC) cpu_chunk(LAW, SURF, REC, v, fr, h, i0, i1, out)
 
 static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
                           br_set_sums *out)
 {
-    switch (v->law) {
-        BR_CPU_CASE(BR_LAW_LUGRE3D)
-        BR_CPU_CASE(BR_LAW_LUGRE3D_CLASSIC)
-        BR_CPU_CASE(BR_LAW_DAHL3D)
-        BR_CPU_CASE(BR_LAW_GKF)
-        BR_CPU_CASE(BR_LAW_STATIC_REG)
-        BR_CPU_CASE(BR_LAW_BRISTLE2)
-        BR_CPU_CASE(BR_LAW_BRISTLE_IMPLICIT)
-        BR_CPU_CASE(BR_LAW_GMS)
-    default: br_sums_zero(out); break;
-    }
+    BR_CPU_DISPATCH(BR_CPU_PLAIN, br_sums_zero(out))
 }
 
 /* Points of a tangent chunk are taken BR_TAN_BLOCK at a time: one vectorized loop advances a
@@ -268,35 +274,13 @@ BR_HD void cpu_chunk_tangent(int law, int surf, int rec, const br_set_view *vp, 
     *tout = T;
 }
 
-#define BR_TAN_SURF(LAW, SURF)                                                      \
-    case SURF:                                                                      \
-        if (v->outF) cpu_chunk_tangent(LAW, SURF, 1, v, fr, h, i0, i1, out, tout);  \
-        else cpu_chunk_tangent(LAW, SURF, 0, v, fr, h, i0, i1, out, tout);          \
-        break;
-#define BR_TAN_CASE(LAW)                                                            \
-    case LAW:                                                                       \
-        switch (fr->surface) {                                                      \
-            BR_TAN_SURF(LAW, BR_SURF_SPHERE)                                        \
-            BR_TAN_SURF(LAW, BR_SURF_CYLINDER)                                      \
-            default: BR_TAN_SURF(LAW, BR_SURF_PLANE)                                \
-        }                                                                           \
-        break;
+#define BR_CPU_TANGENT(LAW, SURF, REC) cpu_chunk_tangent(LAW, SURF, REC, v, fr, h, i0, i1, out, tout)
 
-/* the tangent chunk specialised for the set's law and surface */
+/* the tangent chunk specialised for the set's law, surface and recording flag */
 static void cpu_chunk_tangent_law(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
                                   br_set_sums *out, br_tangent_sums *tout)
 {
-    switch (v->law) {
-        BR_TAN_CASE(BR_LAW_LUGRE3D)
-        BR_TAN_CASE(BR_LAW_LUGRE3D_CLASSIC)
-        BR_TAN_CASE(BR_LAW_DAHL3D)
-        BR_TAN_CASE(BR_LAW_GKF)
-        BR_TAN_CASE(BR_LAW_STATIC_REG)
-        BR_TAN_CASE(BR_LAW_BRISTLE2)
-        BR_TAN_CASE(BR_LAW_BRISTLE_IMPLICIT)
-        BR_TAN_CASE(BR_LAW_GMS)
-    default: br_sums_zero(out), br_tangent_zero(tout); break;
-    }
+    BR_CPU_DISPATCH(BR_CPU_TANGENT, (br_sums_zero(out), br_tangent_zero(tout)))
 }
 
 /* chunk c of set v -> its partial sums (and tangent when tpart is not NULL) */

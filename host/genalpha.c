@@ -11,7 +11,6 @@
  *   a1 = x0 - Z q,   (I + E Y) q = E L x0   (Woodbury; E may be singular). */
 #include "genalpha.h"
 
-#include <cblas.h>
 #include <lapacke.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,9 +63,6 @@ static void matvec(const br_genalpha *g, const double *A, const double *x, doubl
 br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const double *K, double rho_inf,
                                 double h, char *err, size_t errlen)
 {
-    /* The structure's systems are small (tens to hundreds of DOF, the low-rank solve tens): OpenBLAS's
-     * threads only add their start and yield for them (a few percent of a blade run) */
-    openblas_set_num_threads(1);
     br_genalpha *g = calloc(1, sizeof *g);
     const size_t nn = (size_t)n * (size_t)n;
     g->n = n, g->M = M, g->C = C, g->K = K, g->h = h;
@@ -269,6 +265,15 @@ int br_genalpha_solve(br_genalpha *g, const double *f, const double *E)
     }
     memcpy(g->a1, w, (size_t)n * sizeof(double));
     return rc;
+}
+
+void br_genalpha_row_force(const br_genalpha *g, int k, const double w[6], double *f)
+{
+    for (int r = 6 * k; r < 6 * k + 6; r++) {
+        const double *row = g->L + (size_t)r * g->n;
+        const int *col = g->Lcol + (size_t)r * g->n;
+        for (int q = 0; q < g->Lcnt[r]; q++) f[col[q]] += row[col[q]] * w[r - 6 * k];
+    }
 }
 
 void br_genalpha_row_changes(br_genalpha *g, double *du, double *dv, double *dm)

@@ -65,6 +65,10 @@ void br_genalpha_predict(const br_genalpha *g, double *up, double *vp);
  * the predicted state where f was evaluated. 0, or -1 if I + E L Keff^-1 L^T is singular. */
 int br_genalpha_solve(br_genalpha *g, const double *f, const double *E);
 
+/* block k of the low-rank rows, w (6) -> f += L_k^T w (a force in those rows' coordinates as a
+ * generalized force) */
+void br_genalpha_row_force(const br_genalpha *g, int k, const double w[6], double *f);
+
 /* g->a1 from br_genalpha_solve (before br_genalpha_advance) -> per low-rank row: du = L (u - u_pred)
  * and dv = L (v - v_pred) at the equation time (ck L (a1 - a0), cc L (a1 - a0)), and
  * dm = L ((u_{n+1} - u_n) / h - v_pred), the change of the row's mean rate over the step */

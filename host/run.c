@@ -293,6 +293,17 @@ int br_run_main(int argc, char **argv)
             break;
         }
     }
+    char wmix[320];
+    for (int s = 0; s < m->nset; s++) {
+        if (d->set_imp[s] < 0 || !d->set_rb[s]) continue;
+        snprintf(wmix, sizeof wmix,
+                 "contact set '%s' couples a free body to the structure: the two steps take its tangent "
+                 "partitioned, each for its own motion, which is stable only while dt resolves the "
+                 "contact's normal mode (docs/time-stepping.md)",
+                 m->cset[s].name);
+        warnings[nwarn++] = wmix;
+        break;
+    }
     if (fabs(nsteps * m->dt - m->t_end) > 1e-9 * m->t_end) {
         snprintf(wbuf[0], sizeof wbuf[0], "time.end (%g) is not a multiple of dt; the run ends at %.12g s",
                  m->t_end, nsteps * m->dt);

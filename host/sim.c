@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
 #include <lapacke.h>
 
 #include "rigid.h"
@@ -57,6 +58,39 @@ static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *de
         }
         desc[s].tangent = on_struct || on_free;
     }
+    /* group the free bodies coupled through contact sets (union-find over the sets) and number the
+     * blocks group by group, so that each group's system is one diagonal block */
+    int *parent = malloc((size_t)nb * sizeof(int)), *group = malloc((size_t)nb * sizeof(int));
+    d->rb_group = malloc((size_t)(nb + 1) * sizeof(int));
+    if (!parent || !group || !d->rb_group) {
+        free(parent), free(group);
+        return -1;
+    }
+    for (int b = 0; b < m->nbody; b++) parent[b] = b;
+    for (int q = 0; q < d->nrbset; q++) {
+        const br_contact_set_desc *cs = &desc[d->rb_set[q]];
+        if (!frame_free_body(m, cs->frame_a) || !frame_free_body(m, cs->frame_b)) continue;
+        int a = cs->frame_a - 1, c = cs->frame_b - 1;
+        while (parent[a] != a) a = parent[a];
+        while (parent[c] != c) c = parent[c];
+        parent[a < c ? c : a] = a < c ? a : c;
+    }
+    int slot = 0;
+    for (int b = 0; b < m->nbody; b++) {
+        int r = b;
+        while (parent[r] != r) r = parent[r];
+        group[b] = r;
+    }
+    for (int r = 0; r < m->nbody; r++) { /* groups in order of their first body */
+        int first = 1;
+        for (int b = 0; b < m->nbody; b++) {
+            if (group[b] != r || d->rb_slot[b] < 0) continue;
+            if (first) d->rb_group[d->nrbgroup++] = slot, first = 0;
+            d->rb_slot[b] = slot++;
+        }
+    }
+    d->rb_group[d->nrbgroup] = slot;
+    free(parent), free(group);
     const int n6 = 6 * (d->nrb > 0 ? d->nrb : 1);
     d->rb_A = malloc((size_t)n6 * n6 * sizeof(double));
     d->rb_x = malloc((size_t)n6 * sizeof(double));
@@ -90,6 +124,10 @@ static int structure_rows(const br_model *m, br_data *d)
 
 br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, size_t errlen)
 {
+    /* The systems of a step are small (tens to hundreds of DOF, the low-rank and rigid-body solves
+     * tens): OpenBLAS's threads only add their start and yield for them (a few percent of a blade
+     * run) */
+    openblas_set_num_threads(1);
     br_data *d = calloc(1, sizeof *d);
     if (!d) {
         snprintf(err, errlen, "out of memory");
@@ -210,7 +248,7 @@ void br_data_free(br_data *d)
     free(d->load_val), free(d->spring_val), free(d->spring_angle);
     free(d->rot_z), free(d->rot_tau), free(d->rot_Eb), free(d->rot_E), free(d->rot_E_upto);
     free(d->Nset), free(d->acc), free(d->imp_set), free(d->set_imp), free(d->imp_E), free(d->imp_du);
-    free(d->rb_slot), free(d->rb_set), free(d->set_rb), free(d->rb_A), free(d->rb_x), free(d->rb_piv);
+    free(d->rb_slot), free(d->rb_set), free(d->set_rb), free(d->rb_A), free(d->rb_x), free(d->rb_piv), free(d->rb_group);
     br_struct_free(d->st);
     br_genalpha_free(d->ga);
     free(d->g), free(d->gext), free(d->gext_prev), free(d->xnode), free(d->uprev), free(d->vprev), free(d->up), free(d->vp);
@@ -508,6 +546,35 @@ static void side_map(const br_model *m, const br_data *d, int s, int side, doubl
     L[6 * 3 + 2] = -dx[1], L[6 * 4 + 2] = dx[0];
 }
 
+/* frame -> 1 if it is a kinematic frame (prescribed motion) */
+static int frame_prescribed(const br_model *m, int fr) { return fr > m->nbody; }
+
+/* set s with implicit coupling, the time span of its linearization (h for free bodies, tau for the
+ * structure) and the travel factor (theta h, or tau) -> du, dv += the change of the set's relative
+ * displacement and twist from the motion of its prescribed sides, which the field saw at t_n:
+ * travel L V_B(t_n) (plus h L (V_B(t_n + h) - V_B(t_n)) on a free-body set, as a free body's
+ * h dV) and L (V_B(t_n + span) - V_B(t_n)). The ground adds nothing. */
+static void prescribed_change(const br_model *m, const br_data *d, int s, double span, double travel, int with_dv_travel,
+                              double du[6], double dv[6])
+{
+    const br_contact_set_desc *cs = &m->cset[s].desc;
+    for (int side = 0; side < 2; side++) {
+        const int f = side ? cs->frame_b : cs->frame_a;
+        if (!frame_prescribed(m, f)) continue;
+        br_frame_state later;
+        br_kframe_state(&m->kframe[f - 1 - m->nbody], d->t + span, &later);
+        const br_frame_state *now = &d->frames[f];
+        const double V0[6] = {now->v[0], now->v[1], now->v[2], now->w[0], now->w[1], now->w[2]};
+        const double dV[6] = {later.v[0] - V0[0], later.v[1] - V0[1], later.v[2] - V0[2],
+                              later.w[0] - V0[3], later.w[1] - V0[4], later.w[2] - V0[5]};
+        double L[36], t0[6], t1[6];
+        side_map(m, d, s, side, L);
+        mat6_vec(L, V0, t0, 0);
+        mat6_vec(L, dV, t1, 0);
+        for (int j = 0; j < 6; j++) du[j] += travel * t0[j] + (with_dv_travel ? span * t1[j] : 0.0), dv[j] += t1[j];
+    }
+}
+
 /* free bodies of the implicit system: symplectic Euler with each contact wrench linearized about
  * the state the field saw (pose at t_n, twist V_p = V_n + p, p = h a_{n-1} predicted):
  *   M dV = h (F + sum_s L^T dW_s),   dW = -K dxi_u - C dxi_v,
@@ -555,7 +622,14 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
             slot[side] = frame_free_body(m, fr_s) ? d->rb_slot[fr_s - 1] : -1;
             side_map(m, d, s, side, L[side]);
         }
-        double Cp[6] = {0}; /* C L p - theta h K L V_n over the free sides */
+        double Cp[6] = {0}; /* C L p - theta h K L V_n over the free sides, - K du_B - C dv_B over the prescribed */
+        {
+            double du[6] = {0}, dv[6] = {0};
+            prescribed_change(m, d, s, h, d->theta * h, 1, du, dv);
+            for (int j = 0; j < 6; j++) du[j] = -du[j], dv[j] = -dv[j];
+            mat6_vec(T->K, du, Cp, 1);
+            mat6_vec(T->C, dv, Cp, 1);
+        }
         for (int Q = 0; Q < 2; Q++) {
             if (slot[Q] < 0) continue;
             const int b = (Q ? cs->frame_b : cs->frame_a) - 1;
@@ -597,7 +671,13 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
             x[r] = 0.0;
         }
     }
-    if (LAPACKE_dgesv(LAPACK_COL_MAJOR, n6, 1, A, n6, d->rb_piv, x, n6) != 0) return -1;
+    /* one LU per group of bodies coupled by contacts (coupling_setup numbers their blocks together) */
+    for (int g = 0; g < d->nrbgroup; g++) {
+        const int o = 6 * d->rb_group[g], ng = 6 * (d->rb_group[g + 1] - d->rb_group[g]);
+        lapack_int nn = ng, ld = n6, one = 1, info = 0;
+        LAPACK_dgesv(&nn, &one, A + (size_t)o * n6 + o, &ld, d->rb_piv + o, x + o, &ld, &info);
+        if (info != 0) return -1;
+    }
     for (int b = 0; b < m->nbody; b++) {
         const int k = d->rb_slot[b];
         for (int j = 0; k >= 0 && j < 6; j++) d->acc[6 * b + j] = x[6 * k + j] / h;
@@ -633,6 +713,8 @@ static void book_powers(const br_model *m, br_data *d, double h)
             memcpy(xm, xi, sizeof xm);
             if (k >= 0)
                 for (int j = 0; j < 6; j++) du[j] += d->imp_du[6 * k + j], dv[j] += d->imp_dv[6 * k + j], xm[j] += d->imp_dm[6 * k + j];
+            if (k >= 0) prescribed_change(m, d, s, d->tau_s, d->tau_s, 0, du, dv);
+            else prescribed_change(m, d, s, h, d->theta * h, 1, du, dv);
             for (int side = 0; d->set_rb[s] && side < 2; side++) { /* free bodies: see rigid_implicit */
                 const int f = side ? cs->frame_b : cs->frame_a;
                 if (!frame_free_body(m, f)) continue;
@@ -647,7 +729,21 @@ static void book_powers(const br_model *m, br_data *d, double h)
                 for (int j = 0; j < 6; j++)
                     dv[j] += t[j] - tp[j], xm[j] += t[j] - tp[j], du[j] += h * (t[j] + d->theta * tn[j]);
             }
-            double Wf[6] = {r->Ff_A[0], r->Ff_A[1], r->Ff_A[2], r->Mf_A[0], r->Mf_A[1], r->Mf_A[2]}, t[6], Cn[36];
+            /* the drive work of a prescribed side (br_fwd_loads booked the field's wrench) */
+            double dW[6], t[6];
+            mat6_vec(r->tan.K, du, dW, 0);
+            mat6_vec(r->tan.C, dv, dW, 1);
+            for (int side = 0; side < 2; side++) {
+                const int f = side ? cs->frame_b : cs->frame_a;
+                if (!frame_prescribed(m, f)) continue;
+                double L[36];
+                side_map(m, d, s, side, L);
+                const br_frame_state *fs = &d->frames[f];
+                const double V[6] = {fs->v[0], fs->v[1], fs->v[2], fs->w[0], fs->w[1], fs->w[2]};
+                mat6_vec(L, V, t, 0);
+                for (int j = 0; j < 6; j++) d->p_drive += dW[j] * t[j]; /* -(L^T (-dW)) . V */
+            }
+            double Wf[6] = {r->Ff_A[0], r->Ff_A[1], r->Ff_A[2], r->Mf_A[0], r->Mf_A[1], r->Mf_A[2]}, Cn[36];
             mat6_vec(r->tan.Kf, du, t, 0);
             mat6_vec(r->tan.Cf, dv, t, 1);
             double P = 0.0, Pnd = 0.0;
@@ -680,6 +776,15 @@ int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
     const int nr = 6 * d->nimp;
     double ck, cc;
     br_genalpha_coeffs(d->ga, &ck, &cc);
+    for (int k = 0; k < d->nimp; k++) { /* a prescribed side moves from t_n, where the field saw it, to t_n + tau */
+        const int s = d->imp_set[k];
+        double du[6] = {0}, dv[6] = {0}, w[6] = {0};
+        prescribed_change(m, d, s, d->tau_s, d->tau_s, 0, du, dv);
+        for (int j = 0; j < 6; j++) du[j] = -du[j], dv[j] = -dv[j];
+        mat6_vec(d->res[s].tan.K, du, w, 1);
+        mat6_vec(d->res[s].tan.C, dv, w, 1);
+        br_genalpha_row_force(d->ga, k, w, d->g);
+    }
     for (int k = 0; k < d->nimp; k++) {
         const br_set_tangent *T = &d->res[d->imp_set[k]].tan;
         for (int q = 0; q < 36; q++) d->imp_E[36 * k + q] = ck * T->K[q] + cc * T->C[q];
@@ -751,8 +856,33 @@ void br_integrate(const br_model *m, br_data *d, double h)
 
 static int finite3(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
 
+/* n doubles -> 1 if all are finite */
+static int finite_n(const double *a, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!isfinite(a[k])) return 0;
+    return 1;
+}
+
 int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
 {
+    /* the linearized solves of the step, before anything is advanced with them */
+    for (int s = 0; s < m->nset; s++)
+        if ((d->set_imp[s] >= 0 || d->set_rb[s]) &&
+            !finite_n((const double *)&d->res[s].tan, (int)(sizeof d->res[s].tan / sizeof(double)))) {
+            snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite wrench tangent", d->t, m->cset[s].name);
+            return -1;
+        }
+    for (int b = 0; b < m->nbody; b++)
+        if (m->body[b].beam < 0 && !finite_n(d->acc + 6 * b, 6)) {
+            snprintf(err, errlen, "t = %.9g s: body '%s': non-finite acceleration from the contact coupling", d->t,
+                     m->body[b].name);
+            return -1;
+        }
+    if (d->ga && !finite_n(d->ga->a1, d->ga->n)) {
+        snprintf(err, errlen, "t = %.9g s: the structure's step gave a non-finite acceleration", d->t);
+        return -1;
+    }
     for (int b = 0; b < m->nbody; b++) {
         if (!finite3(d->x + 3 * b) || !finite3(d->v + 3 * b) || !finite3(d->w + 3 * b) ||
             !finite3(d->q + 4 * b) || !isfinite(d->q[4 * b + 3])) {

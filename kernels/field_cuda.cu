@@ -23,20 +23,18 @@ constexpr int kBlock = 256;      /* threads per block */
 constexpr int kItems = 4;        /* points per thread */
 constexpr int kFinishBlock = 128;
 
-struct SumsOp {
-    __device__ br_set_sums operator()(const br_set_sums &a, const br_set_sums &b) const
-    {
-        br_set_sums r = a;
-        br_sums_combine(&r, &b);
-        return r;
-    }
-};
+/* The set sums and the tangent sums, zeroed and combined under one name (fixed order) */
+__device__ void sums_zero(br_set_sums *s) { br_sums_zero(s); }
+__device__ void sums_zero(br_tangent_sums *s) { br_tangent_zero(s); }
+__device__ void sums_combine(br_set_sums *a, const br_set_sums *b) { br_sums_combine(a, b); }
+__device__ void sums_combine(br_tangent_sums *a, const br_tangent_sums *b) { br_tangent_combine(a, b); }
 
-struct TangentOp {
-    __device__ br_tangent_sums operator()(const br_tangent_sums &a, const br_tangent_sums &b) const
+template <typename T>
+struct CombineOp {
+    __device__ T operator()(const T &a, const T &b) const
     {
-        br_tangent_sums r = a;
-        br_tangent_combine(&r, &b);
+        T r = a;
+        sums_combine(&r, &b);
         return r;
     }
 };
@@ -70,42 +68,28 @@ __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_se
             }
         }
     }
-    br_set_sums tot = Reduce(tmp).Reduce(acc, SumsOp());
+    br_set_sums tot = Reduce(tmp).Reduce(acc, CombineOp<br_set_sums>());
     if (threadIdx.x == 0) partials[blockIdx.x] = tot;
     if constexpr (TAN) {
         using TReduce = cub::BlockReduce<br_tangent_sums, kBlock>;
         __shared__ typename TReduce::TempStorage ttmp;
-        br_tangent_sums ttot = TReduce(ttmp).Reduce(tacc, TangentOp());
+        br_tangent_sums ttot = TReduce(ttmp).Reduce(tacc, CombineOp<br_tangent_sums>());
         if (threadIdx.x == 0) tpartials[blockIdx.x] = ttot;
     }
 }
 
-/* one block per set: the set's tangent partials folded in a fixed strided order, then reduced */
-__global__ void __launch_bounds__(kFinishBlock)
-    tangent_finish_kernel(const br_tangent_sums *partials, const long *offsets, br_tangent_sums *out)
+/* one block per set: the set's partials (sums or tangent sums) folded in a fixed strided order,
+ * then reduced */
+template <typename T>
+__global__ void __launch_bounds__(kFinishBlock) finish_kernel(const T *partials, const long *offsets, T *out)
 {
-    using Reduce = cub::BlockReduce<br_tangent_sums, kFinishBlock>;
+    using Reduce = cub::BlockReduce<T, kFinishBlock>;
     __shared__ typename Reduce::TempStorage tmp;
     const int s = blockIdx.x;
-    br_tangent_sums acc;
-    br_tangent_zero(&acc);
-    for (long j = offsets[s] + threadIdx.x; j < offsets[s + 1]; j += kFinishBlock)
-        br_tangent_combine(&acc, &partials[j]);
-    br_tangent_sums tot = Reduce(tmp).Reduce(acc, TangentOp());
-    if (threadIdx.x == 0) out[s] = tot;
-}
-
-__global__ void __launch_bounds__(kFinishBlock)
-    field_finish_kernel(const br_set_sums *partials, const long *offsets, br_set_sums *out)
-{
-    using Reduce = cub::BlockReduce<br_set_sums, kFinishBlock>;
-    __shared__ typename Reduce::TempStorage tmp;
-    const int s = blockIdx.x;
-    br_set_sums acc;
-    br_sums_zero(&acc);
-    for (long j = offsets[s] + threadIdx.x; j < offsets[s + 1]; j += kFinishBlock)
-        br_sums_combine(&acc, &partials[j]);
-    br_set_sums tot = Reduce(tmp).Reduce(acc, SumsOp());
+    T acc;
+    sums_zero(&acc);
+    for (long j = offsets[s] + threadIdx.x; j < offsets[s + 1]; j += kFinishBlock) sums_combine(&acc, &partials[j]);
+    T tot = Reduce(tmp).Reduce(acc, CombineOp<T>());
     if (threadIdx.x == 0) out[s] = tot;
 }
 
@@ -282,10 +266,10 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
         }
         BR_CU(cudaGetLastError());
     }
-    field_finish_kernel<<<g->nsets, kFinishBlock>>>(g->partials, g->d_poff, g->d_sums);
+    finish_kernel<br_set_sums><<<g->nsets, kFinishBlock>>>(g->partials, g->d_poff, g->d_sums);
     BR_CU(cudaGetLastError());
     if (g->any_tangent) {
-        tangent_finish_kernel<<<g->nsets, kFinishBlock>>>(g->tpartials, g->d_poff, g->d_tans);
+        finish_kernel<br_tangent_sums><<<g->nsets, kFinishBlock>>>(g->tpartials, g->d_poff, g->d_tans);
         BR_CU(cudaGetLastError());
         BR_CU(cudaMemcpy(g->h_tans, g->d_tans, (size_t)g->nsets * sizeof(br_tangent_sums), cudaMemcpyDeviceToHost));
         memcpy(tans, g->h_tans, (size_t)g->nsets * sizeof(br_tangent_sums));

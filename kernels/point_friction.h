@@ -17,7 +17,7 @@
  * sign with Vt; the derivative along the sliding direction (the falling Stribeck slope, nearly
  * flat in slip) would carry the force of one sliding direction past a reversal within the step,
  * where it pushes, and made the impact-and-stick-slip phase of the S2 gkf ramp book 18 % more
- * friction energy than a run at a quarter of the step (docs/time-stepping.md).
+ * friction energy than a run at a tenth of the step (docs/time-stepping.md).
  * This file holds 3.1-3.5; point_bristle.h holds 3.6-3.8 and point_law.h the
  * dispatch on the law. */
 #ifndef BR_POINT_FRICTION_H

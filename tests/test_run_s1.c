@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "csvread.h"
+#include "jsonread.h"
 
 static const int ANGLES[4] = {0, 30, 60, 90};
 static const double PI = 3.14159265358979323846;
@@ -201,36 +202,16 @@ Test(s1, normal_force_sum_and_shift)
     }
 }
 
-/* run folder under S1_DIR -> its summary.json parsed (the caller frees it) */
-static cJSON *summary(const char *run)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s/summary.json", S1_DIR, run);
-    FILE *fp = fopen(path, "r");
-    cr_assert(fp, "cannot read %s", path);
-    static char buf[1 << 16];
-    const size_t len = fread(buf, 1, sizeof buf - 1, fp);
-    fclose(fp);
-    buf[len] = 0;
-    cJSON *j = cJSON_Parse(buf);
-    cr_assert(j, "%s is not JSON", path);
-    return j;
-}
+/* run -> its summary.json parsed (the caller frees it) */
+static cJSON *summary(const char *run) { return run_summary(S1_DIR, run); }
 
 /* Item 6: energy balance residual below 1 % of the input work (summary.json). */
 Test(s1, energy_residual)
 {
     for (int a = 0; a < 4; a++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/cube_%02d/summary.json", S1_DIR, ANGLES[a]);
-        FILE *fp = fopen(path, "r");
-        cr_assert(fp, "cannot read %s", path);
-        static char buf[1 << 16];
-        const size_t len = fread(buf, 1, sizeof buf - 1, fp);
-        fclose(fp);
-        buf[len] = 0;
-        cJSON *j = cJSON_Parse(buf);
-        cr_assert(j, "%s is not JSON", path);
+        char run[16];
+        snprintf(run, sizeof run, "cube_%02d", ANGLES[a]);
+        cJSON *j = summary(run);
         cJSON *en = cJSON_GetObjectItem(j, "energy");
         const double rel = cJSON_GetNumberValue(cJSON_GetObjectItem(en, "residual_relative"));
         const double win = cJSON_GetNumberValue(cJSON_GetObjectItem(en, "input_work_J"));

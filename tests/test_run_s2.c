@@ -12,6 +12,7 @@
 #include "beam.h"
 #include "csvread.h"
 #include "scenario.h"
+#include "jsonread.h"
 
 static csv_table *load(const char *run)
 {
@@ -23,17 +24,12 @@ static csv_table *load(const char *run)
     return t;
 }
 
+/* run -> its summary.json parsed (the caller frees it) */
+static cJSON *summary(const char *run) { return run_summary(S2_DIR, run); }
+
 static double residual(const char *run)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s/summary.json", S2_DIR, run);
-    FILE *fp = fopen(path, "r");
-    cr_assert(fp, "cannot read %s", path);
-    static char buf[1 << 16];
-    buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
-    fclose(fp);
-    cJSON *j = cJSON_Parse(buf);
-    cr_assert(j);
+    cJSON *j = summary(run);
     const double r = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "energy"), "residual_relative"));
     cJSON_Delete(j);
     return r;
@@ -100,7 +96,7 @@ Test(s2, ramp_energy_residual)
 }
 
 /* S2 item 6 for the gkf ramp: its stick branch is a stiff damper (mu_s N / eps, 7000 N s/m per
- * contact) that the structure step carries implicitly (host/friction_implicit.h); explicit, the
+ * contact) that the structure step carries implicitly (docs/time-stepping.md); explicit, the
  * residual was 18 %. */
 Test(s2, ramp_gkf_energy_residual)
 {
@@ -244,21 +240,12 @@ Test(s2_slow, ramp_gkf_converged_in_dt)
     csv_free(b);
 }
 
-/* run -> the friction energy of both contact sets at the end (summary.json) */
+/* run -> the friction energy of both contact sets at the end (summary.json); the run complete */
 static double friction_energy(const char *run)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s/summary.json", S2_DIR, run);
-    FILE *fp = fopen(path, "r");
-    cr_assert(fp, "cannot read %s", path);
-    static char buf[1 << 16];
-    buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
-    fclose(fp);
-    cJSON *j = cJSON_Parse(buf);
-    cr_assert(j);
+    cJSON *j = summary(run), *it;
     double E = 0.0;
-    cJSON *sets = cJSON_GetObjectItem(j, "contact_sets"), *it;
-    cJSON_ArrayForEach(it, sets) E += cJSON_GetNumberValue(cJSON_GetObjectItem(it, "friction_work_J"));
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "contact_sets")) E += cJSON_GetNumberValue(cJSON_GetObjectItem(it, "friction_work_J"));
     const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(j, "status"));
     cr_assert(status && !strcmp(status, "complete"), "%s did not complete", run);
     cJSON_Delete(j);
