@@ -224,6 +224,47 @@ Test(sim, block_on_moving_belt_settles_at_the_kinetic_friction)
     br_model_free(m);
 }
 
+/* A block pressed with 10 N onto a platform lifting at 1 cm/s (a prescribed frame): once the
+ * first impact has died the contact carries exactly the press, N = 10 N, and the block rises
+ * with the platform. The implicit step must see the platform move within the step (its travel
+ * h V in the linearized relative displacement): without it the block sinks into the platform
+ * and ends at 63 N (dt = 1e-5) or 4e5 N (1e-3). Checked at dt = 1e-5 and at 1e-3, where the
+ * contact's normal mode is far from resolved (w h of about 10). */
+Test(sim, block_on_lifting_platform_carries_its_load)
+{
+    const char *steps[][1] = {{"time.dt=1.0e-5"}, {"time.dt=1.0e-3"}};
+    for (int c = 0; c < 2; c++) {
+        br_model *m = parse("time: {end: 0.2, dt: 1.0e-5}\n"
+                            "bodies: [{name: blk, mass: 1.0, box: [0.1, 0.1, 0.1], position: [0, 0, 0.05],\n"
+                            "          velocity: [0, 0, 0.01], lock: [x, y, rx, ry, rz]}]\n"
+                            "frames: [{name: lift, velocity: [0, 0, 0.01]}]\n"
+                            "loads: [{name: press, body: blk, direction: [0, 0, -1], magnitude: 10}]\n"
+                            "contacts:\n"
+                            "  - name: pad\n"
+                            "    body: blk\n"
+                            "    surface: {type: plane, frame: lift, normal: [0, 0, 1]}\n"
+                            "    points: {grid: {center: [0, 0, -0.05], size: [0.1, 0.1], count: [2, 2]}}\n"
+                            "    normal: {sigma: 3.0e-9, D: 4.88e5}\n"
+                            "    friction: {law: lugre3d, mu_s: 0.15, mu_k: 0.1, V_st: 1.0e-3, alpha: 2,\n"
+                            "               sigma0: 1.0e4, sigma1: 31.6, sigma2: 0.04}\n",
+                            steps[c], 1);
+        char err[256];
+        br_data *d = br_data_create(m, BR_BACKEND_CPU, err, sizeof err);
+        cr_assert(d, "%s", err);
+        const long n = lround(m->t_end / m->dt);
+        for (long k = 0; k < n; k++) cr_assert_eq(br_step(m, d, err, sizeof err), 0, "%s", err);
+        br_fwd_frames(m, d);
+        cr_assert_eq(br_fwd_contacts(m, d, m->dt, err, sizeof err), 0);
+        const double N = d->res[0].N;
+        printf("sim: lifting platform, dt = %g: N = %.9g N (press 10 N), block speed %.9g m/s (platform 0.01)\n",
+               m->dt, N, d->v[2]);
+        cr_expect(fabs(N - 10) < 1e-6, "N = %.9g", N);
+        cr_expect(fabs(d->v[2] - 0.01) < 1e-9);
+        br_data_free(d);
+        br_model_free(m);
+    }
+}
+
 /* A plate pressed with 1000 N on a disk spinning at 10 rad/s (a prescribed frame), its
  * annular face (R_i = 0.05, R_o = 0.1 m) sampled by the annulus generator: in steady slip
  * (v = w r >= 0.5 m/s >> V_st) every point carries mu_k N_i, the pressure is uniform, and the
