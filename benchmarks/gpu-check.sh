@@ -12,15 +12,51 @@ OUTDIR="${OUT:-benchmarks/results}"
 mkdir -p "$OUTDIR"
 POINTS="${*:-100000 1000000 10000000}"
 dev="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+commit="${BRISTLE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 
-sh scripts/setup.sh >"$OUTDIR/gpu-build.log" 2>&1 || { echo "build failed"; tail -30 "$OUTDIR/gpu-build.log"; exit 1; }
-./build/bristle info
+# The project's own dependencies: from the system where pkg-config finds them (scripts/setup.sh
+# installs what is missing), else from the .deb files scripts/fetch-deps.sh left in .deps/debs,
+# unpacked into .deps/root with pkg-config, the compiler, the linker and the loader pointed there.
+# BRISTLE_DEPS=debs forces the second way (to try it on a machine that has the packages).
+if [ "${BRISTLE_DEPS:-}" != debs ] && pkg-config --exists yaml-0.1 libcjson cairo libpng lapacke openblas assimp criterion 2>/dev/null; then
+    sh scripts/setup.sh >"$OUTDIR/gpu-build.log" 2>&1 || { echo "build failed"; tail -30 "$OUTDIR/gpu-build.log"; exit 1; }
+else
+    ls .deps/debs/*.deb >/dev/null 2>&1 ||
+        { echo "gpu-check: dependencies missing and no .deps/debs: run scripts/fetch-deps.sh where the Debian archive is reachable"; exit 1; }
+    R="$PWD/.deps/root"
+    L="$R/usr/lib/x86_64-linux-gnu"
+    rm -rf "$R" && mkdir -p "$R"
+    for d in .deps/debs/*.deb; do dpkg -x "$d" "$R" || exit 1; done
+    # Debian's alternatives pick the LAPACK and BLAS that lapacke.pc requires; dpkg -x makes no alternatives.
+    ln -sf ../openblas-pthread/pkgconfig/lapack-openblas.pc "$L/pkgconfig/lapack.pc"
+    ln -sf ../openblas-pthread/pkgconfig/blas-openblas.pc "$L/pkgconfig/blas.pc"
+    export PKG_CONFIG_LIBDIR="$L/pkgconfig:$R/usr/share/pkgconfig:$L/openblas-pthread/pkgconfig"
+    export PKG_CONFIG_SYSROOT_DIR="$R" PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
+    export CPATH="$R/usr/include${CPATH:+:$CPATH}"
+    export LIBRARY_PATH="$L:$L/openblas-pthread${LIBRARY_PATH:+:$LIBRARY_PATH}"
+    export LDFLAGS="-Wl,-rpath-link,$L:$L/openblas-pthread"
+    pc=pkg-config
+    command -v pkg-config >/dev/null || pc="$R/usr/bin/pkgconf"
+    # this GPU's architecture only (one nvcc pass instead of two)
+    arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
+    { LD_LIBRARY_PATH="$L" cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPKG_CONFIG_EXECUTABLE="$pc" \
+        ${arch:+-DCMAKE_CUDA_ARCHITECTURES=$arch} &&
+        LD_LIBRARY_PATH="$L" cmake --build build -j "$(nproc)"; } >"$OUTDIR/gpu-build.log" 2>&1 ||
+        { echo "build failed"; tail -40 "$OUTDIR/gpu-build.log"; exit 1; }
+    # the tests and benchmarks load the unpacked libraries (and their own dependencies) from there
+    export LD_LIBRARY_PATH="$L:$L/openblas-pthread${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+./build/bristle info || exit 1
 
 # --verbose keeps every test's output, so the CUDA-vs-CPU figures are in the log.
-(cd build && ctest --verbose) >"$OUTDIR/gpu-tests.log" 2>&1
+(cd build && ctest --verbose -j "$(nproc)") >"$OUTDIR/gpu-tests.log" 2>&1
 trc=$?
-grep -E "cuda vs cpu|SKIP|tests passed|Failed" "$OUTDIR/gpu-tests.log"
+grep -E "cuda vs cpu|SKIP|tests passed|Failed|\*\*\*" "$OUTDIR/gpu-tests.log"
+# On this machine the CUDA tests must run: a skip is a failure here.
+if grep -q "SKIP test_" "$OUTDIR/gpu-tests.log"; then
+    echo "gpu-check: CUDA tests were skipped on a GPU machine"
+    trc=1
+fi
 
 table="$OUTDIR/gpu-bench.md"
 {
@@ -38,8 +74,15 @@ done
 bench_row() {
     be=$1 law=$2 n=$3 steps=$4 label=$5
     shift 5
-    line=$(./build/bristle bench field --law "$law" --points "$n" --steps "$steps" --backend "$be" --no-baseline "$@" 2>&1 | grep '^RESULT')
-    echo "$line" >>"$OUTDIR/gpu-bench.log"
+    out=$(./build/bristle bench field --law "$law" --points "$n" --steps "$steps" --backend "$be" --no-baseline "$@" 2>&1)
+    line=$(echo "$out" | grep '^RESULT')
+    echo "$out" >>"$OUTDIR/gpu-bench.log"
+    if [ -z "$line" ]; then
+        # no empty row: say what failed, and fail the check
+        echo "| $be | - | $law$label | $n | FAILED: $(echo "$out" | tail -1) | | | |" >>"$table"
+        trc=1
+        return
+    fi
     echo "$line" | awk -v dev="$dev" -v label="$label" '{
         for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
         printf "| %s | %s | %s%s | %s | %s | %s | %s | %s |\n", v["backend"], (v["backend"] == "cuda" ? dev : "host CPU"),
@@ -61,7 +104,7 @@ bench_row cpu lugre3d 1000000 20 " + tangent" --tangent
 # The S1 cube run (4e5 steps, 6 points): per-step overhead of each backend.
 for be in cuda cpu; do
     echo "cube_00 on $be:" >>"$OUTDIR/gpu-cube.log"
-    OUT="$OUTDIR" sh benchmarks/cube-run.sh "$be" 3 >>"$OUTDIR/gpu-cube.log" 2>&1
+    OUT=/tmp sh benchmarks/cube-run.sh "$be" 3 >>"$OUTDIR/gpu-cube.log" 2>&1
 done
 echo
 echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   tests exit: $trc"
