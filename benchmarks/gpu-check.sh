@@ -12,6 +12,7 @@ OUTDIR="${OUT:-benchmarks/results}"
 mkdir -p "$OUTDIR"
 POINTS="${*:-100000 1000000 10000000}"
 dev="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+t0=$(date +%s)
 commit="${BRISTLE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 
 # The project's own dependencies: from the system where pkg-config finds them (scripts/setup.sh
@@ -49,8 +50,13 @@ fi
 ./build/bristle info || exit 1
 
 # --verbose keeps every test's output, so the CUDA-vs-CPU figures are in the log.
-(cd build && ctest --verbose -j "$(nproc)") >"$OUTDIR/gpu-tests.log" 2>&1
+echo "built in $(($(date +%s) - t0)) s"
+# GPU_CHECK_CTEST: extra ctest arguments (for example "-R cuda" to re-run only the GPU tests)
+t1=$(date +%s)
+# shellcheck disable=SC2086
+(cd build && ctest --verbose -j "$(nproc)" ${GPU_CHECK_CTEST:-}) >"$OUTDIR/gpu-tests.log" 2>&1
 trc=$?
+echo "tests ran in $(($(date +%s) - t1)) s"
 grep -E "cuda vs cpu|SKIP|tests passed|Failed|\*\*\*" "$OUTDIR/gpu-tests.log"
 # On this machine the CUDA tests must run: a skip is a failure here.
 if grep -q "SKIP test_" "$OUTDIR/gpu-tests.log"; then
@@ -104,7 +110,7 @@ bench_row cpu lugre3d 1000000 20 " + tangent" --tangent
 # The S1 cube run (4e5 steps, 6 points): per-step overhead of each backend.
 for be in cuda cpu; do
     echo "cube_00 on $be:" >>"$OUTDIR/gpu-cube.log"
-    OUT=/tmp sh benchmarks/cube-run.sh "$be" 3 >>"$OUTDIR/gpu-cube.log" 2>&1
+    OUT=/tmp sh benchmarks/cube-run.sh "$be" "${GPU_CHECK_CUBE_REPEAT:-3}" >>"$OUTDIR/gpu-cube.log" 2>&1
 done
 echo
 echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   tests exit: $trc"
