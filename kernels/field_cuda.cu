@@ -22,43 +22,90 @@ namespace {
 constexpr int kBlock = 256;      /* threads per block */
 constexpr int kItems = 4;        /* points per thread */
 constexpr int kFinishBlock = 128;
-
-/* The set sums and the tangent sums, zeroed and combined under one name (fixed order) */
-__device__ void sums_zero(br_set_sums *s) { br_sums_zero(s); }
-__device__ void sums_zero(br_tangent_sums *s) { br_tangent_zero(s); }
-__device__ void sums_combine(br_set_sums *a, const br_set_sums *b) { br_sums_combine(a, b); }
-__device__ void sums_combine(br_tangent_sums *a, const br_tangent_sums *b) { br_tangent_combine(a, b); }
+static_assert(sizeof(br_tangent_sums) == BR_TANGENT_N * sizeof(double), "tangent sums: doubles only");
+static_assert(BR_TANGENT_N <= kFinishBlock, "finish_tangent_kernel: a thread per entry");
 
 template <typename T>
 struct CombineOp {
     __device__ T operator()(const T &a, const T &b) const
     {
         T r = a;
-        sums_combine(&r, &b);
+        br_sums_combine(&r, &b);
         return r;
     }
 };
 
+/* x on every lane of a warp -> its sum (a fixed shuffle tree) added to *slot by lane 0 */
+__device__ void warp_sum_into(double x, double *slot)
+{
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o);
+    if ((threadIdx.x & 31) == 0) *slot += x;
+}
+
+/* One point per lane, as pieces (br_point_sums_tan; zero for a lane without a point) -> the
+ * warp's 32 contributions to each entry of the tangent sums (br_tangent_add_point's products)
+ * added to its slot t, entry by entry. Each lane holds a point's 30 pieces in registers instead
+ * of 120 running sums in local memory. Every lane of the warp calls it. */
+__device__ void warp_tangent_add(const br_point_tan_sums &o, br_tangent_sums *t)
+{
+    const double *gn = o.p.gn, *gj = o.p.gj;
+#pragma unroll
+    for (int c = 0; c < 6; c++) {
+        double g[6];
+        br_tan_sandwich_col(o.rw, o.p.Jc, c, g);
+#pragma unroll
+        for (int r = 0; r < 6; r++) {
+            warp_sum_into(gj[r] * gn[c], &t->Kf[6 * c + r]);
+            warp_sum_into(g[r], &t->Cf[6 * c + r]);
+        }
+    }
+#pragma unroll
+    for (int r = 0, q = 0; r < 6; r++) {
+        const double kr = o.kn * gn[r], cr = o.cn * gn[r];
+#pragma unroll
+        for (int c = r; c < 6; c++, q++) {
+            warp_sum_into(kr * gn[c], &t->Kn[q]);
+            warp_sum_into(cr * gn[c], &t->Cn[q]);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < 6; r++) warp_sum_into(o.Nd * gn[r], &t->Wd[r]);
+}
+
 /* One block: kBlock threads, kItems points each. With TAN the block also reduces the set's
- * wrench tangent (kernels/point_tangent.h) into tpartials[blockIdx.x]. */
+ * wrench tangent (kernels/point_tangent.h) into tpartials[blockIdx.x]: each warp adds its points'
+ * contributions into its own slot in shared memory, point by point in a fixed order, and the
+ * slots are added in warp order at the end. */
 template <int LAW, int SURF, bool TAN>
 __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_set_frame f, double h,
                                                             br_set_sums *partials, br_tangent_sums *tpartials)
 {
     using Reduce = cub::BlockReduce<br_set_sums, kBlock>;
     __shared__ typename Reduce::TempStorage tmp;
+    constexpr int kWarps = kBlock / 32;
+    __shared__ br_tangent_sums wt[TAN ? kWarps : 1];
+    if constexpr (TAN) {
+        for (int k = threadIdx.x; k < kWarps * BR_TANGENT_N; k += kBlock) ((double *)wt)[k] = 0.0;
+        __syncthreads();
+    }
     br_set_sums acc;
     br_sums_zero(&acc);
-    br_tangent_sums tacc;
-    if constexpr (TAN) br_tangent_zero(&tacc);
     const long base = (long)blockIdx.x * kBlock * kItems + threadIdx.x;
 #pragma unroll
     for (int j = 0; j < kItems; j++) {
         const long i = base + (long)j * kBlock;
+        br_set_sums q;
+        br_sums_zero(&q);
+        if constexpr (TAN) {
+            br_point_tan_sums o;
+            memset(&o, 0, sizeof o);
+            if (i < v.n) o = br_point_sums_tan(LAW, SURF, &v, &f, h, i);
+            warp_tangent_add(o, &wt[threadIdx.x >> 5]);
+            q = o.q;
+        } else if (i < v.n) {
+            br_point_step(LAW, SURF, &v, &f, h, i, &q, nullptr);
+        }
         if (i < v.n) {
-            br_set_sums q;
-            br_sums_zero(&q);
-            br_point_step(LAW, SURF, &v, &f, h, i, &q, TAN ? &tacc : nullptr);
             br_sums_combine(&acc, &q);
             if (v.outF) {
                 v.outF[i] = q.F[0];
@@ -71,26 +118,38 @@ __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_se
     br_set_sums tot = Reduce(tmp).Reduce(acc, CombineOp<br_set_sums>());
     if (threadIdx.x == 0) partials[blockIdx.x] = tot;
     if constexpr (TAN) {
-        using TReduce = cub::BlockReduce<br_tangent_sums, kBlock>;
-        __shared__ typename TReduce::TempStorage ttmp;
-        br_tangent_sums ttot = TReduce(ttmp).Reduce(tacc, CombineOp<br_tangent_sums>());
-        if (threadIdx.x == 0) tpartials[blockIdx.x] = ttot;
+        __syncthreads();
+        for (int k = threadIdx.x; k < BR_TANGENT_N; k += kBlock) {
+            double x = ((const double *)&wt[0])[k];
+            for (int w = 1; w < kWarps; w++) x += ((const double *)&wt[w])[k];
+            ((double *)&tpartials[blockIdx.x])[k] = x;
+        }
     }
 }
 
-/* one block per set: the set's partials (sums or tangent sums) folded in a fixed strided order,
- * then reduced */
-template <typename T>
-__global__ void __launch_bounds__(kFinishBlock) finish_kernel(const T *partials, const long *offsets, T *out)
+/* one block per set: the set's partials folded in a fixed strided order, then reduced */
+__global__ void __launch_bounds__(kFinishBlock) finish_kernel(const br_set_sums *partials, const long *offsets,
+                                                              br_set_sums *out)
 {
-    using Reduce = cub::BlockReduce<T, kFinishBlock>;
+    using Reduce = cub::BlockReduce<br_set_sums, kFinishBlock>;
     __shared__ typename Reduce::TempStorage tmp;
     const int s = blockIdx.x;
-    T acc;
-    sums_zero(&acc);
-    for (long j = offsets[s] + threadIdx.x; j < offsets[s + 1]; j += kFinishBlock) sums_combine(&acc, &partials[j]);
-    T tot = Reduce(tmp).Reduce(acc, CombineOp<T>());
+    br_set_sums acc;
+    br_sums_zero(&acc);
+    for (long j = offsets[s] + threadIdx.x; j < offsets[s + 1]; j += kFinishBlock) br_sums_combine(&acc, &partials[j]);
+    br_set_sums tot = Reduce(tmp).Reduce(acc, CombineOp<br_set_sums>());
     if (threadIdx.x == 0) out[s] = tot;
+}
+
+/* one block per set: entry k of the set's tangent sums, by thread k, the set's partials in order */
+__global__ void __launch_bounds__(kFinishBlock) finish_tangent_kernel(const br_tangent_sums *partials,
+                                                                      const long *offsets, br_tangent_sums *out)
+{
+    const int s = blockIdx.x, k = threadIdx.x;
+    if (k >= BR_TANGENT_N) return;
+    double a = 0.0;
+    for (long j = offsets[s]; j < offsets[s + 1]; j++) a += ((const double *)&partials[j])[k];
+    ((double *)&out[s])[k] = a;
 }
 
 long blocks_for(long n) { return (n + (long)kBlock * kItems - 1) / ((long)kBlock * kItems); }
@@ -190,6 +249,10 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
         g->tangent.push_back(tangent && tangent[s]);
         g->any_tangent |= g->tangent.back();
     }
+    /* Keep the local memory a kernel grows to (the tangent kernels' per-thread sums) instead of
+     * giving it back after each launch, a reallocation and synchronization every step. Only
+     * possible before the context starts; a second field finds it set. */
+    if (cudaSetDeviceFlags(cudaDeviceLmemResizeToMax) != cudaSuccess) cudaGetLastError();
     cudaDeviceProp prop;
     BR_CU(cudaGetDeviceProperties(&prop, 0));
     if (dev && devlen) snprintf(dev, devlen, "%s (sm_%d%d)", prop.name, prop.major, prop.minor);
@@ -266,10 +329,10 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
         }
         BR_CU(cudaGetLastError());
     }
-    finish_kernel<br_set_sums><<<g->nsets, kFinishBlock>>>(g->partials, g->d_poff, g->d_sums);
+    finish_kernel<<<g->nsets, kFinishBlock>>>(g->partials, g->d_poff, g->d_sums);
     BR_CU(cudaGetLastError());
     if (g->any_tangent) {
-        finish_kernel<br_tangent_sums><<<g->nsets, kFinishBlock>>>(g->tpartials, g->d_poff, g->d_tans);
+        finish_tangent_kernel<<<g->nsets, kFinishBlock>>>(g->tpartials, g->d_poff, g->d_tans);
         BR_CU(cudaGetLastError());
         BR_CU(cudaMemcpy(g->h_tans, g->d_tans, (size_t)g->nsets * sizeof(br_tangent_sums), cudaMemcpyDeviceToHost));
         memcpy(tans, g->h_tans, (size_t)g->nsets * sizeof(br_tangent_sums));
