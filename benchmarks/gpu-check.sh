@@ -64,6 +64,11 @@ if grep -q "SKIP test_" "$OUTDIR/gpu-tests.log"; then
     trc=1
 fi
 
+# GPU_CHECK_BENCH=0: the build and tests only
+if [ "${GPU_CHECK_BENCH:-1}" = 0 ]; then
+    echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   tests exit: $trc"
+    exit $trc
+fi
 table="$OUTDIR/gpu-bench.md"
 {
     echo "| backend | device | law | points | updates/s | achieved GB/s | copy GB/s | B/point |"

@@ -52,6 +52,15 @@ int main(void)
         }
         printf("%s cube_%02d: cuda vs cpu, worst column %s differs by %.3g relative (tolerance 1e-9)\n",
                worst < 1e-9 ? "ok  " : "FAIL", angles[a], C->names[worst_col], worst);
+        for (int c = 0; c < C->ncols; c++) { /* every column's figure, for the record */
+            double scale = 0, diff = 0;
+            for (long r = 0; r < C->nrows; r++) {
+                scale = fmax(scale, fabs(csv_at(C, r, c)));
+                diff = fmax(diff, fabs(csv_at(C, r, c) - csv_at(G, r, c)));
+            }
+            printf("    %-20s max |cpu| %.3e  max |cuda - cpu| %.3e\n", C->names[c], scale, diff);
+        }
+        fflush(stdout);
         failures += !(worst < 1e-9);
         csv_free(C), csv_free(G);
     }
