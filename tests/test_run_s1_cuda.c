@@ -1,14 +1,47 @@
-/* test_run_s1_cuda.c: the four S1 cube runs on the CUDA backend match the CPU runs
- * (the s1_run_cube_XX fixtures) within 1e-9 relative, column by column, each column
- * relative to its largest magnitude over the run. Without a usable GPU it prints
- * "SKIP test_run_s1_cuda: <reason>" and ctest reports it skipped. */
+/* test_run_s1_cuda.c: the four S1 cube runs on the CUDA backend match the CPU runs (the
+ * s1_run_cube_XX fixtures). The contract (docs/gpu.md): each column within 1e-8 of the physical
+ * scale of its quantity, taken from the CPU run (positions: the largest |x|; velocities: the
+ * largest speed; forces: the largest force; moments: that force times the contact radius; angular
+ * velocities: the speed over that radius; power: force times speed; energies: the largest energy),
+ * and the contact counts equal. Not each column against its own size: columns that are zero by
+ * symmetry hold rounding noise (1e-18 m) on both backends, which differ there by their whole size.
+ * Not bitwise: the GPU's exp and pow and its summation order round differently from the CPU's, and
+ * the 4e5 steps carry those differences (measured on an H100: 4.9e-10 of the force scale at worst,
+ * in the normal force, a difference of 1e-17 m in a 1.7e-7 m penetration).
+ * Without a usable GPU it prints "SKIP test_run_s1_cuda: <reason>" and ctest reports it skipped. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "csvread.h"
 #include "field.h"
+
+/* the contact ring's radius in scenarios/cube_XX.yaml [m]: the lever of the moments */
+static const double kLever = 0.05;
+
+enum { G_EXACT, G_POS, G_VEL, G_ANG, G_FORCE, G_MOMENT, G_POWER, G_ENERGY, G_COUNT };
+
+/* a column name of the S1 timeseries -> its quantity group (-1: unknown) */
+static int column_group(const char *name)
+{
+    static const struct { const char *name; int group; } cols[] = {
+        {"t", G_EXACT}, {"base.ncontact", G_EXACT}, {"base.nstick", G_EXACT},
+        {"cube.x", G_POS}, {"cube.y", G_POS}, {"cube.z", G_POS}, {"base.pen_max", G_POS},
+        {"cube.vx", G_VEL}, {"cube.vy", G_VEL}, {"cube.vz", G_VEL}, {"base.vt_max", G_VEL},
+        {"base.Vx", G_VEL}, {"base.Vy", G_VEL}, {"base.Vz", G_VEL},
+        {"cube.wx", G_ANG}, {"cube.wy", G_ANG}, {"cube.wz", G_ANG},
+        {"base.Fx", G_FORCE}, {"base.Fy", G_FORCE}, {"base.Fz", G_FORCE}, {"base.Ft", G_FORCE},
+        {"base.N", G_FORCE}, {"press.F", G_FORCE}, {"pull.F", G_FORCE},
+        {"base.Mx", G_MOMENT}, {"base.My", G_MOMENT}, {"base.Mz", G_MOMENT},
+        {"base.P", G_POWER}, {"base.E", G_ENERGY}, {"energy.input", G_ENERGY}, {"energy.kinetic", G_ENERGY},
+        {"energy.stored", G_ENERGY}, {"energy.dissipated", G_ENERGY}, {"energy.residual", G_ENERGY},
+    };
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+        if (!strcmp(name, cols[k].name)) return cols[k].group;
+    return -1;
+}
 
 int main(void)
 {
@@ -39,29 +72,40 @@ int main(void)
             csv_free(C), csv_free(G);
             continue;
         }
+        /* the scale of each group from the CPU run, then every column against its group's */
+        double gmax[G_COUNT] = {0};
+        int bad = 0;
+        for (int c = 0; c < C->ncols; c++) {
+            const int g = column_group(C->names[c]);
+            if (g < 0) {
+                printf("FAIL cube_%02d: column %s has no physical scale in this test\n", angles[a], C->names[c]);
+                bad = 1;
+                continue;
+            }
+            for (long r = 0; r < C->nrows; r++) gmax[g] = fmax(gmax[g], fabs(csv_at(C, r, c)));
+        }
+        double scale[G_COUNT] = {0};
+        scale[G_POS] = gmax[G_POS], scale[G_VEL] = gmax[G_VEL], scale[G_FORCE] = gmax[G_FORCE];
+        scale[G_ENERGY] = gmax[G_ENERGY];
+        scale[G_ANG] = gmax[G_VEL] / kLever, scale[G_MOMENT] = gmax[G_FORCE] * kLever;
+        scale[G_POWER] = gmax[G_FORCE] * gmax[G_VEL];
         double worst = 0;
         int worst_col = 0;
         for (int c = 0; c < C->ncols; c++) {
-            double scale = 0, diff = 0;
-            for (long r = 0; r < C->nrows; r++) {
-                scale = fmax(scale, fabs(csv_at(C, r, c)));
-                diff = fmax(diff, fabs(csv_at(C, r, c) - csv_at(G, r, c)));
-            }
-            const double rel = scale > 0 ? diff / scale : diff;
-            if (rel > worst) worst = rel, worst_col = c;
+            const int g = column_group(C->names[c]);
+            if (g < 0) continue;
+            double diff = 0;
+            for (long r = 0; r < C->nrows; r++) diff = fmax(diff, fabs(csv_at(C, r, c) - csv_at(G, r, c)));
+            const double rel = g == G_EXACT ? (diff > 0 ? INFINITY : 0) : diff / scale[g];
+            printf("    %-20s scale %.3e  max |cuda - cpu| %.3e  (%.2g of the scale)\n", C->names[c],
+                   g == G_EXACT ? 0.0 : scale[g], diff, rel);
+            if (!(rel <= worst)) worst = rel, worst_col = c; /* a NaN counts as worst */
         }
-        printf("%s cube_%02d: cuda vs cpu, worst column %s differs by %.3g relative (tolerance 1e-9)\n",
-               worst < 1e-9 ? "ok  " : "FAIL", angles[a], C->names[worst_col], worst);
-        for (int c = 0; c < C->ncols; c++) { /* every column's figure, for the record */
-            double scale = 0, diff = 0;
-            for (long r = 0; r < C->nrows; r++) {
-                scale = fmax(scale, fabs(csv_at(C, r, c)));
-                diff = fmax(diff, fabs(csv_at(C, r, c) - csv_at(G, r, c)));
-            }
-            printf("    %-20s max |cpu| %.3e  max |cuda - cpu| %.3e\n", C->names[c], scale, diff);
-        }
+        const int ok = !bad && worst < 1e-8;
+        printf("%s cube_%02d: cuda vs cpu, worst column %s: %.3g of its physical scale (tolerance 1e-8)\n",
+               ok ? "ok  " : "FAIL", angles[a], C->names[worst_col], worst);
         fflush(stdout);
-        failures += !(worst < 1e-9);
+        failures += !ok;
         csv_free(C), csv_free(G);
     }
     return failures ? 1 : 0;
