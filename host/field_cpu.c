@@ -84,6 +84,7 @@ BR_HD void cpu_chunk(int law, int surf, int rec, const br_set_view *vp, const br
         BR_CPU_CASE(CALL, BR_LAW_BRISTLE2)                                          \
         BR_CPU_CASE(CALL, BR_LAW_BRISTLE_IMPLICIT)                                  \
         BR_CPU_CASE(CALL, BR_LAW_GMS)                                               \
+        BR_CPU_CASE(CALL, BR_LAW_JENKINS)                                           \
     default: OTHER; break;                                                          \
     }
 

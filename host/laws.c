@@ -22,6 +22,9 @@ static const br_law_info LAWS[BR_LAW_COUNT] = {
                                  {"nu"}, 1, "massless bristle, implicit tip balance, absolute sigmas (3.7)"},
     [BR_LAW_GMS] = {"gms", {"mu_s", "mu_k", "V_st", "alpha", "C", "elements"}, {"nu", "sigma2"}, 1,
                     "generalized Maxwell-slip, absolute element stiffness and damping (3.8)"},
+    [BR_LAW_JENKINS] = {"jenkins", {"mu", "kt"}, {"c_t"}, 1,
+                        "elastic Coulomb element (Jenkins, elastic dry friction, macroslip): spring kt "
+                        "per point in series with a slider mu N, exact return mapping (3.9)"},
 };
 
 const br_law_info *br_law_info_of(int law)
@@ -67,7 +70,12 @@ int br_law_check(int law, const br_friction_params *p, br_law_issue *is)
     if (!dahl && !(p->V_st > 0.0 && isfinite(p->V_st))) return issue(is, "V_st", -1, NULL, "V_st must be > 0");
     if (!dahl && !(p->alpha > 0.0 && br_pow_half_ok(p->alpha)))
         return issue(is, "alpha", -1, NULL, "alpha must be a multiple of 0.5 in (0, 4] (got %g)", p->alpha);
-    if (br_law_nstate(law, p) > 0 && !gms && !(p->sigma0 > 0.0 && isfinite(p->sigma0)))
+    if (law == BR_LAW_JENKINS) {
+        if (!(p->kt > 0.0 && isfinite(p->kt))) return issue(is, "kt", -1, NULL, "kt must be > 0 (got %g)", p->kt);
+        if (!(p->c_t >= 0.0 && isfinite(p->c_t))) return issue(is, "c_t", -1, NULL, "c_t must be >= 0");
+        if (!(p->mu_s == p->mu_k)) return issue(is, "mu", -1, NULL, "jenkins has one coefficient, mu");
+    }
+    if (br_law_nstate(law, p) > 0 && !gms && law != BR_LAW_JENKINS && !(p->sigma0 > 0.0 && isfinite(p->sigma0)))
         return issue(is, "sigma0", -1, NULL, "sigma0 must be > 0");
     if (!(p->sigma1 >= 0.0 && isfinite(p->sigma1))) return issue(is, "sigma1", -1, NULL, "sigma1 must be >= 0");
     if (tip && !(p->sigma1 > 0.0)) return issue(is, "sigma1", -1, NULL, "sigma1 must be > 0 for %s", nm);
@@ -112,6 +120,7 @@ double br_law_stick_stiffness(int law, const br_friction_params *p, double N)
     case BR_LAW_LUGRE3D_CLASSIC:
     case BR_LAW_BRISTLE2:
     case BR_LAW_BRISTLE_IMPLICIT: return p->sigma0;
+    case BR_LAW_JENKINS: return p->kt;
     case BR_LAW_GMS: {
         double k = 0.0;
         for (int i = 0; i < p->gms_M; i++) k += p->gms_k[i];

@@ -76,6 +76,10 @@ int br_patch_make(br_patch *p, long n, int law, unsigned long seed)
     f->v_r = f->V_st / 10.0;
     f->nu = 0.01;
     f->G_min = 1e-12;
+    /* jenkins: mu = mu_k, the spring as stiff as the absolute laws' sigma0 */
+    f->kt = 1e4 * 1000.0 / (double)n;
+    f->c_t = 0.0;
+    if (law == BR_LAW_JENKINS) f->mu_s = f->mu_k;
     /* gms: four elements with breakaway displacements 1.5 to 15 um at mu_s */
     static const double share[4] = {0.4, 0.3, 0.2, 0.1}, kfac[4] = {10.0, 4.0, 2.0, 1.0};
     f->gms_M = 4;

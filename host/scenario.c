@@ -764,6 +764,9 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
     p->v_r = ynum(c, n, "v_r", 0, 0);
     p->nu = ynum(c, n, "nu", 0, 0);
     p->G_min = ynum(c, n, "G_min", 0, 1e-12);
+    p->kt = ynum(c, n, "kt", 0, 0);
+    p->c_t = ynum(c, n, "c_t", 0, 0);
+    if (d->law == BR_LAW_JENKINS) p->mu_s = p->mu_k = ynum(c, n, "mu", 0, 0);
     const char *up = ystring(c, n, "update", 0);
     ycheck(c, !up || !strcmp(up, "exponential") || !strcmp(up, "euler"), yat(c, n, "update"),
            "update must be exponential or euler");

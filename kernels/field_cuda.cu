@@ -325,6 +325,7 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
         case BR_LAW_BRISTLE2: launch<BR_LAW_BRISTLE2>(sf, tg, nb, v, frames[s], h, part, tpart); break;
         case BR_LAW_BRISTLE_IMPLICIT: launch<BR_LAW_BRISTLE_IMPLICIT>(sf, tg, nb, v, frames[s], h, part, tpart); break;
         case BR_LAW_GMS: launch<BR_LAW_GMS>(sf, tg, nb, v, frames[s], h, part, tpart); break;
+        case BR_LAW_JENKINS: launch<BR_LAW_JENKINS>(sf, tg, nb, v, frames[s], h, part, tpart); break;
         default:
             if (err && errlen) snprintf(err, errlen, "CUDA backend: unknown law %d", v.law);
             return -1;

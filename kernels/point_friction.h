@@ -18,8 +18,8 @@
  * flat in slip) would carry the force of one sliding direction past a reversal within the step,
  * where it pushes, and made the impact-and-stick-slip phase of the S2 gkf ramp book 18 % more
  * friction energy than a run at a tenth of the step (docs/time-stepping.md).
- * This file holds 3.1-3.5; point_bristle.h holds 3.6-3.8 and point_law.h the
- * dispatch on the law. */
+ * This file holds 3.1-3.5; point_bristle.h holds 3.6-3.8, point_jenkins.h 3.9 and
+ * point_law.h the dispatch on the law. */
 #ifndef BR_POINT_FRICTION_H
 #define BR_POINT_FRICTION_H
 
@@ -35,7 +35,8 @@ enum br_law {
     BR_LAW_BRISTLE2 = 5,        /* second-order bristle, asymmetric regularization, 6 states (3.6) */
     BR_LAW_BRISTLE_IMPLICIT = 6,/* massless bristle, implicit tip balance, 3 states (3.7) */
     BR_LAW_GMS = 7,             /* generalized Maxwell-slip, 3 M states (3.8) */
-    BR_LAW_COUNT = 8
+    BR_LAW_JENKINS = 8,         /* elastic Coulomb element (Jenkins, macroslip), 3 states (3.9) */
+    BR_LAW_COUNT = 9
 };
 
 /* Most Maxwell-slip elements per point of a gms set. */
@@ -61,6 +62,8 @@ typedef struct br_friction_params {
     double v_r;    /* static_reg regularization velocity [m/s] */
     double nu;     /* static_reg viscous coefficient [s/m] per unit N */
     double G_min;  /* classic: G below this [N] counts as no contact */
+    double kt;     /* jenkins: tangential spring per point [N/m] (mu: mu_k = mu_s) */
+    double c_t;    /* jenkins: stick damping [N s/m], 0 for none */
     /* gms (3.8); bristle2 and bristle_implicit use sigma0, sigma1 [N/m, N s/m] and
      * mu_s, mu_k, V_st, alpha, nu, v_r of static_reg */
     int gms_M;                     /* elements per point, 1..BR_GMS_MAX */

@@ -125,7 +125,7 @@ BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br
     const double N = pres ? f->Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
     double F[3], P;
     br_fric_tangent ft;
-    br_friction_eval(law, &s->fric, h, k.Vt, k.v, N, st, stride, F, &P, t ? &ft : NULL);
+    br_friction_eval(law, &s->fric, h, k.Vt, k.v, k.n, N, st, stride, F, &P, t ? &ft : NULL);
     for (int j = 0; j < br_law_nstate(law, &s->fric); j++) st[j * stride] = in ? st[j * stride] : 0.0;
     for (int j = 0; j < 3; j++) F[j] = in ? F[j] : 0.0;
     P = in ? P : 0.0;

@@ -2,9 +2,11 @@
  * point or one element: bristle2 in 3D against an independent 1-D implementation, the
  * friction cone under a turning sliding direction, gms pre-sliding hysteresis with
  * nonlocal memory, bristle_implicit's stick test and slip root, and the rotational
- * clutch's steady torque. */
+ * clutch's steady torque; jenkins (3.9): the exact parallelogram and its energy per cycle, a
+ * circular path at the slip limit, separation. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../kernels/point_law.h"
@@ -249,4 +251,94 @@ Test(rotational, dissipativity_condition)
     cr_assert_float_eq(lim, 0.8, 1e-15);
     e.sigma1 = 0.8;
     cr_assert_eq(br_rotfric_not_dissipative(&e, &lim), 0);
+}
+
+/* ---- jenkins (physics.md 3.9): the exact return mapping ---- */
+
+/* mu 0.5, kt 1000 N/m: at N = 2 N the slider holds mu N = 1 N, the spring yields at 1 mm */
+static br_friction_params jenkins_params(void)
+{
+    br_friction_params p;
+    memset(&p, 0, sizeof p);
+    p.mu_s = p.mu_k = 0.5, p.kt = 1000.0;
+    return p;
+}
+
+/* One point driven along a unit direction d (in the plane z = 0) by x(t) = X sin(2 pi t), sampled
+ * at spc steps per cycle (so the path is the piecewise-linear one through the samples, which the
+ * return mapping follows exactly). After the first cycle the force along d lies on the exact
+ * parallelogram through the extreme samples +-Xs: loading F = min(mu N, -mu N + kt (x + Xs)),
+ * unloading F = max(-mu N, mu N - kt (Xs - x)); the energy per cycle, the sum of P h, is
+ * 4 mu N (Xs - mu N / kt). Both to 1e-12, at 10 and at 1000 steps per cycle. */
+Test(jenkins, exact_parallelogram_and_energy_per_cycle)
+{
+    const br_friction_params p = jenkins_params();
+    const double N = 2.0, Fl = p.mu_k * N, X = 4e-3, n[3] = {0, 0, 1};
+    const double dirs[2][3] = {{1, 0, 0}, {0.6, -0.8, 0}};
+    const int spcs[3] = {10, 1000, 7};
+    for (int di = 0; di < 2; di++)
+        for (int si = 0; si < 3; si++) {
+            const int spc = spcs[si];
+            const double h = 1.0 / spc, *d = dirs[di];
+            double Xs = 0.0;
+            for (int k = 0; k < spc; k++) Xs = fmax(Xs, fabs(X * sin(2 * M_PI * k / spc)));
+            double st[3] = {0, 0, 0}, W[3] = {0, 0, 0}, ferr = 0.0, perp = 0.0;
+            for (int k = 0; k < 3 * spc; k++) {
+                const double x0 = X * sin(2 * M_PI * k / spc), x1 = X * sin(2 * M_PI * (k + 1) / spc);
+                const double v = (x1 - x0) / h, Vt[3] = {v * d[0], v * d[1], v * d[2]};
+                double F[3], P;
+                br_friction_eval(BR_LAW_JENKINS, &p, h, Vt, fabs(v), n, N, st, 1, F, &P, NULL);
+                W[k / spc] += P * h;
+                const double Fd = br_dot3(F, d);
+                perp = fmax(perp, fabs(F[0] - Fd * d[0]) + fabs(F[1] - Fd * d[1]) + fabs(F[2]));
+                if (k < spc || v == 0.0) continue;
+                const double ex = v > 0 ? fmin(Fl, -Fl + p.kt * (x1 + Xs)) : fmax(-Fl, Fl - p.kt * (Xs - x1));
+                ferr = fmax(ferr, fabs(Fd - ex));
+            }
+            const double Wex = 4.0 * Fl * (Xs - Fl / p.kt);
+            printf("jenkins: %d steps per cycle: force off the parallelogram by %.2g N, energy per cycle %.12g J "
+                   "(exact %.12g; relative %.2g, %.2g)\n",
+                   spc, ferr, W[1], Wex, fabs(W[1] - Wex) / Wex, fabs(W[2] - Wex) / Wex);
+            cr_expect(ferr < 1e-12 * Fl, "%d steps per cycle: F off the parallelogram by %g", spc, ferr);
+            cr_expect(perp < 1e-12 * Fl, "F leaves the direction of motion by %g", perp);
+            cr_expect(fabs(W[1] - Wex) < 1e-12 * Wex && fabs(W[2] - Wex) < 1e-12 * Wex,
+                      "%d steps per cycle: W %.15g and %.15g against %.15g", spc, W[1], W[2], Wex);
+        }
+}
+
+/* A circular tangential path of radius 10 mm (ten times the yield displacement): once sliding,
+ * |F| = mu N exactly at every step, and the force on B drags along the motion (F . Vt > 0). */
+Test(jenkins, circular_path_slides_at_the_limit)
+{
+    const br_friction_params p = jenkins_params();
+    const double N = 2.0, Fl = p.mu_k * N, R = 1e-2, n[3] = {0, 0, 1};
+    const int spr = 100;
+    const double h = 1.0 / spr;
+    double st[3] = {0, 0, 0}, worst = 0.0, minpow = 1.0;
+    for (int k = 0; k < 3 * spr; k++) {
+        const double a0 = 2 * M_PI * k / spr, a1 = 2 * M_PI * (k + 1) / spr;
+        const double Vt[3] = {R * (cos(a1) - cos(a0)) / h, R * (sin(a1) - sin(a0)) / h, 0.0};
+        double F[3], P;
+        br_friction_eval(BR_LAW_JENKINS, &p, h, Vt, br_norm3(Vt), n, N, st, 1, F, &P, NULL);
+        if (k < spr / 4) continue;
+        worst = fmax(worst, fabs(br_norm3(F) - Fl));
+        minpow = fmin(minpow, br_dot3(F, Vt) / (Fl * br_norm3(Vt)));
+    }
+    printf("jenkins: circular path: |F| - mu N at most %.2g N; F . Vt / (mu N |Vt|) at least %.4f\n", worst, minpow);
+    cr_expect(worst < 1e-12 * Fl);
+    cr_expect(minpow > 0.9, "the force should drag along the motion (cos %g)", minpow);
+}
+
+/* N = 0 releases the spring (z = 0, F = 0); a deflection with a normal component is projected on
+ * the tangent plane before the stick test. */
+Test(jenkins, separation_releases_and_deflection_stays_in_the_tangent_plane)
+{
+    const br_friction_params p = jenkins_params();
+    const double n[3] = {0, 0, 1}, zero[3] = {0, 0, 0};
+    double st[3] = {4e-4, -2e-4, 0}, F[3], P;
+    br_friction_eval(BR_LAW_JENKINS, &p, 1e-3, zero, 0.0, n, 0.0, st, 1, F, &P, NULL);
+    cr_expect(st[0] == 0 && st[1] == 0 && st[2] == 0 && F[0] == 0 && F[1] == 0 && F[2] == 0);
+    double s2[3] = {1e-4, 0, 5e-4};
+    br_friction_eval(BR_LAW_JENKINS, &p, 1e-3, zero, 0.0, n, 2.0, s2, 1, F, &P, NULL);
+    cr_expect(s2[0] == 1e-4 && s2[2] == 0.0 && F[0] == p.kt * 1e-4 && F[2] == 0.0);
 }
