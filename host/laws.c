@@ -61,7 +61,7 @@ int br_law_check(int law, const br_friction_params *p, br_law_issue *is)
     if (law < 0 || law >= BR_LAW_COUNT) return issue(is, "law", -1, NULL, "unknown friction law");
     const char *nm = LAWS[law].name;
     const int dahl = law == BR_LAW_DAHL3D, gms = law == BR_LAW_GMS;
-    const int tip = law == BR_LAW_BRISTLE2 || law == BR_LAW_BRISTLE_IMPLICIT;
+    const int tip = law == BR_LAW_BRISTLE2; /* bristle_implicit takes sigma1 = 0 (the return mapping) */
     if (!(p->mu_k >= 0.0 && isfinite(p->mu_k))) return issue(is, "mu_k", -1, NULL, "mu_k must be >= 0 (got %g)", p->mu_k);
     if (dahl && !(p->mu_k > 0.0)) return issue(is, "mu_k", -1, NULL, "dahl3d needs mu_k > 0");
     if (!dahl && !(p->mu_s >= p->mu_k && isfinite(p->mu_s)))

@@ -213,24 +213,27 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
     *P = br_dot3(F, Vt);
 }
 
-/* bristle_implicit (3.7): Vt, N, z -> zdot from the massless tip balance
- * F_R(Vt - zdot) = sigma0 z + sigma1 zdot: stick (zdot = Vt) while |F_0| <= F_s,
- * F_0 = sigma0 z + sigma1 Vt; otherwise zdot = Vt - s e, e = F_0/|F_0|, with s > 0 the
- * root of mu(s) N + sigma1 s = |F_0| bracketed in [0, |F_0|/sigma1] (safeguarded Newton).
- * Returns 1 in stick; F0 and the slip speed s (0 in stick) in F0out, sout when not NULL. */
-BR_HD int br_bristle_implicit_solve(const br_friction_params *p, const double Vt[3], double N,
+/* bristle_implicit (3.7): Vt, N, z, h -> zdot from the massless tip balance
+ * F_R(Vt - zdot) = sigma0 (z + h zdot) + sigma1 zdot, with the deflection at the end of a step
+ * of length h (h = 0: the balance at z itself, the rate of the continuous model). With
+ * F_0 = sigma0 (z + h Vt) + sigma1 Vt and c = sigma1 + sigma0 h: stick (zdot = Vt) while
+ * |F_0| <= F_s; otherwise zdot = Vt - s e, e = F_0/|F_0|, with s > 0 the root of
+ * mu(s) N + c s = |F_0| bracketed in [0, |F_0|/c] (safeguarded Newton). Needs c > 0: sigma1 > 0
+ * for the rate, any sigma1 >= 0 for a step. Returns 1 in stick; F0 and the slip speed s (0 in
+ * stick) in F0out, sout when not NULL. */
+BR_HD int br_bristle_implicit_solve(const br_friction_params *p, double h, const double Vt[3], double N,
                                     const double z[3], double zdot[3], double F0out[3], double *sout)
 {
     double F0[3];
-    for (int k = 0; k < 3; k++) F0[k] = p->sigma0 * z[k] + p->sigma1 * Vt[k];
-    const double g = br_norm3(F0);
+    for (int k = 0; k < 3; k++) F0[k] = p->sigma0 * (z[k] + h * Vt[k]) + p->sigma1 * Vt[k];
+    const double g = br_norm3(F0), c = p->sigma1 + p->sigma0 * h;
     const int stick = g <= p->mu_s * N;
-    double lo = 0.0, hi = g / p->sigma1, x = 0.5 * hi, dx = hi;
+    double lo = 0.0, hi = g / c, x = 0.5 * hi, dx = hi;
     for (int it = 0; it < BR_SLIP_ITER && !stick && dx > 1e-15 * hi; it++) {
-        const double res = br_mu_static_reg(p, x) * N + p->sigma1 * x - g;
+        const double res = br_mu_static_reg(p, x) * N + c * x - g;
         lo = res < 0.0 ? x : lo;
         hi = res < 0.0 ? hi : x;
-        const double xn = x - res / (br_mu_slope(p, x) * N + p->sigma1);
+        const double xn = x - res / (br_mu_slope(p, x) * N + c);
         const double xo = x;
         x = ((xn > lo) & (xn < hi)) ? xn : 0.5 * (lo + hi);
         dx = fabs(x - xo);
@@ -243,18 +246,21 @@ BR_HD int br_bristle_implicit_solve(const br_friction_params *p, const double Vt
     return stick;
 }
 
-/* bristle_implicit (3.7): the rate alone (Vt, N, z -> zdot; 1 in stick) */
+/* bristle_implicit (3.7): the rate alone (Vt, N, z -> zdot; 1 in stick; sigma1 > 0) */
 BR_HD int br_bristle_implicit_rate(const br_friction_params *p, const double Vt[3], double N,
                                    const double z[3], double zdot[3])
 {
-    return br_bristle_implicit_solve(p, Vt, N, z, zdot, NULL, NULL);
+    return br_bristle_implicit_solve(p, 0.0, Vt, N, z, zdot, NULL, NULL);
 }
 
-/* bristle_implicit step, states z: zdot from the tip balance at the step start, force
- * F = sigma0 z + sigma1 zdot (the balance itself: F_R in slip), then z <- z + h zdot.
- * Tangent: stick F = F_0, J = sigma1 I; slip F = mu(x) N e, x the root of
- * mu(x) N + sigma1 x = |F_0|: J = sigma1 [mu' N / (mu' N + sigma1) e e^T + mu N / |F_0| (I - e e^T)],
- * jN = mu sigma1 / (mu' N + sigma1) e. */
+/* bristle_implicit step, states z: backward Euler, z <- z + h zdot with zdot from the tip
+ * balance at the step's end (br_bristle_implicit_solve with h), force
+ * F = sigma0 z + sigma1 zdot with the new z (the balance itself: F_R in slip). Unconditionally
+ * stable: the slip relaxation of rate sigma0 / sigma1 is implicit, so sigma1 -> 0 is allowed and
+ * gives the return mapping of jenkins (3.9) with kt = sigma0 and mu(s) at the slip speed s.
+ * With c = sigma1 + sigma0 h the tangent is: stick F = F_0, J = c I; slip F = mu(x) N e, x the
+ * root of mu(x) N + c x = |F_0|: J = c [mu' N / (mu' N + c) e e^T + mu N / |F_0| (I - e e^T)],
+ * jN = mu c / (mu' N + c) e. */
 BR_HD void br_law_bristle_implicit(const br_friction_params *p, double h, const double Vt[3],
                                    double v, double N, double *st, long stride, double F[3],
                                    double *P, br_fric_tangent *T)
@@ -262,21 +268,23 @@ BR_HD void br_law_bristle_implicit(const br_friction_params *p, double h, const 
     (void)v;
     double z[3], zdot[3], F0[3], x;
     for (int k = 0; k < 3; k++) z[k] = st[k * stride];
-    const int stick = br_bristle_implicit_solve(p, Vt, N, z, zdot, F0, &x);
+    const int stick = br_bristle_implicit_solve(p, h, Vt, N, z, zdot, F0, &x);
     for (int k = 0; k < 3; k++) {
-        F[k] = p->sigma0 * z[k] + p->sigma1 * zdot[k];
-        st[k * stride] = z[k] + h * zdot[k];
+        const double z1 = z[k] + h * zdot[k];
+        F[k] = p->sigma0 * z1 + p->sigma1 * zdot[k];
+        st[k * stride] = z1;
     }
     *P = br_dot3(F, Vt);
     if (T) {
+        const double c = p->sigma1 + p->sigma0 * h;
         const double g = br_norm3(F0), gi = g > 0.0 ? 1.0 / g : 0.0;
         const double mu = br_mu_static_reg(p, x), mup = br_mu_slope(p, x) * N;
-        const double den = 1.0 / (mup + p->sigma1);
+        const double den = 1.0 / (mup + c);
         double e[3], w[3], jN[3];
         for (int k = 0; k < 3; k++) e[k] = F0[k] * gi;
-        const double alpha = stick ? p->sigma1 : p->sigma1 * mu * N * gi;
-        const double beta = stick ? 0.0 : p->sigma1 * (mup * den - mu * N * gi);
-        for (int k = 0; k < 3; k++) w[k] = beta * e[k], jN[k] = stick ? 0.0 : mu * p->sigma1 * den * e[k];
+        const double alpha = stick ? c : c * mu * N * gi;
+        const double beta = stick ? 0.0 : c * (mup * den - mu * N * gi);
+        for (int k = 0; k < 3; k++) w[k] = beta * e[k], jN[k] = stick ? 0.0 : mu * c * den * e[k];
         br_tan_rank1(T, alpha, w, e, jN);
     }
 }
