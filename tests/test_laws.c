@@ -11,6 +11,8 @@
 
 #include "../kernels/point_law.h"
 #include "joint_friction.h"
+#include "laws.h"
+#include "patch.h"
 
 /* S4a's parameters: mu_s 0.6, mu_d 0.3, v_A 0.01, alpha 1, sigma0 39000, sigma1 395, v_r = v_A/10 */
 static br_friction_params s4a(double nu)
@@ -341,4 +343,45 @@ Test(jenkins, separation_releases_and_deflection_stays_in_the_tangent_plane)
     double s2[3] = {1e-4, 0, 5e-4};
     br_friction_eval(BR_LAW_JENKINS, &p, 1e-3, zero, 0.0, n, 2.0, s2, 1, F, &P, NULL);
     cr_expect(s2[0] == 1e-4 && s2[2] == 0.0 && F[0] == p.kt * 1e-4 && F[2] == 0.0);
+}
+
+/* No law produces a non-finite state or force for finite, valid parameters at any step: every
+ * law (the benchmark patch's parameters) with its stiffnesses (sigma0, kt, the gms k_i) and its
+ * damping (sigma1, c_t, the gms s_i) each scaled by 1e-6 to 1e6, at steps of 1e-6 to 1e-2 s,
+ * under a sliding velocity that reverses and turns and a normal force that drops to zero. */
+Test(every_law, finite_at_any_stiffness_damping_and_step)
+{
+    static const double scale[5] = {1e-6, 1e-3, 1.0, 1e3, 1e6}, steps[3] = {1e-6, 1e-4, 1e-2};
+    int runs = 0;
+    for (int law = 0; law < BR_LAW_COUNT; law++) {
+        br_patch pa;
+        cr_assert_eq(br_patch_make(&pa, 200, law, 3), 0);
+        const br_friction_params p0 = pa.desc.fric;
+        br_patch_free(&pa);
+        for (int a = 0; a < 5; a++)
+            for (int b = 0; b < 5; b++)
+                for (int c = 0; c < 3; c++) {
+                    br_friction_params p = p0;
+                    p.sigma0 *= scale[a], p.kt *= scale[a], p.sigma1 *= scale[b], p.c_t = p.kt * 1e-3 * scale[b];
+                    for (int i = 0; i < p.gms_M; i++) p.gms_k[i] *= scale[a], p.gms_s[i] *= scale[b];
+                    cr_assert_eq(br_law_check(law, &p, NULL), 0, "%s: invalid parameters", br_law_name(law));
+                    const double h = steps[c], n[3] = {0, 0, 1};
+                    double st[3 * BR_GMS_MAX] = {0};
+                    for (int k = 0; k < 200; k++) {
+                        const double t = k / 200.0, sp = 0.05 * sin(2 * M_PI * 3 * t), th = 4.0 * t;
+                        const double Vt[3] = {sp * cos(th), sp * sin(th), 0.0};
+                        const double N = k % 50 < 10 ? 0.0 : 5.0 * (1.0 + 0.5 * sin(7.0 * t));
+                        double F[3], P;
+                        br_fric_tangent T;
+                        br_friction_eval(law, &p, h, Vt, br_norm3(Vt), n, N, st, 1, F, &P, &T);
+                        int ok = isfinite(F[0]) && isfinite(F[1]) && isfinite(F[2]) && isfinite(P);
+                        for (int j = 0; j < br_law_nstate(law, &p); j++) ok &= isfinite(st[j]) != 0;
+                        for (int j = 0; j < 9; j++) ok &= isfinite(T.J[j]) != 0;
+                        cr_assert(ok, "%s: non-finite at step %d (stiffness x %g, damping x %g, h %g)",
+                                  br_law_name(law), k, scale[a], scale[b], h);
+                    }
+                    runs++;
+                }
+    }
+    printf("every law: %d runs of 200 steps, all finite\n", runs);
 }
