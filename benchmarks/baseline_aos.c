@@ -64,7 +64,7 @@ void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_su
     for (long i = 0; i < b->n; i++) {
         aos_point *q = &b->p[i];
         if (q->kin.delta > 0.0) {
-            br_friction_eval(b->law, &b->fric, h, q->kin.Vt, q->kin.v, q->kin.n, q->N, b->Z + i * ns, 1, q->F, &q->P, NULL);
+            br_friction_eval(b->law, &b->fric, h, q->kin.Vt, q->kin.v, q->kin.n, q->N, q->K, b->Z + i * ns, 1, q->F, &q->P, NULL);
         } else {
             for (int k = 0; k < ns; k++) b->Z[i * ns + k] = 0.0;
             q->F[0] = q->F[1] = q->F[2] = q->P = 0.0;
@@ -78,7 +78,7 @@ void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_su
         const double Kd = q->K * br_pow_half(q->kin.delta, b->normal.pK);
         const double Eel = Kd * q->kin.delta / (b->normal.pK + 1.0);
         const double Pnd = (q->N - Kd) * q->kin.deltadot;
-        const double Eb = br_friction_stored_energy(b->law, &b->fric, q->N, b->Z + i * ns, 1);
+        const double Eb = br_friction_stored_energy(b->law, &b->fric, q->N, q->K, b->Z + i * ns, 1);
         br_sums_add_point(out, 1, &q->kin, f->n, q->N, Eel, Pnd, q->F, q->P, Eb, b->v_stick);
     }
 }

@@ -77,7 +77,7 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
             const double K = cs->K ? cs->K[i] : cs->K0;
             const double delta = pow(N / K, 1.0 / cs->normal.pK);
             const double kn = cs->normal.pK * N / delta;
-            const double kt = br_law_stick_stiffness(cs->law, &cs->fric, N);
+            const double kt = br_law_stick_stiffness(cs->law, &cs->fric, N, K);
             /* spring S = kn n n^T + kt (I - n n^T) on the relative displacement pA - pB */
             double S[9];
             for (int a = 0; a < 3; a++)

@@ -22,9 +22,9 @@ static const br_law_info LAWS[BR_LAW_COUNT] = {
                                  {"nu"}, 1, "massless bristle, implicit tip balance, absolute sigmas (3.7)"},
     [BR_LAW_GMS] = {"gms", {"mu_s", "mu_k", "V_st", "alpha", "C", "elements"}, {"nu", "sigma2"}, 1,
                     "generalized Maxwell-slip, absolute element stiffness and damping (3.8)"},
-    [BR_LAW_JENKINS] = {"jenkins", {"mu", "kt"}, {"c_t"}, 1,
+    [BR_LAW_JENKINS] = {"jenkins", {"mu"}, {"kt", "kt_area", "c_t"}, 1,
                         "elastic Coulomb element (Jenkins, elastic dry friction, macroslip): spring kt "
-                        "per point in series with a slider mu N, exact return mapping (3.9)"},
+                        "per point (or kt_area per unit area) in series with a slider mu N, exact return mapping (3.9)"},
 };
 
 const br_law_info *br_law_info_of(int law)
@@ -71,7 +71,8 @@ int br_law_check(int law, const br_friction_params *p, br_law_issue *is)
     if (!dahl && !(p->alpha > 0.0 && br_pow_half_ok(p->alpha)))
         return issue(is, "alpha", -1, NULL, "alpha must be a multiple of 0.5 in (0, 4] (got %g)", p->alpha);
     if (law == BR_LAW_JENKINS) {
-        if (!(p->kt > 0.0 && isfinite(p->kt))) return issue(is, "kt", -1, NULL, "kt must be > 0 (got %g)", p->kt);
+        if (!((p->kt > 0.0 && isfinite(p->kt)) || (p->kt_K > 0.0 && isfinite(p->kt_K))))
+            return issue(is, "kt", -1, NULL, "kt (or kt_area) must be > 0 (got %g)", p->kt_K > 0.0 ? p->kt_K : p->kt);
         if (!(p->c_t >= 0.0 && isfinite(p->c_t))) return issue(is, "c_t", -1, NULL, "c_t must be >= 0");
         if (!(p->mu_s == p->mu_k)) return issue(is, "mu", -1, NULL, "jenkins has one coefficient, mu");
     }
@@ -112,7 +113,7 @@ int br_law_check(int law, const br_friction_params *p, br_law_issue *is)
     return 0;
 }
 
-double br_law_stick_stiffness(int law, const br_friction_params *p, double N)
+double br_law_stick_stiffness(int law, const br_friction_params *p, double N, double K)
 {
     switch (law) {
     case BR_LAW_LUGRE3D:
@@ -120,7 +121,7 @@ double br_law_stick_stiffness(int law, const br_friction_params *p, double N)
     case BR_LAW_LUGRE3D_CLASSIC:
     case BR_LAW_BRISTLE2:
     case BR_LAW_BRISTLE_IMPLICIT: return p->sigma0;
-    case BR_LAW_JENKINS: return p->kt;
+    case BR_LAW_JENKINS: return br_jenkins_kt(p, K);
     case BR_LAW_GMS: {
         double k = 0.0;
         for (int i = 0; i < p->gms_M; i++) k += p->gms_k[i];

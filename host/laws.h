@@ -45,9 +45,10 @@ typedef struct br_law_issue {
  * issue filled (the one validation of friction parameters, for scenarios and the field alike) */
 int br_law_check(int law, const br_friction_params *p, br_law_issue *issue);
 
-/* law, parameters, normal force N of the point -> tangential stiffness of a stuck point [N/m]:
+/* law, parameters, normal force N and normal stiffness K of the point -> tangential stiffness of a
+ * stuck point [N/m]:
  * sigma0 N (lugre3d, dahl3d), sigma0 (lugre3d_classic, bristle2, bristle_implicit), sum k_i (gms), kt (jenkins),
  * 0 for the velocity-regularized stateless laws (gkf, static_reg) */
-double br_law_stick_stiffness(int law, const br_friction_params *p, double N);
+double br_law_stick_stiffness(int law, const br_friction_params *p, double N, double K);
 
 #endif

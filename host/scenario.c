@@ -766,7 +766,13 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
     p->G_min = ynum(c, n, "G_min", 0, 1e-12);
     p->kt = ynum(c, n, "kt", 0, 0);
     p->c_t = ynum(c, n, "c_t", 0, 0);
-    if (d->law == BR_LAW_JENKINS) p->mu_s = p->mu_k = ynum(c, n, "mu", 0, 0);
+    if (d->law == BR_LAW_JENKINS) {
+        p->mu_s = p->mu_k = ynum(c, n, "mu", 0, 0);
+        ycheck(c, !ymap(c, n, "kt") != !ymap(c, n, "kt_area"), n,
+               "give exactly one of 'kt' (per point, N/m) and 'kt_area' (per unit area, N/m^3)");
+        /* kt_area: provisional; the caller scales it by each point's area over its stiffness */
+        p->kt_K = ynum(c, n, "kt_area", 0, 0);
+    }
     const char *up = ystring(c, n, "update", 0);
     ycheck(c, !up || !strcmp(up, "exponential") || !strcmp(up, "euler"), yat(c, n, "update"),
            "update must be exponential or euler");
@@ -780,6 +786,22 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
         if (is.item >= 0) at = yat(c, yitem(c, ymap(c, n, "elements"), is.item), is.item_key);
         yerr(c, at ? at : n, "%s", is.msg);
     }
+}
+
+/* jenkins with kt_area (held in fric.kt_K): each point's spring is kt_area times its area; the
+ * field takes it as kt_K K_i, so the areas must be proportional to the normal stiffnesses K_i
+ * (always with the normal law's sigma; with K per point, for equal areas) */
+static void jenkins_kt_area(ysrc *c, ynode *at, br_cset *cs)
+{
+    const long np = cs->desc.npoints;
+    const double r0 = cs->area[0] / cs->K[0];
+    for (long i = 1; i < np; i++)
+        if (!(fabs(cs->area[i] / cs->K[i] - r0) <= 1e-12 * r0)) {
+            yerr(c, at, "kt_area needs each point's normal stiffness in proportion to its area "
+                        "(give the normal law's sigma, or kt per point)");
+            return;
+        }
+    cs->desc.fric.kt_K *= r0;
 }
 
 /* ring/grid/annulus/list -> cs->r (3n, frame A) and, for grid and annulus, the tributary
@@ -1047,6 +1069,8 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
             d->normal.pK = 2.0, d->normal.pD = 0.5;
             d->r = cs->r, d->K = cs->K, d->D = cs->D;
             read_friction(c, ymap(c, n, "friction"), d);
+            ycheck(c, !ymap(c, ymap(c, n, "friction"), "kt_area"), yat(c, ymap(c, n, "friction"), "kt_area"),
+                   "kt_area needs contact areas (a hunt_crossley normal law); give kt per point");
             d->v_stick = ynum(c, n, "v_stick", 0, 1e-6);
             ycheck(c, d->v_stick >= 0, yat(c, n, "v_stick"), "v_stick must be >= 0");
             continue;
@@ -1087,6 +1111,8 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
         }
         d->r = cs->r, d->K = cs->K, d->D = cs->D;
         read_friction(c, ymap(c, n, "friction"), d);
+        if (!c->failed && d->law == BR_LAW_JENKINS && d->fric.kt_K > 0)
+            jenkins_kt_area(c, yat(c, ymap(c, n, "friction"), "kt_area"), cs);
         d->v_stick = ynum(c, n, "v_stick", 0, 1e-6);
         ycheck(c, d->v_stick >= 0, yat(c, n, "v_stick"), "v_stick must be >= 0");
     }

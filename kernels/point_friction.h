@@ -63,6 +63,8 @@ typedef struct br_friction_params {
     double nu;     /* static_reg viscous coefficient [s/m] per unit N */
     double G_min;  /* classic: G below this [N] counts as no contact */
     double kt;     /* jenkins: tangential spring per point [N/m] (mu: mu_k = mu_s) */
+    double kt_K;   /* jenkins: instead, the spring per unit of the point's normal stiffness K
+                    * (kt_area / (K / A), from a stiffness per area); 0: kt per point */
     double c_t;    /* jenkins: stick damping [N s/m], 0 for none */
     /* gms (3.8); bristle2 and bristle_implicit use sigma0, sigma1 [N/m, N s/m] and
      * mu_s, mu_k, V_st, alpha, nu, v_r of static_reg */

@@ -13,16 +13,16 @@
 
 #include "point_friction.h"
 
-/* The jenkins step: params (kt, c_t, mu_k as mu), h, Vt, unit normal n (NULL: no projection),
+/* The jenkins step: params (c_t, mu_k as mu), the point's spring kt, h, Vt, unit normal n (NULL: no projection),
  * N, state z -> z updated, F (on B), and P: the mean power over the step, (change of the spring
  * energy + dissipation) / h, with the dissipation mu N (|z_tr| - |z|) of the radial return, so
  * that the bookkeeping closes exactly (F . Vt at the step's end would not: the spring's force
  * changes within a stuck step). Tangent (T not NULL): stick J = (kt h + c_t) P_t, jN = 0; slip
  * J = h (mu N / |z_tr|) (P_t - e e^T) with e = z_tr / |z_tr|, jN = mu e. */
-BR_HD void br_law_jenkins(const br_friction_params *p, double h, const double Vt[3], const double *n, double N,
-                          double *st, long stride, double F[3], double *P, br_fric_tangent *T)
+BR_HD void br_law_jenkins(const br_friction_params *p, double kt, double h, const double Vt[3], const double *n,
+                          double N, double *st, long stride, double F[3], double *P, br_fric_tangent *T)
 {
-    const double kt = p->kt, mu = p->mu_k;
+    const double mu = p->mu_k;
     double z0[3], ztr[3];
     for (int k = 0; k < 3; k++) z0[k] = st[k * stride], ztr[k] = z0[k] + Vt[k] * h;
     const double zn = n ? br_dot3(ztr, n) : 0.0;

@@ -23,12 +23,16 @@ BR_HD int br_law_nstate(int law, const br_friction_params *p)
     }
 }
 
+/* law, point stiffness K -> jenkins' spring kt at that point (kt, or kt_K K for a stiffness per area) */
+BR_HD double br_jenkins_kt(const br_friction_params *p, double K) { return p->kt_K > 0.0 ? p->kt_K * K : p->kt; }
+
 /* law, Vt, v, the point's unit normal n (NULL: none; jenkins keeps its deflection in the tangent
- * plane), N, state -> updated state, F (on B, along Vt), P = F . Vt (jenkins: the step's mean
- * power), and with T (not NULL) the tangent of F with respect to Vt and N (point_friction.h) */
+ * plane), N, the point's normal stiffness K (jenkins' kt_area scales with it), state -> updated
+ * state, F (on B, along Vt), P = F . Vt (jenkins: the step's mean power), and with T (not NULL)
+ * the tangent of F with respect to Vt and N (point_friction.h) */
 BR_HD void br_friction_eval(int law, const br_friction_params *p, double h, const double Vt[3],
-                            double v, const double *n, double N, double *st, long stride, double F[3],
-                            double *P, br_fric_tangent *T)
+                            double v, const double *n, double N, double K, double *st, long stride,
+                            double F[3], double *P, br_fric_tangent *T)
 {
     switch (law) {
     case BR_LAW_LUGRE3D: br_law_lugre3d(p, h, Vt, v, N, st, stride, F, P, T); break;
@@ -39,7 +43,7 @@ BR_HD void br_friction_eval(int law, const br_friction_params *p, double h, cons
     case BR_LAW_BRISTLE2: br_law_bristle2(p, h, Vt, v, N, st, stride, F, P, T); break;
     case BR_LAW_BRISTLE_IMPLICIT: br_law_bristle_implicit(p, h, Vt, v, N, st, stride, F, P, T); break;
     case BR_LAW_GMS: br_law_gms(p, h, Vt, v, N, st, stride, F, P, T); break;
-    case BR_LAW_JENKINS: br_law_jenkins(p, h, Vt, n, N, st, stride, F, P, T); break;
+    case BR_LAW_JENKINS: br_law_jenkins(p, br_jenkins_kt(p, K), h, Vt, n, N, st, stride, F, P, T); break;
     default:
         F[0] = F[1] = F[2] = 0.0;
         *P = 0.0;
@@ -50,9 +54,9 @@ BR_HD void br_friction_eval(int law, const br_friction_params *p, double h, cons
 
 /* state, N -> energy stored in the bristles of one point (physics.md section 7):
  * 1/2 sigma0 N |Z|^2 (lugre3d, dahl3d), 1/2 sigma0 |z|^2 (classic, bristle_implicit), 1/2 kt |z|^2
- * (jenkins),
+ * (jenkins, kt at the point of normal stiffness K),
  * plus 1/2 m_b |v_S|^2 for bristle2's sliding tip mass, 1/2 sum k_i |z_i|^2 (gms) */
-BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, double N,
+BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, double N, double K,
                                        const double *st, long stride)
 {
     double e = 0.0;
@@ -66,7 +70,7 @@ BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, dou
     }
     if (br_law_nstate(law, p) < 3) return 0.0;
     const double z2 = st[0] * st[0] + st[stride] * st[stride] + st[2 * stride] * st[2 * stride];
-    e = 0.5 * (law == BR_LAW_JENKINS ? p->kt : p->sigma0) * z2;
+    e = 0.5 * (law == BR_LAW_JENKINS ? br_jenkins_kt(p, K) : p->sigma0) * z2;
     if (law == BR_LAW_LUGRE3D || law == BR_LAW_DAHL3D) return e * N;
     if (law == BR_LAW_BRISTLE2) {
         const double q2 = st[3 * stride] * st[3 * stride] + st[4 * stride] * st[4 * stride] +

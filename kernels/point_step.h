@@ -125,7 +125,7 @@ BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br
     const double N = pres ? f->Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
     double F[3], P;
     br_fric_tangent ft;
-    br_friction_eval(law, &s->fric, h, k.Vt, k.v, k.n, N, st, stride, F, &P, t ? &ft : NULL);
+    br_friction_eval(law, &s->fric, h, k.Vt, k.v, k.n, N, K, st, stride, F, &P, t ? &ft : NULL);
     for (int j = 0; j < br_law_nstate(law, &s->fric); j++) st[j * stride] = in ? st[j * stride] : 0.0;
     for (int j = 0; j < 3; j++) F[j] = in ? F[j] : 0.0;
     P = in ? P : 0.0;
@@ -134,7 +134,7 @@ BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br
     const double Kd = spring ? Kd_all : 0.0;
     const double Eel = Kd * k.delta / (s->normal.pK + 1.0); /* K delta^(pK+1)/(pK+1) */
     const double Pnd = spring ? (N - Kd) * k.deltadot : 0.0; /* damping part of N times deltadot */
-    const double Eb = br_friction_stored_energy(law, &s->fric, N, st, stride);
+    const double Eb = br_friction_stored_energy(law, &s->fric, N, K, st, stride);
     br_sums_add_point(acc, in, &k, k.n, N, Eel, Pnd, F, P, Eb, s->v_stick);
     if (t) {
         /* computed for every point and selected (no branch: the CPU loop stays vectorizable) */

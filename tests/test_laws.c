@@ -289,7 +289,7 @@ Test(jenkins, exact_parallelogram_and_energy_per_cycle)
                 const double x0 = X * sin(2 * M_PI * k / spc), x1 = X * sin(2 * M_PI * (k + 1) / spc);
                 const double v = (x1 - x0) / h, Vt[3] = {v * d[0], v * d[1], v * d[2]};
                 double F[3], P;
-                br_friction_eval(BR_LAW_JENKINS, &p, h, Vt, fabs(v), n, N, st, 1, F, &P, NULL);
+                br_friction_eval(BR_LAW_JENKINS, &p, h, Vt, fabs(v), n, N, 0.0, st, 1, F, &P, NULL);
                 W[k / spc] += P * h;
                 const double Fd = br_dot3(F, d);
                 perp = fmax(perp, fabs(F[0] - Fd * d[0]) + fabs(F[1] - Fd * d[1]) + fabs(F[2]));
@@ -321,7 +321,7 @@ Test(jenkins, circular_path_slides_at_the_limit)
         const double a0 = 2 * M_PI * k / spr, a1 = 2 * M_PI * (k + 1) / spr;
         const double Vt[3] = {R * (cos(a1) - cos(a0)) / h, R * (sin(a1) - sin(a0)) / h, 0.0};
         double F[3], P;
-        br_friction_eval(BR_LAW_JENKINS, &p, h, Vt, br_norm3(Vt), n, N, st, 1, F, &P, NULL);
+        br_friction_eval(BR_LAW_JENKINS, &p, h, Vt, br_norm3(Vt), n, N, 0.0, st, 1, F, &P, NULL);
         if (k < spr / 4) continue;
         worst = fmax(worst, fabs(br_norm3(F) - Fl));
         minpow = fmin(minpow, br_dot3(F, Vt) / (Fl * br_norm3(Vt)));
@@ -338,10 +338,10 @@ Test(jenkins, separation_releases_and_deflection_stays_in_the_tangent_plane)
     const br_friction_params p = jenkins_params();
     const double n[3] = {0, 0, 1}, zero[3] = {0, 0, 0};
     double st[3] = {4e-4, -2e-4, 0}, F[3], P;
-    br_friction_eval(BR_LAW_JENKINS, &p, 1e-3, zero, 0.0, n, 0.0, st, 1, F, &P, NULL);
+    br_friction_eval(BR_LAW_JENKINS, &p, 1e-3, zero, 0.0, n, 0.0, 0.0, st, 1, F, &P, NULL);
     cr_expect(st[0] == 0 && st[1] == 0 && st[2] == 0 && F[0] == 0 && F[1] == 0 && F[2] == 0);
     double s2[3] = {1e-4, 0, 5e-4};
-    br_friction_eval(BR_LAW_JENKINS, &p, 1e-3, zero, 0.0, n, 2.0, s2, 1, F, &P, NULL);
+    br_friction_eval(BR_LAW_JENKINS, &p, 1e-3, zero, 0.0, n, 2.0, 0.0, s2, 1, F, &P, NULL);
     cr_expect(s2[0] == 1e-4 && s2[2] == 0.0 && F[0] == p.kt * 1e-4 && F[2] == 0.0);
 }
 
@@ -373,7 +373,7 @@ Test(every_law, finite_at_any_stiffness_damping_and_step)
                         const double N = k % 50 < 10 ? 0.0 : 5.0 * (1.0 + 0.5 * sin(7.0 * t));
                         double F[3], P;
                         br_fric_tangent T;
-                        br_friction_eval(law, &p, h, Vt, br_norm3(Vt), n, N, st, 1, F, &P, &T);
+                        br_friction_eval(law, &p, h, Vt, br_norm3(Vt), n, N, 0.0, st, 1, F, &P, &T);
                         int ok = isfinite(F[0]) && isfinite(F[1]) && isfinite(F[2]) && isfinite(P);
                         for (int j = 0; j < br_law_nstate(law, &p); j++) ok &= isfinite(st[j]) != 0;
                         for (int j = 0; j < 9; j++) ok &= isfinite(T.J[j]) != 0;

@@ -27,7 +27,7 @@ static void law_force(int law, const br_friction_params *p, double h, const doub
 {
     double st[NS_MAX], P;
     memcpy(st, st0, sizeof st);
-    br_friction_eval(law, p, h, Vt, br_norm3(Vt), NULL, N, st, 1, F, &P, T);
+    br_friction_eval(law, p, h, Vt, br_norm3(Vt), NULL, N, 0.0, st, 1, F, &P, T);
 }
 
 /* relative difference of a and b against scale */
@@ -95,7 +95,7 @@ static double check_law(int law, const br_friction_params *p, double vscale, dou
             (*nskip)++;
         }
         double P;
-        br_friction_eval(law, p, h, Vt, br_norm3(Vt), NULL, N, st, 1, F, &P, NULL);
+        br_friction_eval(law, p, h, Vt, br_norm3(Vt), NULL, N, 0.0, st, 1, F, &P, NULL);
     }
     return worst;
 }
