@@ -71,8 +71,10 @@ int br_law_check(int law, const br_friction_params *p, br_law_issue *is)
     if (!dahl && !(p->alpha > 0.0 && br_pow_half_ok(p->alpha)))
         return issue(is, "alpha", -1, NULL, "alpha must be a multiple of 0.5 in (0, 4] (got %g)", p->alpha);
     if (law == BR_LAW_JENKINS) {
-        if (!((p->kt > 0.0 && isfinite(p->kt)) || (p->kt_K > 0.0 && isfinite(p->kt_K))))
-            return issue(is, "kt", -1, NULL, "kt (or kt_area) must be > 0 (got %g)", p->kt_K > 0.0 ? p->kt_K : p->kt);
+        if (p->kt_K != 0.0 && !(p->kt_K > 0.0 && isfinite(p->kt_K)))
+            return issue(is, "kt_area", -1, NULL, "kt_area must be > 0 (got %g)", p->kt_K);
+        if (p->kt_K == 0.0 && !(p->kt > 0.0 && isfinite(p->kt)))
+            return issue(is, "kt", -1, NULL, "kt must be > 0 (got %g)", p->kt);
         if (!(p->c_t >= 0.0 && isfinite(p->c_t))) return issue(is, "c_t", -1, NULL, "c_t must be >= 0");
         if (!(p->mu_s == p->mu_k)) return issue(is, "mu", -1, NULL, "jenkins has one coefficient, mu");
     }

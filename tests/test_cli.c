@@ -335,3 +335,21 @@ Test(cli, rotational_study_warns_about_dissipativity)
               "expected the dissipativity warning, stderr: %s", err);
     cr_expect(strstr(read_text("rot/summary.json"), "not dissipative") != NULL, "summary.json lacks the warning");
 }
+
+/* jenkins in a scenario: kt_area runs (the springs per area); both kt and kt_area are refused at
+ * the friction block, a negative kt_area at its line */
+Test(cli, jenkins_kt_area)
+{
+    char text[4096], args[1200], err[4096];
+    /* lines 22-29 (lugre3d's keys) replaced by jenkins' */
+    snprintf(text, sizeof text, "%s", BASE);
+    char *f = strstr(text, "      law: lugre3d\n");
+    cr_assert(f);
+    strcpy(f, "      law: jenkins\n      mu: 0.3\n      kt_area: 4.0e8\n");
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu", write_file("jk.yaml", text), dir);
+    cr_expect_eq(run(args, err, sizeof err), 0, "stderr: %s", err);
+    strcpy(f, "      law: jenkins\n      mu: 0.3\n      kt: 1.0e5\n      kt_area: 4.0e8\n");
+    expect_bad("jk2.yaml", text, 22, "give exactly one of 'kt'");
+    strcpy(f, "      law: jenkins\n      mu: 0.3\n      kt_area: -1\n");
+    expect_bad("jk3.yaml", text, 24, "kt_area must be > 0 (got -1)");
+}
