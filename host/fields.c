@@ -96,7 +96,8 @@ static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S
                 "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <PointData Scalars=\"pressure\">\n",
             n, n);
     double *stick = malloc((size_t)n * sizeof(double)), *N = S->F + 3 * n;
-    for (long i = 0; stick && i < n; i++) stick[i] = (N[i] > 0 && S->vt[i] < v_stick) ? 1.0 : 0.0;
+    for (long i = 0; stick && i < n; i++)
+        stick[i] = (N[i] > 0 && br_point_stuck(cs->desc.law, &cs->desc.fric, S->vt[i], v_stick, S->F + 3 * i, N[i]));
     vtp_array(fp, "pressure", 1, n, N, 1, 1.0, cs->area);
     vtp_array(fp, "normal_force", 1, n, N, 1, 0, NULL);
     vtp_array(fp, "sliding_speed", 1, n, S->vt, 1, 0, NULL);
@@ -172,7 +173,8 @@ static int write_map(const char *path, const char *title, const br_cset *cs, con
             double r, g, b;
             if (panel == 0) cmap(pmax > 0 ? N[i] / cs->area[i] / pmax : 0, &r, &g, &b);
             else if (!(N[i] > 0)) r = g = b = 0.75;
-            else if (S->vt[i] < v_stick) r = 0.12, g = 0.35, b = 0.85;
+            else if (br_point_stuck(cs->desc.law, &cs->desc.fric, S->vt[i], v_stick, S->F + 3 * i, N[i]))
+                r = 0.12, g = 0.35, b = 0.85;
             else r = 0.85, g = 0.15, b = 0.15;
             cairo_set_source_rgb(cr, r, g, b);
             cairo_rectangle(cr, x0 + (u - ul) / span * P - dot / 2, y0 + P - (v - vl) / span * P - dot / 2, dot, dot);

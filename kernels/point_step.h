@@ -66,11 +66,11 @@ BR_HD void br_sums_combine(br_set_sums *acc, const br_set_sums *b)
 
 /* One contact point's contribution -> acc: in-contact flag, kinematics k, plane
  * normal n, normal force N, its elastic energy Eel and damping power Pnd, friction
- * F on B, power P, bristle energy Eb. Out of contact every force and energy passed
- * in is zero; the flag keeps the point out of the counts and maxima. */
+ * F on B, power P, bristle energy Eb, whether it sticks. Out of contact every force and energy
+ * passed in is zero; the flag keeps the point out of the counts and maxima. */
 BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, const double n[3],
                              double N, double Eel, double Pnd, const double F[3], double P,
-                             double Eb, double v_stick)
+                             double Eb, int stuck)
 {
     double fc[3], mF[3], m[3];
     for (int j = 0; j < 3; j++) {
@@ -89,10 +89,18 @@ BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, co
     acc->P_nd += Pnd;
     acc->E_b += Eb;
     acc->ncontact += in ? 1.0 : 0.0;
-    acc->nstick += (in & (k->v < v_stick)) ? 1.0 : 0.0;
+    acc->nstick += (in & stuck) ? 1.0 : 0.0;
     const double pen = in ? k->delta : 0.0, vt = in ? k->v : 0.0;
     acc->pen_max = pen > acc->pen_max ? pen : acc->pen_max;
     acc->vt_max = vt > acc->vt_max ? vt : acc->vt_max;
+}
+
+/* law, sliding speed v, friction force F (either body's), normal force N -> 1 if the point counts
+ * as stuck: sliding slower than v_stick; for jenkins, whose spring takes up any sliding, a slider
+ * inside its limit (|F| < mu N) */
+BR_HD int br_point_stuck(int law, const br_friction_params *p, double v, double v_stick, const double F[3], double N)
+{
+    return law == BR_LAW_JENKINS ? br_norm3(F) < p->mu_k * N * (1.0 - 1e-12) : v < v_stick;
 }
 
 /* What a point passes to its set's wrench tangent (br_tangent_add_point's arguments). */
@@ -135,7 +143,8 @@ BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br
     const double Eel = Kd * k.delta / (s->normal.pK + 1.0); /* K delta^(pK+1)/(pK+1) */
     const double Pnd = spring ? (N - Kd) * k.deltadot : 0.0; /* damping part of N times deltadot */
     const double Eb = br_friction_stored_energy(law, &s->fric, N, K, st, stride);
-    br_sums_add_point(acc, in, &k, k.n, N, Eel, Pnd, F, P, Eb, s->v_stick);
+    const int stuck = br_point_stuck(law, &s->fric, k.v, s->v_stick, F, N);
+    br_sums_add_point(acc, in, &k, k.n, N, Eel, Pnd, F, P, Eb, stuck);
     if (t) {
         /* computed for every point and selected (no branch: the CPU loop stays vectorizable) */
         double kn, cn;

@@ -16,3 +16,7 @@ mkdir -p meshes/generated
 [ -f meshes/generated/tieboss_1e2.ply ] || $B mesh grid --size 0.02 0.0245 --count 9 9 --facing +z --out meshes/generated/tieboss_1e2.ply
 [ -f meshes/generated/tieboss_1e3.ply ] || $B mesh grid --size 0.02 0.0245 --count 31 31 --facing +z --out meshes/generated/tieboss_1e3.ply
 [ -f meshes/generated/tieboss_1e4.ply ] || $B mesh grid --size 0.02 0.0245 --count 99 99 --facing +z --out meshes/generated/tieboss_1e4.ply
+# S8a: the microslip patch, 0.3 x 0.3 mm as 120 x 120 vertices (2.5 um spacing; in mm: the scenario reads
+# it with units 1e-3), normals +z, toward
+# the sphere above it)
+[ -f meshes/generated/microslip_patch.ply ] || $B mesh grid --size 0.3 0.3 --count 119 119 --facing +z --out meshes/generated/microslip_patch.ply

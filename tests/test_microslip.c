@@ -124,3 +124,56 @@ Test(microslip, sphere_on_a_winkler_field_of_jenkins_points, .timeout = 300)
     br_field_destroy(f);
     free(r), free(K), free(D), free(Np), free(Fp);
 }
+
+/* S8a through a scenario (scenarios/microslip_sphere.yaml, run by the s8a_run fixture): the
+ * meshed 14400-point patch, the sphere pressed over 0.25 s and then moved by the table of its
+ * x displacement. The force columns of row t are those the field computed for the step from t to
+ * t + h (docs/time-stepping.md), whose jenkins springs have taken the step's travel: the row at t
+ * goes with u(t + h). Backbone and Masing's branch within 0.5 % of mu P, the friction energy of
+ * the +-2 u_s cycle within 0.5 % of the closed form, the count of stuck points against the stick
+ * disc's share of the contact within 1 %. */
+#include "csvread.h"
+static double col(const csv_table *T, long r, const char *name)
+{
+    for (int c = 0; c < T->ncols; c++)
+        if (!strcmp(T->names[c], name)) return csv_at(T, r, c);
+    cr_assert_fail("no column %s", name);
+    return 0;
+}
+
+Test(microslip_run, s8a_scenario)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/timeseries.csv", S8A_DIR);
+    csv_table *T = csv_read(path);
+    cr_assert(T, "cannot read %s (run through ctest)", path);
+    const double P = M_PI * kn * R * d * d, us = mu * kn * d / kt_area, a2 = 2 * R * d, h = 1e-3;
+    double wb = 0, wm = 0, wc = 0, E0 = 0, E1 = 0;
+    for (long r = 0; r < T->nrows; r++) {
+        const double t = col(T, r, "t"), s = t + h, Fx = col(T, r, "patch.Fx");
+        if (s > 0.25 && s <= 1.25 + 1e-9) {
+            const double u = 2 * us * (s - 0.25);
+            wb = fmax(wb, fabs(Fx - Q(u)) / (mu * P));
+            const double nc = col(T, r, "patch.ncontact"), ns = col(T, r, "patch.nstick");
+            const double c2 = u < us ? 2 * R * (d - kt_area * u / (mu * kn)) : 0.0;
+            if (fabs(fmod(s - 0.25, 0.125)) < 1e-9 && u < 0.9 * us) {
+                printf("microslip scenario: u = %.3f us: %.0f of %.0f points stuck, the disc's share %.0f\n", u / us, ns,
+                       nc, nc * c2 / a2);
+                wc = fmax(wc, fabs(ns - nc * c2 / a2) / nc);
+            }
+        } else if (s > 1.25 && s <= 2.25 + 1e-9) { /* unloading from 2 us to -2 us */
+            const double u = 2 * us - 4 * us * (s - 1.25);
+            wm = fmax(wm, fabs(Fx - (Q(2 * us) - 2 * Q((2 * us - u) / 2))) / (mu * P));
+        }
+        if (fabs(t - 1.25) < 1e-9) E0 = col(T, r, "patch.E");
+        if (fabs(t - 3.25) < 1e-9) E1 = col(T, r, "patch.E");
+    }
+    const double ua = 2 * us, Wex = 8 * Qint(ua) - 4 * ua * Q(ua);
+    printf("microslip scenario: backbone within %.2g of mu P, Masing branch %.2g, cycle energy %.5g J against "
+           "%.5g J (%+.3f %%), stick count within %.2g\n",
+           wb, wm, E1 - E0, Wex, 100 * (E1 - E0 - Wex) / Wex, wc);
+    cr_expect(wb < 5e-3 && wm < 5e-3, "backbone %g, Masing %g of mu P", wb, wm);
+    cr_expect(fabs(E1 - E0 - Wex) < 5e-3 * Wex, "cycle energy %g against %g", E1 - E0, Wex);
+    cr_expect(wc < 1e-2, "stick count off by %g of the contact", wc);
+    csv_free(T);
+}
