@@ -79,7 +79,8 @@ void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_su
         const double Eel = Kd * q->kin.delta / (b->normal.pK + 1.0);
         const double Pnd = (q->N - Kd) * q->kin.deltadot;
         const double Eb = br_friction_stored_energy(b->law, &b->fric, q->N, q->K, b->Z + i * ns, 1);
-        br_sums_add_point(out, 1, &q->kin, f->n, q->N, Eel, Pnd, q->F, q->P, Eb, q->kin.v < b->v_stick);
+        br_sums_add_point(out, 1, &q->kin, f->n, q->N, Eel, Pnd, q->F, q->P, Eb,
+                          br_point_stuck(b->law, &b->fric, q->kin.v, b->v_stick, q->F, q->N));
     }
 }
 
