@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvread.h"
 #include "field.h"
 
 static const double R = 1e-2, d = 1e-6, kn = 1e12, kt_area = 1e12, mu = 0.5;
@@ -132,7 +133,8 @@ Test(microslip, sphere_on_a_winkler_field_of_jenkins_points, .timeout = 300)
  * goes with u(t + h). Backbone and Masing's branch within 0.5 % of mu P, the friction energy of
  * the +-2 u_s cycle within 0.5 % of the closed form, the count of stuck points against the stick
  * disc's share of the contact within 1 %. */
-#include "csvread.h"
+
+/* row r of T, column name -> value (the test fails on an unknown column) */
 static double col(const csv_table *T, long r, const char *name)
 {
     for (int c = 0; c < T->ncols; c++)
