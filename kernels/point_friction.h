@@ -2,7 +2,8 @@
  *
  * Every law has the signature
  *     (const params*, h, in: Vt, v, N, inout: state (pointer, stride), out: F, P)
- * F is the tangential force on the counter-surface body B, along Vt (a drag);
+ * (jenkins, point_jenkins.h, also takes the point's spring and normal, and returns the step's
+ * mean power as P). F is the tangential force on the counter-surface body B, along Vt (a drag);
  * body A receives -F. P = F . Vt is the point's friction power. A law's state
  * is read and written as st[k * stride], k = 0..nstate-1, so the CPU and GPU
  * backends can keep states in structure-of-arrays form (stride = points in
