@@ -23,7 +23,7 @@ BR_HD int br_law_nstate(int law, const br_friction_params *p)
     }
 }
 
-/* law, point stiffness K -> jenkins' spring kt at that point (kt, or kt_K K for a stiffness per area) */
+/* jenkins parameters, the point's normal stiffness K -> its spring kt (kt, or kt_K K for a stiffness per area) */
 BR_HD double br_jenkins_kt(const br_friction_params *p, double K) { return p->kt_K > 0.0 ? p->kt_K * K : p->kt; }
 
 /* law, Vt, v, the point's unit normal n (NULL: none; jenkins keeps its deflection in the tangent
