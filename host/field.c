@@ -61,6 +61,13 @@ int br_cuda_available(char *why, size_t whylen)
 #endif
 }
 
+br_backend_kind br_backend_choose(br_backend_kind requested, int ngpu, long npoints, int nsets)
+{
+    if (requested == BR_BACKEND_CUDA) return BR_BACKEND_CUDA;
+    if (requested == BR_BACKEND_CPU || ngpu <= 0) return BR_BACKEND_CPU;
+    return npoints >= BR_AUTO_GPU_MIN_POINTS && nsets <= BR_CUDA_MAX_SETS ? BR_BACKEND_CUDA : BR_BACKEND_CPU;
+}
+
 br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend_kind backend,
                           char *err, size_t errlen)
 {
@@ -79,7 +86,9 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
         return NULL;
     }
 #ifdef BRISTLE_HAVE_CUDA
-    if (backend != BR_BACKEND_CPU && ngpu > 0) ops = &br_backend_cuda;
+    long ntotal = 0;
+    for (int s = 0; s < nsets; s++) ntotal += sets[s].npoints;
+    if (br_backend_choose(backend, ngpu, ntotal, nsets) == BR_BACKEND_CUDA) ops = &br_backend_cuda;
 #endif
 
     br_field *f = calloc(1, sizeof *f);

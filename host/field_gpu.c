@@ -12,7 +12,7 @@ static br_set_view *host_views(br_field *f, br_set_view *tmp)
 }
 
 /* The views are small (one per set); a fixed bound keeps the step allocation-free. */
-#define BR_MAX_SETS_STACK 64
+#define BR_MAX_SETS_STACK BR_CUDA_MAX_SETS
 
 static int gpu_create(br_field *f, char *err, size_t errlen)
 {
