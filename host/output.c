@@ -359,6 +359,7 @@ int br_output_summary(const br_model *m, const br_data *d, const br_run_info *in
     cJSON_AddNumberToObject(en, "input_work_J", e->work_in);
     cJSON_AddNumberToObject(en, "initial_kinetic_J", e->kinetic0);
     cJSON_AddNumberToObject(en, "initial_spring_J", e->spring0);
+    cJSON_AddNumberToObject(en, "initial_contact_J", e->contact_el0);
     cJSON_AddNumberToObject(en, "kinetic_J", e->kinetic);
     cJSON_AddNumberToObject(en, "spring_J", e->spring);
     cJSON_AddNumberToObject(en, "contact_elastic_J", e->contact_el);
@@ -369,7 +370,7 @@ int br_output_summary(const br_model *m, const br_data *d, const br_run_info *in
     cJSON_AddNumberToObject(en, "residual_J", e->residual);
     cJSON_AddNumberToObject(en, "residual_relative", e->residual_rel);
     cJSON_AddStringToObject(en, "residual_definition",
-                            "(input work + initial energy - kinetic - stored - dissipated) / "
+                            "(input work + initial energy (kinetic, springs, contacts) - kinetic - stored - dissipated) / "
                             "(|input work| + initial energy), at the last step");
     cJSON *files = cJSON_AddArrayToObject(j, "files");
     for (const char **f = info->files; f && *f; f++) cJSON_AddItemToArray(files, cJSON_CreateString(*f));

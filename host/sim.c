@@ -122,6 +122,28 @@ static int structure_rows(const br_model *m, br_data *d)
     return rc ? -1 : 0;
 }
 
+/* model, frames at t = 0 -> the elastic energy of the normal contact springs already pressed in
+ * at the start, sum K delta^(pK+1) / (pK+1) (the field books it from its first step on; without it
+ * a run that starts in contact would count that energy as made from nothing) */
+static double contact_energy0(const br_model *m, const br_data *d)
+{
+    double e = 0.0;
+    for (int s = 0; s < m->nset; s++) {
+        if (m->cset[s].prescribed) continue;
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        br_set_frame fr;
+        br_set_frame_build(cs, &d->fframes[cs->frame_a], &d->fframes[cs->frame_b], &fr);
+        for (long i = 0; i < cs->npoints; i++) {
+            br_point_kin k;
+            br_kin(fr.surface, &fr, cs->r + 3 * i, &k);
+            if (!(k.delta > 0.0)) continue;
+            const double K = cs->K ? cs->K[i] : cs->K0;
+            e += K * br_pow_half(k.delta, cs->normal.pK) * k.delta / (cs->normal.pK + 1.0);
+        }
+    }
+    return e;
+}
+
 br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, size_t errlen)
 {
     /* The systems of a step are small (tens to hundreds of DOF, the low-rank and rigid-body solves
@@ -230,7 +252,8 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
     }
     d->en.kinetic0 = d->en.kinetic;
     d->en.spring0 = d->en.spring;
-    d->res_ref = d->en.kinetic0 + d->en.spring0;
+    d->en.contact_el0 = contact_energy0(m, d);
+    d->res_ref = d->en.kinetic0 + d->en.spring0 + d->en.contact_el0;
     if (d->ga && structure_rows(m, d)) {
         snprintf(err, errlen, "out of memory");
         br_data_free(d);
@@ -499,10 +522,10 @@ void br_fwd_loads(const br_model *m, br_data *d)
     /* balance at t: input work (loads, gravity, drives) plus initial energy against the rest
      * (not on steps where the structure's energies were skipped) */
     if (d->st && d->skip_energy) return;
-    const double have = en->work_in + en->kinetic0 + en->spring0;
+    const double have = en->work_in + en->kinetic0 + en->spring0 + en->contact_el0;
     en->residual = have - (en->kinetic + en->spring + en->spring_loss + en->contact_el + en->bristle +
                            en->friction_loss + en->normal_loss);
-    const double ref = fabs(en->work_in) + en->kinetic0 + en->spring0;
+    const double ref = fabs(en->work_in) + en->kinetic0 + en->spring0 + en->contact_el0;
     if (ref > d->res_ref) d->res_ref = ref;
     en->residual_rel = d->res_ref > 0 ? fabs(en->residual) / d->res_ref : 0.0;
 }

@@ -38,6 +38,7 @@ typedef struct br_energy_terms {
     double spring0;        /* ... at t = 0 */
     double spring_loss;    /* dissipated by spring dampers and Rayleigh damping since t = 0 */
     double contact_el;     /* stored in the normal contact springs */
+    double contact_el0;    /* ... at t = 0 (points pressed in from the start) */
     double bristle;        /* stored in the bristles */
     double friction_loss;  /* friction energy dissipated: integral of P minus stored bristle energy */
     double normal_loss;    /* dissipated by normal-contact damping */
