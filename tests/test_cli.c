@@ -12,6 +12,7 @@
 
 #include "csvread.h"
 #include "field.h"
+#include "jsonread.h"
 
 static char dir[512];
 
@@ -376,10 +377,11 @@ Test(cli, initial_contact_energy_is_booked)
     char args[1200], err[4096];
     snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu", write_file("pressed.yaml", text), dir);
     cr_assert_eq(run(args, err, sizeof err), 0, "stderr: %s", err);
-    const char *js = read_text("out/summary.json");
-    const char *a = strstr(js, "\"initial_contact_J\""), *b = strstr(js, "\"residual_relative\"");
-    cr_assert(a && b, "summary.json lacks initial_contact_J or residual_relative");
-    const double e0 = strtod(strchr(a, ':') + 1, NULL), res = strtod(strchr(b, ':') + 1, NULL);
+    cJSON *j = run_summary(dir, "out");
+    const cJSON *en = cJSON_GetObjectItem(j, "energy");
+    const double e0 = cJSON_GetObjectItem(en, "initial_contact_J")->valuedouble;
+    const double res = cJSON_GetObjectItem(en, "residual_relative")->valuedouble;
+    cJSON_Delete(j);
     /* K = A / sigma = 1e4 N/m, delta = 1e-6 m and 1e-6 - 1e-10 / (2 R): K delta^2 / 2 each */
     const double ex = 0.5e4 * (1e-12 + pow(1e-6 - 0.5e-10 / 0.01, 2));
     printf("pressed start: initial contact energy %.6g J (%.6g J), residual %.3g\n", e0, ex, res);

@@ -134,14 +134,6 @@ Test(microslip, sphere_on_a_winkler_field_of_jenkins_points, .timeout = 300)
  * the +-2 u_s cycle within 0.5 % of the closed form, the count of stuck points against the stick
  * disc's share of the contact within 1 %. */
 
-/* row r of T, column name -> value (the test fails on an unknown column) */
-static double col(const csv_table *T, long r, const char *name)
-{
-    for (int c = 0; c < T->ncols; c++)
-        if (!strcmp(T->names[c], name)) return csv_at(T, r, c);
-    cr_assert_fail("no column %s", name);
-    return 0;
-}
 
 Test(microslip_run, s8a_scenario)
 {
@@ -150,13 +142,16 @@ Test(microslip_run, s8a_scenario)
     csv_table *T = csv_read(path);
     cr_assert(T, "cannot read %s (run through ctest)", path);
     const double P = M_PI * kn * R * d * d, us = mu * kn * d / kt_area, a2 = 2 * R * d, h = 1e-3;
+    const int ct = csv_col(T, "t"), cF = csv_col(T, "patch.Fx"), cE = csv_col(T, "patch.E");
+    const int cnc = csv_col(T, "patch.ncontact"), cns = csv_col(T, "patch.nstick");
+    cr_assert(ct >= 0 && cF >= 0 && cE >= 0 && cnc >= 0 && cns >= 0, "a patch column is missing");
     double wb = 0, wm = 0, wc = 0, E0 = 0, E1 = 0;
     for (long r = 0; r < T->nrows; r++) {
-        const double t = col(T, r, "t"), s = t + h, Fx = col(T, r, "patch.Fx");
+        const double t = csv_at(T, r, ct), s = t + h, Fx = csv_at(T, r, cF);
         if (s > 0.25 && s <= 1.25 + 1e-9) {
             const double u = 2 * us * (s - 0.25);
             wb = fmax(wb, fabs(Fx - Q(u)) / (mu * P));
-            const double nc = col(T, r, "patch.ncontact"), ns = col(T, r, "patch.nstick");
+            const double nc = csv_at(T, r, cnc), ns = csv_at(T, r, cns);
             const double c2 = u < us ? 2 * R * (d - kt_area * u / (mu * kn)) : 0.0;
             if (fabs(fmod(s - 0.25, 0.125)) < 1e-9 && u < 0.9 * us) {
                 printf("microslip scenario: u = %.3f us: %.0f of %.0f points stuck, the disc's share %.0f\n", u / us, ns,
@@ -167,8 +162,8 @@ Test(microslip_run, s8a_scenario)
             const double u = 2 * us - 4 * us * (s - 1.25);
             wm = fmax(wm, fabs(Fx - (Q(2 * us) - 2 * Q((2 * us - u) / 2))) / (mu * P));
         }
-        if (fabs(t - 1.25) < 1e-9) E0 = col(T, r, "patch.E");
-        if (fabs(t - 3.25) < 1e-9) E1 = col(T, r, "patch.E");
+        if (fabs(t - 1.25) < 1e-9) E0 = csv_at(T, r, cE);
+        if (fabs(t - 3.25) < 1e-9) E1 = csv_at(T, r, cE);
     }
     const double ua = 2 * us, Wex = 8 * Qint(ua) - 4 * ua * Q(ua);
     printf("microslip scenario: backbone within %.2g of mu P, Masing branch %.2g, cycle energy %.5g J against "

@@ -36,9 +36,7 @@ static void chain_amplitudes(const char *run, double amp[3])
     cr_assert(T, "cannot read %s", path);
     static const char *const col[3] = {"m1.x", "m2.x", "m3.x"};
     for (int m = 0; m < 3; m++) {
-        int c = -1;
-        for (int k = 0; k < T->ncols; k++)
-            if (!strcmp(T->names[k], col[m])) c = k;
+        const int c = csv_col(T, col[m]);
         cr_assert(c >= 0, "no column %s", col[m]);
         double lo = INFINITY, hi = -INFINITY;
         for (long r = 0; r < T->nrows; r++)
