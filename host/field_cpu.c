@@ -6,6 +6,43 @@
 
 #include "field_internal.h"
 
+/* The chunk loops' sums: named scalars, because an OpenMP simd reduction takes variables, not
+ * struct members. BR_CHUNK_SUMS declares them (with local copies of the view and frame: state
+ * stores cannot alias them, so a loop is not versioned), BR_CHUNK_REDUCTION names them for
+ * `omp simd`, BR_CHUNK_ADD(q, i) records point i's force when rec and adds its one-point sums q,
+ * BR_CHUNK_PACK packs them into a br_set_sums. */
+#define BR_CHUNK_SUMS                                                                               \
+    const br_set_view vl = *vp;                                                                     \
+    const br_set_frame fl = *frp;                                                                   \
+    const br_set_view *v = &vl;                                                                     \
+    const br_set_frame *fr = &fl;                                                                   \
+    double F0 = 0, F1 = 0, F2 = 0, C0 = 0, C1 = 0, C2 = 0, M0 = 0, M1 = 0, M2 = 0;                  \
+    double m0 = 0, m1 = 0, m2 = 0, N = 0, P = 0, Eel = 0, Pnd = 0, Eb = 0;                          \
+    double pen = 0, vt = 0;                                                                         \
+    int nc = 0, ns = 0 /* at most BR_CPU_CHUNK */
+#define BR_CHUNK_REDUCTION                                                                          \
+    reduction(+ : F0, F1, F2, C0, C1, C2, M0, M1, M2, m0, m1, m2, N, P, Eel, Pnd, Eb, nc, ns)       \
+        reduction(max : pen, vt)
+#define BR_CHUNK_ADD(q, i)                                                                          \
+    do {                                                                                            \
+        if (rec) {                                                                                  \
+            v->outF[i] = (q).F[0];                                                                  \
+            v->outF[v->n + (i)] = (q).F[1];                                                         \
+            v->outF[2 * v->n + (i)] = (q).F[2];                                                     \
+            v->outN[i] = (q).N;                                                                     \
+        }                                                                                           \
+        F0 += (q).F[0], F1 += (q).F[1], F2 += (q).F[2];                                             \
+        C0 += (q).Fc[0], C1 += (q).Fc[1], C2 += (q).Fc[2];                                          \
+        M0 += (q).Mc[0], M1 += (q).Mc[1], M2 += (q).Mc[2];                                          \
+        m0 += (q).Mf[0], m1 += (q).Mf[1], m2 += (q).Mf[2];                                          \
+        N += (q).N, P += (q).P, Eel += (q).E_el, Pnd += (q).P_nd, Eb += (q).E_b;                    \
+        nc += (int)(q).ncontact, ns += (int)(q).nstick;                                             \
+        pen = (q).pen_max > pen ? (q).pen_max : pen;                                                \
+        vt = (q).vt_max > vt ? (q).vt_max : vt;                                                     \
+    } while (0)
+#define BR_CHUNK_PACK                                                                               \
+    ((br_set_sums){{F0, F1, F2}, {C0, C1, C2}, {M0, M1, M2}, {m0, m1, m2}, N, P, Eel, Pnd, Eb, nc, ns, pen, vt})
+
 /* law and rec (constants after inlining), set view, frame, h, points [i0, i1)
  * -> their states advanced, their sums in *out, and with rec their forces in
  * v->outF, v->outN. The points are vectorized (AVX2: vsqrtpd, vdivpd in the
@@ -25,36 +62,13 @@
 BR_HD void cpu_chunk(int law, int surf, int rec, const br_set_view *vp, const br_set_frame *frp,
                      double h, long i0, long i1, br_set_sums *out)
 {
-    /* Local copies: state stores cannot alias them, so the loop is not versioned. */
-    const br_set_view vl = *vp;
-    const br_set_frame fl = *frp;
-    const br_set_view *v = &vl;
-    const br_set_frame *fr = &fl;
-    double F0 = 0, F1 = 0, F2 = 0, C0 = 0, C1 = 0, C2 = 0, M0 = 0, M1 = 0, M2 = 0;
-    double m0 = 0, m1 = 0, m2 = 0, N = 0, P = 0, Eel = 0, Pnd = 0, Eb = 0;
-    double pen = 0, vt = 0;
-    int nc = 0, ns = 0; /* at most BR_CPU_CHUNK */
-#pragma omp simd reduction(+ : F0, F1, F2, C0, C1, C2, M0, M1, M2, m0, m1, m2, N, P, Eel, Pnd, Eb, \
-                               nc, ns) reduction(max : pen, vt)
+    BR_CHUNK_SUMS;
+#pragma omp simd BR_CHUNK_REDUCTION
     for (long i = i0; i < i1; i++) {
         const br_set_sums q = br_point_sums(law, surf, v, fr, h, i);
-        if (rec) {
-            v->outF[i] = q.F[0];
-            v->outF[v->n + i] = q.F[1];
-            v->outF[2 * v->n + i] = q.F[2];
-            v->outN[i] = q.N;
-        }
-        F0 += q.F[0], F1 += q.F[1], F2 += q.F[2];
-        C0 += q.Fc[0], C1 += q.Fc[1], C2 += q.Fc[2];
-        M0 += q.Mc[0], M1 += q.Mc[1], M2 += q.Mc[2];
-        m0 += q.Mf[0], m1 += q.Mf[1], m2 += q.Mf[2];
-        N += q.N, P += q.P, Eel += q.E_el, Pnd += q.P_nd, Eb += q.E_b;
-        nc += (int)q.ncontact, ns += (int)q.nstick;
-        pen = q.pen_max > pen ? q.pen_max : pen;
-        vt = q.vt_max > vt ? q.vt_max : vt;
+        BR_CHUNK_ADD(q, i);
     }
-    *out = (br_set_sums){{F0, F1, F2}, {C0, C1, C2}, {M0, M1, M2}, {m0, m1, m2}, N, P, Eel, Pnd, Eb,
-                         nc, ns, pen, vt};
+    *out = BR_CHUNK_PACK;
 }
 
 /* One specialised chunk loop per law, counter surface and recording flag, so the law and
@@ -225,39 +239,18 @@ static void cpu_tan_block_add(const cpu_tan_block *b, long m, br_tangent_sums *T
 BR_HD void cpu_chunk_tangent(int law, int surf, int rec, const br_set_view *vp, const br_set_frame *frp,
                              double h, long i0, long i1, br_set_sums *out, br_tangent_sums *tout)
 {
-    const br_set_view vl = *vp;
-    const br_set_frame fl = *frp;
-    const br_set_view *v = &vl;
-    const br_set_frame *fr = &fl;
-    double F0 = 0, F1 = 0, F2 = 0, C0 = 0, C1 = 0, C2 = 0, M0 = 0, M1 = 0, M2 = 0;
-    double m0 = 0, m1 = 0, m2 = 0, N = 0, P = 0, Eel = 0, Pnd = 0, Eb = 0;
-    double pen = 0, vt = 0;
-    int nc = 0, ns = 0; /* at most BR_CPU_CHUNK */
+    BR_CHUNK_SUMS;
     br_tangent_sums T;
     br_tangent_zero(&T);
     _Alignas(64) cpu_tan_block blk;
     cpu_tan_block *b = &blk;
     for (long b0 = i0; b0 < i1; b0 += BR_TAN_BLOCK) {
         const long m = i1 - b0 < BR_TAN_BLOCK ? i1 - b0 : BR_TAN_BLOCK;
-#pragma omp simd reduction(+ : F0, F1, F2, C0, C1, C2, M0, M1, M2, m0, m1, m2, N, P, Eel, Pnd, Eb, \
-                               nc, ns) reduction(max : pen, vt)
+#pragma omp simd BR_CHUNK_REDUCTION
         for (long j = 0; j < m; j++) {
             const long i = b0 + j;
             const br_point_tan_sums o = br_point_sums_tan(law, surf, v, fr, h, i);
-            if (rec) {
-                v->outF[i] = o.q.F[0];
-                v->outF[v->n + i] = o.q.F[1];
-                v->outF[2 * v->n + i] = o.q.F[2];
-                v->outN[i] = o.q.N;
-            }
-            F0 += o.q.F[0], F1 += o.q.F[1], F2 += o.q.F[2];
-            C0 += o.q.Fc[0], C1 += o.q.Fc[1], C2 += o.q.Fc[2];
-            M0 += o.q.Mc[0], M1 += o.q.Mc[1], M2 += o.q.Mc[2];
-            m0 += o.q.Mf[0], m1 += o.q.Mf[1], m2 += o.q.Mf[2];
-            N += o.q.N, P += o.q.P, Eel += o.q.E_el, Pnd += o.q.P_nd, Eb += o.q.E_b;
-            nc += (int)o.q.ncontact, ns += (int)o.q.nstick;
-            pen = o.q.pen_max > pen ? o.q.pen_max : pen;
-            vt = o.q.vt_max > vt ? o.q.vt_max : vt;
+            BR_CHUNK_ADD(o.q, i);
             b->gn[0][j] = o.p.gn[0], b->gn[1][j] = o.p.gn[1], b->gn[2][j] = o.p.gn[2];
             b->gn[3][j] = o.p.gn[3], b->gn[4][j] = o.p.gn[4], b->gn[5][j] = o.p.gn[5];
             b->gj[0][j] = o.p.gj[0], b->gj[1][j] = o.p.gj[1], b->gj[2][j] = o.p.gj[2];
@@ -270,8 +263,7 @@ BR_HD void cpu_chunk_tangent(int law, int surf, int rec, const br_set_view *vp, 
         }
         cpu_tan_block_add(b, m, &T);
     }
-    *out = (br_set_sums){{F0, F1, F2}, {C0, C1, C2}, {M0, M1, M2}, {m0, m1, m2}, N, P, Eel, Pnd, Eb,
-                         nc, ns, pen, vt};
+    *out = BR_CHUNK_PACK;
     *tout = T;
 }
 
