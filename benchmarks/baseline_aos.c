@@ -76,7 +76,7 @@ void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_su
         const aos_point *q = &b->p[i];
         if (!(q->kin.delta > 0.0)) continue;
         const double Kd = q->K * br_pow_half(q->kin.delta, b->normal.pK);
-        const double Eel = Kd * q->kin.delta / (b->normal.pK + 1.0);
+        const double Eel = br_normal_energy(&b->normal, Kd, q->kin.delta);
         const double Pnd = (q->N - Kd) * q->kin.deltadot;
         const double Eb = br_friction_stored_energy(b->law, &b->fric, q->N, q->K, b->Z + i * ns, 1);
         br_sums_add_point(out, 1, &q->kin, f->n, q->N, Eel, Pnd, q->F, q->P, Eb,

@@ -138,7 +138,7 @@ static double contact_energy0(const br_model *m, const br_data *d)
             br_kin(fr.surface, &fr, cs->r + 3 * i, &k);
             if (!(k.delta > 0.0)) continue;
             const double K = cs->K ? cs->K[i] : cs->K0;
-            e += K * br_pow_half(k.delta, cs->normal.pK) * k.delta / (cs->normal.pK + 1.0);
+            e += br_normal_energy(&cs->normal, K * br_pow_half(k.delta, cs->normal.pK), k.delta);
         }
     }
     return e;

@@ -22,6 +22,13 @@ BR_HD double br_hunt_crossley(const br_normal_params *p, double K, double D,
     return ((delta > 0.0) & (N > 0.0)) ? N : 0.0;
 }
 
+/* Kd = K delta^pK (the spring part of N), delta -> the elastic energy of the normal spring,
+ * K delta^(pK+1) / (pK+1) */
+BR_HD double br_normal_energy(const br_normal_params *p, double Kd, double delta)
+{
+    return Kd * delta / (p->pK + 1.0);
+}
+
 /* delta, deltadot, K, D -> kn = dN/ddelta and cn = dN/ddeltadot of br_hunt_crossley where
  * N > 0 (both 0 where N is clamped or delta <= 0):
  *     kn = (pK K delta^pK + pD D delta^pD deltadot) / delta,   cn = D delta^pD */
