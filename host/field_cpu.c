@@ -113,7 +113,7 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
 /* Points of a tangent chunk are taken BR_TAN_BLOCK at a time: one vectorized loop advances a
  * block (the body of cpu_chunk) and writes each point's tangent pieces (br_tan_point_pieces,
  * kernels/point_tangent.h) into this scratch, structure of arrays; then short vectorized loops
- * over the block add up the products that br_tangent_add_point adds point by point, at most 21
+ * over the block add up the products of br_tan_pieces (point_tangent.h), at most 21
  * sums per loop so that they stay in registers (one loop with all 120 spills, and one point at a
  * time is 6x slower). The block lives on the stack of the thread running the chunk (34 KiB, in
  * L1); the step allocates nothing. Larger blocks amortize the loops' final lane reductions. */
@@ -131,7 +131,7 @@ typedef struct cpu_tan_block {
 #define BR_S21 BR_S18, s18, s19, s20
 
 /* c (kn or cn) of block b's m points -> out[q] += sum of c gn gn^T, upper triangle row by row
- * (the Kn, Cn terms of br_tangent_add_point) */
+ * (the Kn, Cn terms of br_tan_pieces) */
 BR_HD void cpu_tan_sym(const double *c, const cpu_tan_block *b, long m, double out[21])
 {
     double BR_S21;
@@ -209,7 +209,7 @@ BR_HD void cpu_tan_cf(const cpu_tan_block *b, long m, int c0, double out[18])
 }
 
 /* block b of m points -> the products of their pieces added to T in a fixed order (the terms of
- * br_tangent_add_point): Kn += kn gn gn^T, Cn += cn gn gn^T, Kf += gj gn^T, Cf += G^T Jc G,
+ * br_tan_pieces): Kn += kn gn gn^T, Cn += cn gn gn^T, Kf += gj gn^T, Cf += G^T Jc G,
  * Wd += Nd gn. Each loop's lane partials are combined in an order fixed by the compiled code. */
 static void cpu_tan_block_add(const cpu_tan_block *b, long m, br_tangent_sums *T)
 {

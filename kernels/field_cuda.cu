@@ -43,7 +43,7 @@ __device__ void warp_sum_into(double x, double *slot)
 }
 
 /* One point per lane, as pieces (br_point_sums_tan; zero for a lane without a point) -> the
- * warp's 32 contributions to each entry of the tangent sums (br_tangent_add_point's products)
+ * warp's 32 contributions to each entry of the tangent sums (the products of br_tan_pieces)
  * added to its slot t, entry by entry. Each lane holds a point's 30 pieces in registers instead
  * of 120 running sums in local memory. Every lane of the warp calls it. */
 __device__ void warp_tangent_add(const br_point_tan_sums &o, br_tangent_sums *t)
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_se
             warp_tangent_add(o, &wt[threadIdx.x >> 5]);
             q = o.q;
         } else if (i < v.n) {
-            br_point_step(LAW, SURF, &v, &f, h, i, &q, nullptr);
+            br_point_step(LAW, SURF, &v, &f, h, i, &q);
         }
         if (i < v.n) {
             br_sums_combine(&acc, &q);

@@ -103,7 +103,7 @@ BR_HD int br_point_stuck(int law, const br_friction_params *p, double v, double 
     return law == BR_LAW_JENKINS ? br_norm3(F) < p->mu_k * N * (1.0 - 1e-12) : v < v_stick;
 }
 
-/* What a point passes to its set's wrench tangent (br_tangent_add_point's arguments). */
+/* What a point passes to its set's wrench tangent (the inputs of br_tan_point_pieces). */
 typedef struct br_point_tan {
     double rw[3], n[3]; /* world offset from A's origin, unit normal */
     double kn, cn, Nd;  /* dN/ddelta, dN/ddeltadot, the damping part of N (0 when not a spring) */
@@ -161,14 +161,11 @@ BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br
     }
 }
 
-/* Point i of set s over a step of length h, as br_point_advance, and with tacc (not NULL) its
- * contribution added to the set's wrench tangent sums (point_tangent.h). */
+/* Point i of set s over a step of length h: br_point_advance without the tangent. */
 BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
-                         long i, br_set_sums *acc, br_tangent_sums *tacc)
+                         long i, br_set_sums *acc)
 {
-    br_point_tan t;
-    br_point_advance(law, surface, s, f, h, i, acc, tacc ? &t : NULL);
-    if (tacc) br_tangent_add_point(tacc, t.rw, t.n, t.kn, t.cn, t.Nd, &t.ft);
+    br_point_advance(law, surface, s, f, h, i, acc, NULL);
 }
 
 /* Point i of set s over a step of length h, as br_point_step, with its
@@ -194,8 +191,8 @@ typedef struct br_point_tan_sums {
 } br_point_tan_sums;
 
 /* Point i of set s over a step of length h, as br_point_sums, with what it adds to the set's
- * wrench tangent as pieces (point_tangent.h): br_tangent_add_point's terms are the products of
- * these, so a caller can add them up over many points at a time. By value, as br_point_sums. */
+ * wrench tangent as pieces (point_tangent.h): the terms it adds are products of these, so a
+ * caller can add them up over many points at a time. By value, as br_point_sums. */
 BR_HD br_point_tan_sums br_point_sums_tan(int law, int surface, const br_set_view *s, const br_set_frame *f,
                                           double h, long i)
 {

@@ -3,7 +3,7 @@
  * Per point, each friction law returns with its force the derivative of that force (after the
  * state update of the step, from the state at the step start) with respect to the sliding
  * velocity Vt and the normal force N (br_fric_tangent); Hunt-Crossley gives dN/ddelta and
- * dN/ddeltadot (point_normal.h). br_tangent_add_point reduces them to the 6x6 tangents of the
+ * dN/ddeltadot (point_normal.h). The backends reduce them to the 6x6 tangents of the
  * set's wrench on frame A (force, and moment about A's origin):
  *     dW_A = -K dxi_u - C dxi_v
  * with xi_u the relative displacement (translation at A's origin, small rotation) of A with
@@ -111,10 +111,15 @@ BR_HD void br_tan_lift(const double rw[3], const double a[3], double g[6])
     br_cross3(rw, a, g + 3);
 }
 
-/* One point's tangent ingredients in the set's six coordinates (the formulas above), what the
- * sums below are made of:
+/* One point's tangent ingredients in the set's six coordinates (the formulas above):
  *     gn = G^T n,  gj = G^T mj with mj = -kn jN  (the friction part of K_pt lifted: gj gn^T),
- *     Jc = J + b n^T with b = -cn jN - J n      (the friction part of C_pt; lifted: G^T Jc G) */
+ *     Jc = J + b n^T with b = -cn jN - J n      (the friction part of C_pt; lifted: G^T Jc G)
+ * The point adds to its set's tangent sums (br_tangent_sums) the products
+ *     Wd += Nd gn,  Kf += gj gn^T,  Cf += G^T Jc G (br_tan_sandwich_col),  Kn += kn gn gn^T,
+ *     Cn += cn gn gn^T
+ * (Nd the damping part of its normal force; out of contact kn = cn = Nd = 0 and J = 0), which
+ * the CPU backend adds over blocks of points (host/field_cpu.c) and the CUDA backend over the
+ * lanes of a warp (kernels/field_cuda.cu). */
 typedef struct br_tan_pieces {
     double gn[6], gj[6];
     double Jc[9]; /* row-major */
@@ -152,28 +157,6 @@ BR_HD void br_tan_sandwich_col(const double rw[3], const double A[9], int c, dou
                       : a[1] * rw[0] - a[0] * rw[1];
     }
     br_tan_lift(rw, y, g);
-}
-
-/* One point's contribution to its set's tangent sums: world offset rw from A's origin, unit
- * normal n (out of B toward A), kn = dN/ddelta, cn = dN/ddeltadot, the damping part Nd of its
- * normal force, friction tangent ft -> added to t (formulas above, through br_tan_point_pieces):
- *     Wd += Nd gn,  Kf += gj gn^T,  Cf += G^T Jc G,  Kn += kn gn gn^T,  Cn += cn gn gn^T
- * A point out of contact passes kn = cn = Nd = 0 and a zero ft. The CPU backend adds the same
- * products over blocks of points (host/field_cpu.c), in another order. */
-BR_HD void br_tangent_add_point(br_tangent_sums *t, const double rw[3], const double n[3], double kn,
-                                double cn, double Nd, const br_fric_tangent *ft)
-{
-    const br_tan_pieces p = br_tan_point_pieces(rw, n, kn, cn, ft);
-    for (int r = 0; r < 6; r++) t->Wd[r] += Nd * p.gn[r];
-    for (int c = 0; c < 6; c++) {
-        double g[6];
-        br_tan_sandwich_col(rw, p.Jc, c, g);
-        for (int r = 0; r < 6; r++) t->Kf[6 * c + r] += p.gj[r] * p.gn[c], t->Cf[6 * c + r] += g[r];
-    }
-    for (int r = 0, q = 0; r < 6; r++) {
-        const double kr = kn * p.gn[r], cr = cn * p.gn[r];
-        for (int c = r; c < 6; c++, q++) t->Kn[q] += kr * p.gn[c], t->Cn[q] += cr * p.gn[c];
-    }
 }
 
 #endif
