@@ -42,16 +42,9 @@ static int col(const csv_table *t, const char *name)
     return c;
 }
 
-/* S2 item 2, as the model predicts it. The preload P = 5 N on an outer tie-boss is shared by
- * the contact and the outer blade's own bending in Y: with the centre blade held by symmetry,
- * the tie-boss moves by the penetration delta, so P = N + k_y delta with N = n K delta^2
- * (n points, K = A / sigma^2) and k_y the blade's stiffness at the tie-boss node in Y
- * (1 / compliance, from the assembled K). The mean over t in [1.1, 1.2] s (the 30 Hz
- * excitation, already near 3 N, modulates N by about 1 %) is checked within 1 %.
- * scenarios.md asks for N = 5 N within 2 %; with these parameters the blade takes
- * k_y delta = 0.78 N of the preload, so that figure is not what this model gives (see the note
- * of issue 4). */
-Test(s2, preload_is_shared_between_contact_and_blade)
+/* The outer blade's own bending stiffness in Y at its tie-boss node (1 / compliance, from the
+ * assembled K of the single blade) and the contact's total Hunt-Crossley K (face area / sigma^2). */
+static void preload_model(double *ky, double *nK)
 {
     char err[1024];
     br_model *m = br_scenario_load(SOURCE_DIR "/scenarios/blade_single.yaml", NULL, 0, err, sizeof err);
@@ -62,13 +55,18 @@ Test(s2, preload_is_shared_between_contact_and_blade)
     for (int k = 0; k < n * n; k++) K[k] = s->K[k];
     f[dof] = 1.0;
     cr_assert_eq(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, K, n, f, n), 0);
-    const double ky = 1.0 / f[dof];
+    *ky = 1.0 / f[dof];
+    *nK = 0.02 * 0.0245 / (3e-9 * 3e-9);
     free(K);
     br_struct_free(s);
     br_model_free(m);
-    const double Kp = (0.02 * 0.0245 / 4) / (3e-9 * 3e-9), P = 5.0;
-    const double delta = (-ky + sqrt(ky * ky + 16 * Kp * P)) / (8 * Kp), Nexp = 4 * Kp * delta * delta;
-    csv_table *t = load("ramp_lugre");
+}
+
+/* mean of both contacts' N over t in [1.1, 1.2] s of a run (the 30 Hz excitation, near 3 N there,
+ * modulates N by about 1 %) */
+static double mean_contact_N(const char *run, double *lo_out, double *hi_out)
+{
+    csv_table *t = load(run);
     const int ct = col(t, "t"), nl = col(t, "contact_L.N"), nr = col(t, "contact_R.N");
     double lo = INFINITY, hi = -INFINITY, sum = 0;
     long cnt = 0;
@@ -79,12 +77,39 @@ Test(s2, preload_is_shared_between_contact_and_blade)
         hi = fmax(hi, fmax(csv_at(t, r, nl), csv_at(t, r, nr)));
         sum += csv_at(t, r, nl) + csv_at(t, r, nr), cnt += 2;
     }
-    const double mean = sum / cnt;
-    printf("S2.2 ramp_lugre: contact N in [1.1, 1.2] s: mean %.4f N (%.4f to %.4f); model: k_y = %.4g N/m, "
-           "delta = %.4g m, N = %.4f N (the blade takes %.3f N); scenarios.md: 5 N\n",
-           mean, lo, hi, ky, delta, Nexp, P - Nexp);
-    cr_expect(fabs(mean / Nexp - 1) < 0.01, "mean N %g, model %g", mean, Nexp);
     csv_free(t);
+    *lo_out = lo, *hi_out = hi;
+    return sum / cnt;
+}
+
+/* S2 item 2 (amended): the applied preload P is shared by the contact and the outer blade's own
+ * bending in Y. With the centre blade held by symmetry the tie-boss moves by the penetration delta,
+ * so P = N + k_y delta with N = n K delta^2. The scenario files apply the P that leaves N = 5 N
+ * (checked here against that derivation within 0.1 %), and the contacts carry 5 N within 2 % over
+ * t in [1.1, 1.2] s in the ramps of both laws. */
+Test(s2, preload_leaves_5N_on_the_contacts)
+{
+    double ky, nK;
+    preload_model(&ky, &nK);
+    const double N = 5.0, delta = sqrt(N / nK), P = N + ky * delta;
+    char err[1024];
+    br_model *m = br_scenario_load(SOURCE_DIR "/scenarios/blades_ramp_lugre.yaml", NULL, 0, err, sizeof err);
+    cr_assert(m, "%s", err);
+    double Pfile = -1;
+    for (int k = 0; k < m->nload; k++)
+        if (!strcmp(m->load[k].name, "preload_L")) Pfile = br_timefn_eval(&m->load[k].mag, 2.0);
+    br_model_free(m);
+    printf("S2.2 model: k_y = %.4g N/m, delta = %.4g m: P = %.4f N leaves N = 5 N (the blade takes %.3f N); "
+           "blades_ramp_lugre.yaml applies %.4f N\n", ky, delta, P, P - N, Pfile);
+    cr_expect(fabs(Pfile / P - 1) < 1e-3, "the scenario applies %g N, the derivation gives %g N", Pfile, P);
+    const char *runs[2] = {"ramp_lugre", "ramp_gkf"};
+    for (int k = 0; k < 2; k++) {
+        double lo, hi;
+        const double mean = mean_contact_N(runs[k], &lo, &hi);
+        printf("S2.2 %s: contact N in [1.1, 1.2] s: mean %.4f N (%.4f to %.4f); scenarios.md: 5 N within 2 %%\n",
+               runs[k], mean, lo, hi);
+        cr_expect(fabs(mean / N - 1) < 0.02, "%s: mean N %g", runs[k], mean);
+    }
 }
 
 /* S2 item 6 for the ramp study: the energy balance closes within 1 % of the input work. */
@@ -105,16 +130,21 @@ Test(s2, ramp_gkf_energy_residual)
     cr_expect(r < 0.01);
 }
 
-/* S2 item 3 for gkf, per 30 Hz cycle of the ramp (A = 5 N (t - 0.2) / 1.6): while A < 2 N every
- * point slides slower than 1 mm/s (scenarios.md); the contacts hold while the tangential force
- * stays inside the friction cone, F_t < mu_s N, and slip (peak speed above 10 mm/s) sets in
- * when F_t has reached it (the last cycle before slip within 5 % of mu_s N). The amplitude at
- * which that happens is printed next to the 2.5 +- 0.5 N of scenarios.md: this geometry passes
- * about 0.54 A to each contact (0.53 A for the static cantilevers), so with N = 4.25 N the cone
- * is reached near A = 3.9 N (see the note of issue 4). */
-Test(s2, ramp_gkf_sticks_until_the_friction_cone)
+/* S2 item 3 (amended), per 30 Hz cycle of the ramp (A = 5 N (t - 0.2) / 1.6): while A < 2 N every
+ * point slides slower than 1 mm/s (lugre: while A < 1 N; a stuck lugre contact creeps through its
+ * bristles' elastic deflection F_t / (sigma0 N_i), and its points move at about 0.93 mm/s per newton
+ * of A at 30 Hz here, measured, so 1 mm/s is passed near A = 1.1 N), and slip (peak speed above 10 mm/s) sets in where the friction
+ * cone puts it, A* = mu_s N / s, with s the share of the tip force a stuck contact carries (measured
+ * over the cycles with A from 1 to 2.5 N, checked within 10 % against the static cantilevers tied at
+ * the tie-boss, a = 0.138 m, and loaded at the tip, b = 0.192 m: s = (3 b - a) / (6 a) = 0.529) and N
+ * the contact's mean normal force. gkf slips within 10 % of A*, lugre between 0.7 A* and 1.05 A*
+ * (its pre-sliding creep lets go earlier); for gkf the largest F_t / N before slip is within 5 %
+ * of mu_s (the cone reached). The cycle's amplitude A is taken at its start. */
+static void ramp_transition(const char *run, double A_small, double lo, double hi, int cone)
 {
-    csv_table *t = load("ramp_gkf");
+    double Nlo, Nhi;
+    const double N = mean_contact_N(run, &Nlo, &Nhi);
+    csv_table *t = load(run);
     const int ct = col(t, "t"), vl = col(t, "contact_L.vt_max"), vr = col(t, "contact_R.vt_max");
     const int fl = col(t, "contact_L.Ft"), nl = col(t, "contact_L.N");
     const double T = 1.0 / 30.0, mu_s = 0.5;
@@ -127,36 +157,37 @@ Test(s2, ramp_gkf_sticks_until_the_friction_cone)
         ftmax[k] = fmax(ftmax[k], fabs(csv_at(t, r, fl)));
         if (csv_at(t, r, nl) > 0) ratio[k] = fmax(ratio[k], fabs(csv_at(t, r, fl)) / csv_at(t, r, nl));
     }
-    /* share of the excitation each contact carries while stuck (cycles with A from 1 to 2.5 N),
-     * against the static cantilevers tied at the tie-boss (a = 0.138 m) and loaded at the tip
-     * (b = 0.192 m): F_t / A = (3 b - a) / (6 a) */
     const double a = 0.138, b = 0.192, share_static = (3 * b - a) / (6 * a);
     double share = 0;
     for (int k = 0; k < 64; k++) {
         const double A = 5.0 * ((k + 1) * T - 0.2) / 1.6;
         if (A >= 1.0 && A <= 2.5) share = fmax(share, ftmax[k] / A);
     }
-    printf("S2.3 ramp_gkf: each contact carries F_t = %.3f A while stuck (static cantilevers: %.3f A)\n", share,
-           share_static);
-    cr_expect(fabs(share / share_static - 1) < 0.1);
     double stick = 0;
     int slip = -1;
     for (int k = 0; k < 60 && slip < 0; k++) {
         const double A = fmax(0.0, 5.0 * ((k + 1) * T - 0.2) / 1.6);
-        if (A < 2.0) stick = fmax(stick, vmax[k]);
+        if (A < A_small) stick = fmax(stick, vmax[k]);
         if ((k + 1) * T > 0.3 && vmax[k] > 0.01) slip = k;
     }
-    cr_assert(slip > 0, "no slip in the ramp");
+    cr_assert(slip > 0, "%s: no slip in the ramp", run);
     double before = 0;
     for (int k = (int)(0.3 / T); k < slip; k++) before = fmax(before, ratio[k]);
-    const double A0 = 5.0 * (slip * T - 0.2) / 1.6;
-    printf("S2.3 ramp_gkf: peak point speed while A < 2 N: %.3f mm/s (limit 1); slip from t = %.3f s, A = %.2f N "
-           "(scenarios.md: 2.5 +- 0.5 N); largest F_t / N before: %.3f (mu_s = %.1f)\n",
-           1e3 * stick, slip * T, A0, before, mu_s);
-    cr_expect(stick < 1e-3);
-    cr_expect(before < mu_s && before > 0.95 * mu_s);
+    const double A0 = 5.0 * (slip * T - 0.2) / 1.6, Astar = mu_s * N / share_static;
+    printf("S2.3 %s: each contact carries F_t = %.3f A while stuck (static cantilevers: %.3f A); peak point speed "
+           "while A < %g N: %.3f mm/s (limit 1); slip from t = %.3f s, A = %.2f N = %.3f A* (A* = mu_s N / s = "
+           "%.2f N with N = %.3f N; allowed %.2f to %.2f A*); largest F_t / N before: %.3f (mu_s = %.1f)\n",
+           run, share, share_static, A_small, 1e3 * stick, slip * T, A0, A0 / Astar, Astar, N, lo, hi, before, mu_s);
+    cr_expect(fabs(share / share_static - 1) < 0.1, "%s: share %g", run, share);
+    cr_expect(stick < 1e-3, "%s: sliding at %g m/s below A = %g N", run, stick, A_small);
+    cr_expect(A0 >= lo * Astar && A0 <= hi * Astar, "%s: slip at %g A*", run, A0 / Astar);
+    if (cone) cr_expect(before < mu_s && before > 0.95 * mu_s, "%s: F_t / N %g before slip", run, before);
     csv_free(t);
 }
+
+Test(s2, ramp_gkf_slips_at_the_friction_cone) { ramp_transition("ramp_gkf", 2.0, 0.9, 1.1, 1); }
+
+Test(s2, ramp_lugre_slips_near_the_friction_cone) { ramp_transition("ramp_lugre", 1.0, 0.7, 1.05, 0); }
 
 /* sweep run -> centre tip amplitude peak frequency (0.1 s windows), largest left/right tip
  * difference relative to the response after t_sym and before it */
