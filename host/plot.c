@@ -279,41 +279,73 @@ static void pad_range(double *lo, double *hi)
     *lo -= p, *hi += p;
 }
 
-int br_plot_xy_png(const char *path, const char *title, const char *xlabel, const char *ylabel, long n,
-                   const double *x, const double *y)
+/* value range, log -> ticks: a nice linear step, or the decades (with 2 and 5 when few) */
+static int axis_ticks(double lo, double hi, int logax, double *tick, int max)
 {
-    if (n < 2) return -1;
-    enum { S = 640, M = 90 };
-    double xl = INFINITY, xh = -INFINITY, yl = INFINITY, yh = -INFINITY;
-    for (long i = 0; i < n; i++) {
-        if (!isfinite(x[i]) || !isfinite(y[i])) continue;
-        xl = fmin(xl, x[i]), xh = fmax(xh, x[i]), yl = fmin(yl, y[i]), yh = fmax(yh, y[i]);
+    int n = 0;
+    if (!logax) {
+        const double st = nice_step(hi - lo, 6);
+        for (double v = ceil(lo / st) * st; v <= hi && n < max; v += st) tick[n++] = fabs(v) < 1e-9 * st ? 0.0 : v;
+        return n;
     }
+    const int dec = (int)(floor(hi) - ceil(lo)) + 1;
+    static const double sub[3] = {1, 2, 5};
+    for (double e = floor(lo); e <= ceil(hi) && n < max; e += 1)
+        for (int k = 0; k < (dec <= 2 ? 3 : 1) && n < max; k++) {
+            const double v = e + log10(sub[k]);
+            if (v >= lo && v <= hi) tick[n++] = v;
+        }
+    return n;
+}
+
+int br_plot_series_png(const char *path, const char *title, const char *xlabel, const char *ylabel, int flags,
+                       const br_series *s, int ns)
+{
+    enum { S = 640, M = 90 };
+    const int lx = flags & BR_PLOT_LOGX, ly = flags & BR_PLOT_LOGY;
+#define TX(v) (lx ? log10(v) : (v))
+#define TY(v) (ly ? log10(v) : (v))
+#define OK(xv, yv) (isfinite(TX(xv)) && isfinite(TY(yv)))
+    double xl = INFINITY, xh = -INFINITY, yl = INFINITY, yh = -INFINITY;
+    long npts = 0;
+    for (int k = 0; k < ns; k++)
+        for (long i = 0; i < s[k].n; i++) {
+            if (!OK(s[k].x[i], s[k].y[i])) continue;
+            xl = fmin(xl, TX(s[k].x[i])), xh = fmax(xh, TX(s[k].x[i]));
+            yl = fmin(yl, TY(s[k].y[i])), yh = fmax(yh, TY(s[k].y[i]));
+            npts++;
+        }
+    if (npts < 1) return -1;
     pad_range(&xl, &xh);
     pad_range(&yl, &yh);
-    cairo_t *cr = br_plot_canvas(S + M + 30, S + M, title, M, 24);
+    int legend = 0;
+    for (int k = 0; k < ns; k++) legend |= s[k].label != NULL;
+    const int RW = legend ? 190 : 30;
+    cairo_t *cr = br_plot_canvas(S + M + RW, S + M, title, M, 24);
     const double x0 = M, x1 = M + S - 20, top = 40, bot = S + 10;
 #define PX(v) (x0 + ((v) - xl) / (xh - xl) * (x1 - x0))
 #define PY(v) (bot - ((v) - yl) / (yh - yl) * (bot - top))
     cairo_set_font_size(cr, 12);
     cairo_set_line_width(cr, 1.0);
     char lab[64];
-    const double xs = nice_step(xh - xl, 6), ys = nice_step(yh - yl, 6);
-    for (double v = ceil(xl / xs) * xs; v <= xh; v += xs) {
+    double tk[64];
+    int nt = axis_ticks(xl, xh, lx, tk, 64);
+    for (int i = 0; i < nt; i++) {
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
-        cairo_move_to(cr, PX(v), top), cairo_line_to(cr, PX(v), bot), cairo_stroke(cr);
+        cairo_move_to(cr, PX(tk[i]), top), cairo_line_to(cr, PX(tk[i]), bot), cairo_stroke(cr);
         cairo_set_source_rgb(cr, 0, 0, 0);
-        snprintf(lab, sizeof lab, "%.3g", fabs(v) < 1e-9 * xs ? 0.0 : v);
-        cairo_move_to(cr, PX(v) - 12, bot + 16), cairo_show_text(cr, lab);
+        snprintf(lab, sizeof lab, "%.3g", lx ? pow(10.0, tk[i]) : tk[i]);
+        cairo_move_to(cr, PX(tk[i]) - 12, bot + 16), cairo_show_text(cr, lab);
     }
-    for (double v = ceil(yl / ys) * ys; v <= yh; v += ys) {
+    nt = axis_ticks(yl, yh, ly, tk, 64);
+    for (int i = 0; i < nt; i++) {
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
-        cairo_move_to(cr, x0, PY(v)), cairo_line_to(cr, x1, PY(v)), cairo_stroke(cr);
+        cairo_move_to(cr, x0, PY(tk[i])), cairo_line_to(cr, x1, PY(tk[i])), cairo_stroke(cr);
         cairo_set_source_rgb(cr, 0, 0, 0);
-        snprintf(lab, sizeof lab, "%.3g", fabs(v) < 1e-9 * ys ? 0.0 : v);
+        snprintf(lab, sizeof lab, "%.3g", ly ? pow(10.0, tk[i]) : tk[i]);
         cairo_text_extents_t te;
         cairo_text_extents(cr, lab, &te);
-        cairo_move_to(cr, x0 - 6 - te.width, PY(v) + 4), cairo_show_text(cr, lab);
+        cairo_move_to(cr, x0 - 6 - te.width, PY(tk[i]) + 4), cairo_show_text(cr, lab);
     }
     cairo_rectangle(cr, x0, top, x1 - x0, bot - top);
     cairo_stroke(cr);
@@ -323,22 +355,75 @@ int br_plot_xy_png(const char *path, const char *title, const char *xlabel, cons
     cairo_rotate(cr, -M_PI / 2);
     cairo_show_text(cr, ylabel);
     cairo_restore(cr);
+    for (int k = 0, row = 0; k < ns; k++) { /* legend right of the frame */
+        if (!s[k].label) continue;
+        const double *c = PALETTE[s[k].color & 7];
+        cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+        cairo_set_line_width(cr, s[k].width > 0 ? s[k].width : 1.2);
+        const double ly0 = top + 10 + 18 * row++;
+        cairo_move_to(cr, x1 + 12, ly0), cairo_line_to(cr, x1 + 34, ly0), cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_move_to(cr, x1 + 40, ly0 + 4), cairo_show_text(cr, s[k].label);
+    }
+    cairo_save(cr);
     cairo_rectangle(cr, x0, top, x1 - x0, bot - top);
     cairo_clip(cr);
-    cairo_set_source_rgb(cr, PALETTE[0][0], PALETTE[0][1], PALETTE[0][2]);
-    cairo_set_line_width(cr, 1.2);
-    int pen = 0;
-    for (long i = 0; i < n; i++) {
-        if (!isfinite(x[i]) || !isfinite(y[i])) {
-            pen = 0;
-            continue;
+    for (int k = 0; k < ns; k++) {
+        const double *c = PALETTE[s[k].color & 7];
+        cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+        cairo_set_line_width(cr, s[k].width > 0 ? s[k].width : 1.2);
+        int pen = 0;
+        for (long i = 0; i < s[k].n; i++) {
+            if (!OK(s[k].x[i], s[k].y[i])) {
+                pen = 0;
+                continue;
+            }
+            const double px = PX(TX(s[k].x[i])), py = PY(TY(s[k].y[i]));
+            if (s[k].markers) {
+                cairo_arc(cr, px, py, 3.0, 0, 2 * M_PI);
+                cairo_fill(cr);
+                if (pen) cairo_move_to(cr, px, py);
+            }
+            if (pen) cairo_line_to(cr, px, py), cairo_stroke(cr);
+            cairo_move_to(cr, px, py);
+            pen = 1;
         }
-        if (pen) cairo_line_to(cr, PX(x[i]), PY(y[i]));
-        else cairo_move_to(cr, PX(x[i]), PY(y[i]));
-        pen = 1;
+        cairo_new_path(cr);
     }
-    cairo_stroke(cr);
+    cairo_restore(cr);
 #undef PX
 #undef PY
+#undef TX
+#undef TY
+#undef OK
     return br_plot_finish(cr, path);
+}
+
+int br_plot_xy_png(const char *path, const char *title, const char *xlabel, const char *ylabel, long n,
+                   const double *x, const double *y)
+{
+    if (n < 2) return -1;
+    const br_series s = {NULL, n, x, y, 0, 1.2, 0};
+    return br_plot_series_png(path, title, xlabel, ylabel, 0, &s, 1);
+}
+
+int br_plot_hist_png(const char *path, const char *title, const char *xlabel, long n, const double *v, int nbins)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (long i = 0; i < n; i++)
+        if (isfinite(v[i])) lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
+    if (!(lo <= hi) || nbins < 1 || nbins > 200) return -1;
+    if (hi - lo < 1e-12 * fabs(hi) + 1e-300) lo -= 0.5 * fabs(lo) + 1e-3, hi += 0.5 * fabs(hi) + 1e-3;
+    double cnt[200] = {0}, edge[201], x[402], y[402];
+    for (long i = 0; i < n; i++) {
+        if (!isfinite(v[i])) continue;
+        int b = (int)((v[i] - lo) / (hi - lo) * nbins);
+        cnt[b < 0 ? 0 : b >= nbins ? nbins - 1 : b] += 1;
+    }
+    for (int b = 0; b <= nbins; b++) edge[b] = lo + (hi - lo) * b / nbins;
+    long m = 0; /* the outline of the bars */
+    for (int b = 0; b < nbins; b++) x[m] = edge[b], y[m++] = cnt[b], x[m] = edge[b + 1], y[m++] = cnt[b];
+    double bx[2] = {edge[0], edge[nbins]}, by[2] = {0, 0};
+    const br_series s[2] = {{NULL, m, x, y, 0, 2.0, 0}, {NULL, 2, bx, by, 3, 1.0, 0}};
+    return br_plot_series_png(path, title, xlabel, "variants", 0, s, 2);
 }

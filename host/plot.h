@@ -36,6 +36,27 @@ int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const
 int br_plot_xy_png(const char *path, const char *title, const char *xlabel, const char *ylabel, long n,
                    const double *x, const double *y);
 
+/* One curve of an x-y plot: n points (x[i], y[i]), a palette colour (0..7; 3 is black), a line
+ * width (0: 1.2), circles at the points if markers; a label for the legend or NULL. Non-finite
+ * points (and, on a log axis, points <= 0) break the line. */
+typedef struct br_series {
+    const char *label;
+    long n;
+    const double *x, *y;
+    int color;
+    double width;
+    int markers;
+} br_series;
+
+enum { BR_PLOT_LOGX = 1, BR_PLOT_LOGY = 2 };
+
+/* path, title, axis labels, flags (BR_PLOT_LOGX, BR_PLOT_LOGY), curves -> PNG; 0 or -1 (nothing finite) */
+int br_plot_series_png(const char *path, const char *title, const char *xlabel, const char *ylabel, int flags,
+                       const br_series *s, int ns);
+
+/* path, title, x label, n values, bins (1..200) -> histogram of the finite values as PNG; 0 or -1 */
+int br_plot_hist_png(const char *path, const char *title, const char *xlabel, long n, const double *v, int nbins);
+
 /* width, height, title at (x, y) -> white canvas with the title drawn (for other plot kinds) */
 cairo_t *br_plot_canvas(int w, int h, const char *title, double x, double y);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -942,14 +943,29 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
     return 0;
 }
 
-int br_step(const br_model *m, br_data *d, char *err, size_t errlen)
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int br_step_forces(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen)
 {
     br_fwd_frames(m, d);
+    const double t0 = wall_field ? wall_now() : 0.0;
     if (br_fwd_contacts(m, d, m->dt, err, errlen)) return -1;
+    if (wall_field) *wall_field += wall_now() - t0;
     br_fwd_joints(m, d, m->dt);
+    d->skip_energy = !energy;
     br_fwd_loads(m, d);
     if (br_fwd_accel(m, d, err, errlen)) return -1;
-    if (br_check_finite(m, d, err, errlen)) return -1;
+    return br_check_finite(m, d, err, errlen);
+}
+
+int br_step(const br_model *m, br_data *d, char *err, size_t errlen)
+{
+    if (br_step_forces(m, d, 1, NULL, err, errlen)) return -1;
     br_integrate(m, d, m->dt);
     return 0;
 }

@@ -137,7 +137,14 @@ void br_integrate(const br_model *m, br_data *d, double h);
  * time and the body, or the set and point, named in err */
 int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen);
 
-/* model, data -> one full step (the seven stages); 0 or -1 with err */
+/* model, data at t_n, energy (1: the energy terms at t_n are computed; 0: br_fwd_loads may skip the
+ * structure's), wall_field (NULL, or seconds spent in the contact field added to it) -> the stages
+ * from br_fwd_frames to br_check_finite: the step's forces, results and accelerations, state still
+ * at t_n (the caller reads them, then calls br_integrate). The one sequence that run, study and
+ * br_step share. 0, or -1 with err */
+int br_step_forces(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen);
+
+/* model, data -> one full step (br_step_forces with energy terms, br_integrate); 0 or -1 with err */
 int br_step(const br_model *m, br_data *d, char *err, size_t errlen);
 
 #endif
