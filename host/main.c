@@ -8,12 +8,14 @@
 #include "eig.h"
 #include "meshgen.h"
 #include "run.h"
+#include "study.h"
 
 static int usage(FILE *o)
 {
     fprintf(o,
             "usage: bristle <command> [options]\n"
             "  run [SCENARIO]    run a scenario (none: the built-in S1 cube demo); bristle run --help\n"
+            "  study STUDY.yaml  many variants of a scenario in one run; bristle study --help\n"
             "  compare DIR...    overlay the same columns of several runs in one PNG\n"
             "  eig SCENARIO      natural frequencies of the beams (Hz); bristle eig --help\n"
             "  mesh KIND ...     write an annulus, disk or grid mesh; bristle mesh --help\n"
@@ -47,6 +49,7 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "info")) return cmd_info();
     if (!strcmp(cmd, "run")) return br_run_main(argc - 2, argv + 2);
+    if (!strcmp(cmd, "study")) return br_study_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "compare")) return br_compare_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "eig")) return br_eig_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "mesh")) return br_meshgen_main(argc - 2, argv + 2);

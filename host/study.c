@@ -1,0 +1,1317 @@
+/* study.c: `bristle study STUDY.yaml [--out DIR] [--threads T] [--backend auto|cpu|cuda] [--quiet]`.
+ *
+ * One study file names a base scenario and its variants (docs/studies.md):
+ *   grid     full factorial over axes; an axis is one key path with a list, {log: [a, b, n]} or
+ *            {lin: [a, b, n]}, or a named axis {values: ..., set: {key: [one value per axis value]}}
+ *            that sets several keys together;
+ *   random   count, seed and per key a normal or uniform distribution, relative or absolute;
+ *   variant 0 is the base scenario (with the study's `set`) unchanged.
+ * Every variant is the base scenario with --set overrides (values written with 17 digits, so
+ * `bristle run BASE --set ...` reproduces a variant bit for bit), built and checked before any
+ * stepping. The variants advance in lockstep, a block of steps at a time, OpenMP threads taking
+ * variants; each variant's arithmetic is its own, so study.csv does not depend on the thread count.
+ * Analyses per variant: time_history (largest |value| of chosen columns), sweep (amplitude
+ * envelope in windows against the excitation's instantaneous frequency), stepped_sine (a list of
+ * frequencies, each run to steady state and fitted over whole cycles). */
+#include "study.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "output.h"
+#include "plot.h"
+#include "scenario.h"
+#include "sim.h"
+
+enum { AN_TIME = 0, AN_SWEEP = 1, AN_STEPPED = 2 };
+enum { MAXAX = 8, MAXKEY = 8, MAXRND = 64, MAXCOL = 12, MAXFIX = 32, KEYLEN = 160 };
+enum { ST_RUNNING = 0, ST_DONE = 1, ST_FAILED = 2 };
+
+typedef struct st_axis {
+    char name[KEYLEN];          /* study.csv column: the key path, or the axis name */
+    int nkeys;
+    char keys[MAXKEY][KEYLEN];  /* key paths this axis sets */
+    int n;                      /* values */
+    double *val;                /* n label values */
+    double *kval;               /* nkeys x n: the value each key takes */
+    int logax;                  /* plotted on a log axis */
+} st_axis;
+
+typedef struct st_rand {
+    char key[KEYLEN];
+    int uniform;                /* 0 normal (width: sd), 1 uniform (width: half width) */
+    double width;
+    int relative;               /* value = base (1 + width xi), else base + width xi */
+    double base;                /* the base scenario's value */
+} st_rand;
+
+typedef struct st_study {
+    char file[1024], name[BR_NAME_MAX], scen[1200];
+    char *text;                 /* the base scenario's text */
+    size_t len;
+    int nfix;
+    char fix[MAXFIX][KEYLEN + 64]; /* the study's `set`, "key=value" */
+    int naxis;
+    st_axis axis[MAXAX];
+    int nrand, count;
+    uint64_t seed;
+    st_rand rnd[MAXRND];
+    int analysis;
+    int ncol;
+    char col[MAXCOL][KEYLEN];   /* analysed time-series columns */
+    char excitation[BR_NAME_MAX];
+    double window, from;        /* sweep: window length and start */
+    int nfreq;
+    double *freq;               /* stepped sine: frequencies in order */
+    double tol, start;          /* stepped sine: steady-state tolerance, time before the first check */
+    int min_cycles, max_cycles, fit_cycles;
+    int plots, nseries;
+    char series[MAXCOL][KEYLEN];
+    double series_dt;
+    long nvar;
+    double *rval;               /* nvar x nrand drawn values (row 0 unused) */
+} st_study;
+
+/* ---- study file reading (libyaml document, every error with file:line) ---- */
+
+typedef struct sy {
+    yaml_document_t doc;
+    const char *file;
+    char *err;
+    size_t errlen;
+    int failed;
+} sy;
+
+static yaml_node_t *node_at(sy *c, int i) { return yaml_document_get_node(&c->doc, i); }
+
+static void fail(sy *c, const yaml_node_t *n, const char *fmt, ...)
+{
+    if (c->failed) return;
+    c->failed = 1;
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(c->err, c->errlen, "%s:%ld: %s", c->file, n ? (long)n->start_mark.line + 1 : 1L, msg);
+}
+
+static const char *sval(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static yaml_node_t *get(sy *c, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE) return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(c, p->key);
+        if (k->type == YAML_SCALAR_NODE && !strcmp(sval(k), key)) return node_at(c, p->value);
+    }
+    return NULL;
+}
+
+/* mapping, allowed keys -> 0, or -1 with the first unknown key reported */
+static int known(sy *c, yaml_node_t *map, const char *what, const char *const *keys)
+{
+    if (!map || map->type != YAML_MAPPING_NODE) {
+        fail(c, map, "%s must be a mapping", what);
+        return -1;
+    }
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(c, p->key);
+        int ok = 0;
+        for (int i = 0; keys[i] && k->type == YAML_SCALAR_NODE; i++) ok |= !strcmp(sval(k), keys[i]);
+        if (!ok) {
+            char list[400] = "";
+            for (int i = 0; keys[i]; i++) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
+            fail(c, k, "unknown key '%s' in %s (allowed: %s)", k->type == YAML_SCALAR_NODE ? sval(k) : "?", what, list);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static double num(sy *c, yaml_node_t *n, const char *what)
+{
+    if (!n || n->type != YAML_SCALAR_NODE) {
+        fail(c, n, "%s must be a number", what);
+        return 0.0;
+    }
+    char *end;
+    errno = 0;
+    const double v = strtod(sval(n), &end);
+    if (end == sval(n) || *end || errno || !isfinite(v)) fail(c, n, "%s: '%s' is not a finite number", what, sval(n));
+    return v;
+}
+
+/* optional number at map.key, default -> value */
+static double onum(sy *c, yaml_node_t *map, const char *key, double def)
+{
+    yaml_node_t *n = get(c, map, key);
+    return n ? num(c, n, key) : def;
+}
+
+/* optional positive integer at map.key */
+static int oint(sy *c, yaml_node_t *map, const char *key, int def, int lo, int hi)
+{
+    yaml_node_t *n = get(c, map, key);
+    if (!n) return def;
+    const double v = num(c, n, key);
+    if (!c->failed && (v != floor(v) || v < lo || v > hi)) fail(c, n, "%s must be a whole number in [%d, %d] (got %g)", key, lo, hi, v);
+    return (int)v;
+}
+
+static int seqlen(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SEQUENCE_NODE ? (int)(n->data.sequence.items.top - n->data.sequence.items.start) : -1;
+}
+
+static yaml_node_t *item(sy *c, yaml_node_t *seq, int i) { return node_at(c, seq->data.sequence.items.start[i]); }
+
+/* a value list: [v, ...], {log: [a, b, n]} or {lin: [a, b, n]} -> n values (allocated), *logax */
+static double *values(sy *c, yaml_node_t *n, const char *what, int *count, int *logax)
+{
+    *count = 0, *logax = 0;
+    if (n && n->type == YAML_SEQUENCE_NODE) {
+        const int len = seqlen(n);
+        if (len < 1) {
+            fail(c, n, "%s: an empty list", what);
+            return NULL;
+        }
+        double *v = malloc((size_t)len * sizeof(double));
+        for (int i = 0; v && i < len; i++) v[i] = num(c, item(c, n, i), what);
+        *count = len;
+        return v;
+    }
+    yaml_node_t *lg = get(c, n, "log"), *ln = get(c, n, "lin");
+    yaml_node_t *r = lg ? lg : ln;
+    static const char *const K[] = {"log", "lin", NULL};
+    if (!n || n->type != YAML_MAPPING_NODE || !r || (lg && ln) || known(c, n, what, K)) {
+        fail(c, n, "%s: expected a list of values, {log: [from, to, count]} or {lin: [from, to, count]}", what);
+        return NULL;
+    }
+    if (seqlen(r) != 3) {
+        fail(c, r, "%s: %s takes [from, to, count]", what, lg ? "log" : "lin");
+        return NULL;
+    }
+    const double a = num(c, item(c, r, 0), what), b = num(c, item(c, r, 1), what), m = num(c, item(c, r, 2), what);
+    if (c->failed) return NULL;
+    if (m != floor(m) || m < 1 || m > 100000) {
+        fail(c, item(c, r, 2), "%s: count must be a whole number from 1 to 100000 (got %g)", what, m);
+        return NULL;
+    }
+    if (lg && !(a > 0 && b > 0)) {
+        fail(c, r, "%s: a log range needs positive ends (got %g, %g)", what, a, b);
+        return NULL;
+    }
+    const int k = (int)m;
+    double *v = malloc((size_t)k * sizeof(double));
+    for (int i = 0; v && i < k; i++) {
+        const double s = k > 1 ? (double)i / (k - 1) : 0.0;
+        v[i] = lg ? a * pow(b / a, s) : a + (b - a) * s;
+    }
+    if (v && k > 1) v[k - 1] = b;
+    *count = k, *logax = lg != NULL;
+    return v;
+}
+
+/* key path node -> copied into out (checked for length) */
+static void keycopy(sy *c, yaml_node_t *k, char *out)
+{
+    if (!k || k->type != YAML_SCALAR_NODE || !*sval(k) || strlen(sval(k)) >= KEYLEN || strchr(sval(k), '=')) {
+        fail(c, k, "a key path must be a non-empty name like loads.preload_L.magnitude.ramp.to");
+        return;
+    }
+    snprintf(out, KEYLEN, "%s", sval(k));
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* uniform in (0, 1) */
+static double unit(uint64_t *s) { return ((double)(splitmix(s) >> 11) + 0.5) * 0x1.0p-53; }
+
+static void study_free(st_study *S)
+{
+    if (!S) return;
+    for (int a = 0; a < S->naxis; a++) free(S->axis[a].val), free(S->axis[a].kval);
+    free(S->text), free(S->freq), free(S->rval);
+    free(S);
+}
+
+/* path -> text (allocated), length; NULL if unreadable */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n + 4096 > cap) {
+            cap = 2 * cap + 8192;
+            char *nb = realloc(buf, cap);
+            if (!nb) break;
+            buf = nb;
+        }
+        const size_t r = fread(buf + n, 1, cap - n - 1, fp);
+        n += r;
+        if (r == 0) break;
+    }
+    fclose(fp);
+    if (buf) buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* the study's top-level keys, its analysis and output sections */
+static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
+{
+    static const char *const K[] = {"type", "columns", "excitation", "window", "from", "frequencies", "tolerance",
+                                    "start", "min_cycles", "max_cycles", "fit_cycles", NULL};
+    if (!an) {
+        fail(c, yaml_document_get_root_node(&c->doc), "missing key 'analysis' (type: time_history, sweep or stepped_sine)");
+        return;
+    }
+    if (known(c, an, "analysis", K)) return;
+    yaml_node_t *ty = get(c, an, "type");
+    const char *t = ty && ty->type == YAML_SCALAR_NODE ? sval(ty) : "";
+    if (!strcmp(t, "time_history")) S->analysis = AN_TIME;
+    else if (!strcmp(t, "sweep")) S->analysis = AN_SWEEP;
+    else if (!strcmp(t, "stepped_sine")) S->analysis = AN_STEPPED;
+    else {
+        fail(c, ty ? ty : an, "analysis type must be time_history, sweep or stepped_sine (got '%s')", t);
+        return;
+    }
+    yaml_node_t *cols = get(c, an, "columns");
+    const int nc = seqlen(cols);
+    if (nc < 1 || nc > MAXCOL) {
+        fail(c, cols ? cols : an, "analysis needs 'columns': a list of 1 to %d time-series columns (e.g. [tip_C.x])", MAXCOL);
+        return;
+    }
+    S->ncol = nc;
+    for (int i = 0; i < nc; i++) keycopy(c, item(c, cols, i), S->col[i]);
+    yaml_node_t *ex = get(c, an, "excitation");
+    if (ex && ex->type == YAML_SCALAR_NODE) snprintf(S->excitation, sizeof S->excitation, "%s", sval(ex));
+    else if (ex) fail(c, ex, "excitation must be the name of a load");
+    S->window = onum(c, an, "window", 0.1);
+    S->from = onum(c, an, "from", 0.0);
+    S->tol = onum(c, an, "tolerance", 1e-4);
+    S->start = onum(c, an, "start", 0.0);
+    S->min_cycles = oint(c, an, "min_cycles", 10, 1, 1000000);
+    S->max_cycles = oint(c, an, "max_cycles", 500, 1, 1000000);
+    S->fit_cycles = oint(c, an, "fit_cycles", 5, 1, 100000);
+    if (c->failed) return;
+    if (!(S->window > 0)) fail(c, get(c, an, "window"), "window must be > 0 (got %g)", S->window);
+    if (!(S->tol > 0 && S->tol < 1)) fail(c, get(c, an, "tolerance"), "tolerance must lie in (0, 1) (got %g)", S->tol);
+    if (S->start < 0) fail(c, get(c, an, "start"), "start must be >= 0 (got %g)", S->start);
+    if (S->min_cycles > S->max_cycles) fail(c, get(c, an, "min_cycles"), "min_cycles exceeds max_cycles");
+    yaml_node_t *fr = get(c, an, "frequencies");
+    if (S->analysis == AN_STEPPED) {
+        int lg;
+        if (!fr) {
+            fail(c, an, "a stepped_sine analysis needs 'frequencies' (a list, {lin: ...} or {log: ...}, in Hz)");
+            return;
+        }
+        S->freq = values(c, fr, "frequencies", &S->nfreq, &lg);
+        for (int i = 0; !c->failed && i < S->nfreq; i++)
+            if (!(S->freq[i] > 0)) fail(c, fr, "frequencies must be positive (got %g)", S->freq[i]);
+    } else if (fr) fail(c, fr, "frequencies belong to a stepped_sine analysis");
+}
+
+static void read_grid(sy *c, st_study *S, yaml_node_t *g)
+{
+    if (!g) return;
+    if (g->type != YAML_MAPPING_NODE || g->data.mapping.pairs.top == g->data.mapping.pairs.start) {
+        fail(c, g, "grid must be a non-empty mapping of key paths (or named axes) to values");
+        return;
+    }
+    for (yaml_node_pair_t *p = g->data.mapping.pairs.start; p < g->data.mapping.pairs.top && !c->failed; p++) {
+        if (S->naxis == MAXAX) {
+            fail(c, node_at(c, p->key), "more than %d grid axes", MAXAX);
+            return;
+        }
+        st_axis *A = &S->axis[S->naxis++];
+        yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+        keycopy(c, k, A->name);
+        if (c->failed) return;
+        yaml_node_t *vals = get(c, v, "values");
+        if (!vals) { /* key path: values */
+            A->nkeys = 1;
+            memcpy(A->keys[0], A->name, KEYLEN);
+            A->val = values(c, v, A->name, &A->n, &A->logax);
+            if (c->failed) return;
+            A->kval = malloc((size_t)A->n * sizeof(double));
+            if (A->kval) memcpy(A->kval, A->val, (size_t)A->n * sizeof(double));
+            continue;
+        }
+        static const char *const K[] = {"values", "set", NULL};
+        if (known(c, v, A->name, K)) return;
+        A->val = values(c, vals, A->name, &A->n, &A->logax);
+        yaml_node_t *st = get(c, v, "set");
+        if (c->failed) return;
+        if (!st || st->type != YAML_MAPPING_NODE || st->data.mapping.pairs.top == st->data.mapping.pairs.start) {
+            fail(c, st ? st : v, "axis %s: 'set' must map key paths to lists of %d values", A->name, A->n);
+            return;
+        }
+        A->kval = calloc((size_t)MAXKEY * A->n, sizeof(double));
+        for (yaml_node_pair_t *q = st->data.mapping.pairs.start; q < st->data.mapping.pairs.top && !c->failed; q++) {
+            if (A->nkeys == MAXKEY) {
+                fail(c, node_at(c, q->key), "axis %s sets more than %d keys", A->name, MAXKEY);
+                return;
+            }
+            keycopy(c, node_at(c, q->key), A->keys[A->nkeys]);
+            yaml_node_t *lst = node_at(c, q->value);
+            if (seqlen(lst) != A->n) {
+                fail(c, lst, "axis %s: %s needs a list of %d values, one per axis value", A->name, A->keys[A->nkeys], A->n);
+                return;
+            }
+            for (int i = 0; i < A->n; i++) A->kval[(size_t)A->nkeys * A->n + i] = num(c, item(c, lst, i), A->keys[A->nkeys]);
+            A->nkeys++;
+        }
+    }
+}
+
+static void read_random(sy *c, st_study *S, yaml_node_t *r)
+{
+    if (!r) return;
+    static const char *const K[] = {"count", "seed", "keys", NULL};
+    if (known(c, r, "random", K)) return;
+    yaml_node_t *cn = get(c, r, "count");
+    if (!cn) {
+        fail(c, r, "random needs 'count' (the number of draws, >= 1)");
+        return;
+    }
+    const double cnt = num(c, cn, "count");
+    if (!c->failed && (cnt != floor(cnt) || cnt < 1 || cnt > 1000000)) {
+        fail(c, cn, "count must be a whole number from 1 to 1000000 (got %g)", cnt);
+        return;
+    }
+    S->count = (int)cnt;
+    const double sd = onum(c, r, "seed", 1.0);
+    if (!c->failed && (sd != floor(sd) || sd < 0 || sd > 9007199254740992.0)) fail(c, get(c, r, "seed"), "seed must be a whole number >= 0");
+    S->seed = (uint64_t)sd;
+    yaml_node_t *ks = get(c, r, "keys");
+    if (!ks || ks->type != YAML_MAPPING_NODE || ks->data.mapping.pairs.top == ks->data.mapping.pairs.start) {
+        fail(c, ks ? ks : r, "random needs 'keys': key paths mapped to {normal: SD} or {uniform: HALF_WIDTH}, with relative: true|false");
+        return;
+    }
+    for (yaml_node_pair_t *p = ks->data.mapping.pairs.start; p < ks->data.mapping.pairs.top && !c->failed; p++) {
+        if (S->nrand == MAXRND) {
+            fail(c, node_at(c, p->key), "more than %d random keys", MAXRND);
+            return;
+        }
+        st_rand *R = &S->rnd[S->nrand++];
+        keycopy(c, node_at(c, p->key), R->key);
+        yaml_node_t *v = node_at(c, p->value);
+        static const char *const KD[] = {"normal", "uniform", "relative", NULL};
+        if (c->failed || known(c, v, R->key, KD)) return;
+        yaml_node_t *no = get(c, v, "normal"), *un = get(c, v, "uniform");
+        if (!!no == !!un) {
+            fail(c, v, "%s: give one distribution, normal: SD or uniform: HALF_WIDTH", R->key);
+            return;
+        }
+        R->uniform = un != NULL;
+        R->width = num(c, no ? no : un, no ? "normal" : "uniform");
+        if (!c->failed && !(R->width >= 0)) fail(c, no ? no : un, "%s: a deviation must be >= 0 (got %g)", R->key, R->width);
+        yaml_node_t *rel = get(c, v, "relative");
+        R->relative = 1;
+        if (rel) {
+            const char *s = rel->type == YAML_SCALAR_NODE ? sval(rel) : "";
+            if (!strcmp(s, "true")) R->relative = 1;
+            else if (!strcmp(s, "false")) R->relative = 0;
+            else fail(c, rel, "relative must be true or false (got '%s')", s);
+        }
+        char err[1024];
+        long line;
+        if (!c->failed && br_scenario_number(S->scen, S->text, S->len, R->key, &R->base, &line, err, sizeof err))
+            fail(c, node_at(c, p->key), "%s", err);
+    }
+}
+
+static void read_output(sy *c, st_study *S, yaml_node_t *o)
+{
+    S->plots = 1;
+    if (!o) return;
+    static const char *const K[] = {"plots", "series", "series_interval", NULL};
+    if (known(c, o, "output", K)) return;
+    yaml_node_t *pl = get(c, o, "plots");
+    if (pl) {
+        const char *s = pl->type == YAML_SCALAR_NODE ? sval(pl) : "";
+        if (!strcmp(s, "true")) S->plots = 1;
+        else if (!strcmp(s, "false")) S->plots = 0;
+        else fail(c, pl, "plots must be true or false (got '%s')", s);
+    }
+    yaml_node_t *se = get(c, o, "series");
+    if (se) {
+        const int n = seqlen(se);
+        if (n < 1 || n > MAXCOL) {
+            fail(c, se, "series must list 1 to %d time-series columns", MAXCOL);
+            return;
+        }
+        S->nseries = n;
+        for (int i = 0; i < n; i++) keycopy(c, item(c, se, i), S->series[i]);
+    }
+    S->series_dt = onum(c, o, "series_interval", 1e-3);
+    if (!c->failed && !(S->series_dt > 0)) fail(c, get(c, o, "series_interval"), "series_interval must be > 0");
+}
+
+/* study file -> study (base scenario read, values expanded, random values drawn), or NULL with err */
+static st_study *study_read(const char *path, char *err, size_t errlen)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    if (!text) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return NULL;
+    }
+    sy c;
+    memset(&c, 0, sizeof c);
+    c.file = path, c.err = err, c.errlen = errlen;
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &c.doc)) {
+        snprintf(err, errlen, "%s:%ld: not valid YAML: %s", path, (long)parser.problem_mark.line + 1,
+                 parser.problem ? parser.problem : "syntax error");
+        yaml_parser_delete(&parser);
+        free(text);
+        return NULL;
+    }
+    yaml_parser_delete(&parser);
+    free(text);
+    st_study *S = calloc(1, sizeof *S);
+    yaml_node_t *root = yaml_document_get_root_node(&c.doc);
+    static const char *const K[] = {"name", "description", "scenario", "set", "grid", "random", "analysis", "output", NULL};
+    snprintf(S->file, sizeof S->file, "%s", path);
+    if (!root || known(&c, root, "the study", K)) goto done;
+    const char *b = strrchr(path, '/');
+    snprintf(S->name, sizeof S->name, "%s", b ? b + 1 : path);
+    char *dot = strrchr(S->name, '.');
+    if (dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml"))) *dot = 0;
+    yaml_node_t *nm = get(&c, root, "name");
+    if (nm && nm->type == YAML_SCALAR_NODE) snprintf(S->name, sizeof S->name, "%s", sval(nm));
+    yaml_node_t *sc = get(&c, root, "scenario");
+    if (!sc || sc->type != YAML_SCALAR_NODE) {
+        fail(&c, sc ? sc : root, "missing key 'scenario': the base scenario file, relative to the study file");
+        goto done;
+    }
+    if (sval(sc)[0] == '/' || !b) snprintf(S->scen, sizeof S->scen, "%s", sval(sc));
+    else snprintf(S->scen, sizeof S->scen, "%.*s/%s", (int)(b - path), path, sval(sc));
+    S->text = slurp(S->scen, &S->len);
+    if (!S->text) {
+        fail(&c, sc, "cannot read the scenario %s: %s", S->scen, strerror(errno));
+        goto done;
+    }
+    yaml_node_t *st = get(&c, root, "set");
+    if (st) {
+        if (st->type != YAML_MAPPING_NODE) fail(&c, st, "set must map key paths to values");
+        for (yaml_node_pair_t *p = st->type == YAML_MAPPING_NODE ? st->data.mapping.pairs.start : NULL;
+             p && p < st->data.mapping.pairs.top && !c.failed; p++) {
+            char key[KEYLEN];
+            keycopy(&c, node_at(&c, p->key), key);
+            yaml_node_t *v = node_at(&c, p->value);
+            if (c.failed) break;
+            if (v->type != YAML_SCALAR_NODE) fail(&c, v, "set: %s must be a single value", key);
+            else if (S->nfix == MAXFIX) fail(&c, v, "set: more than %d keys", MAXFIX);
+            else snprintf(S->fix[S->nfix++], sizeof S->fix[0], "%s=%s", key, sval(v));
+        }
+    }
+    if (!c.failed) read_analysis(&c, S, get(&c, root, "analysis"));
+    if (!c.failed) read_grid(&c, S, get(&c, root, "grid"));
+    if (!c.failed) read_random(&c, S, get(&c, root, "random"));
+    if (!c.failed) read_output(&c, S, get(&c, root, "output"));
+    if (c.failed) goto done;
+    if (S->naxis == 0 && S->nrand == 0) {
+        fail(&c, root, "a study needs 'grid' or 'random' (or both): otherwise it is the base scenario alone, bristle run");
+        goto done;
+    }
+    long ng = 1;
+    for (int a = 0; a < S->naxis; a++) ng *= S->axis[a].n;
+    S->nvar = 1 + ng * (S->nrand ? S->count : 1);
+    if (S->nvar > 1000000) {
+        fail(&c, root, "%ld variants: a study takes at most 1000000", S->nvar);
+        goto done;
+    }
+    if (S->nrand) { /* drawn in variant order, key order: the same values for any thread count */
+        S->rval = calloc((size_t)S->nvar * S->nrand, sizeof(double));
+        uint64_t state = S->seed;
+        for (long v = 1; S->rval && v < S->nvar; v++)
+            for (int k = 0; k < S->nrand; k++) {
+                const st_rand *R = &S->rnd[k];
+                double xi;
+                if (R->uniform) xi = 2.0 * unit(&state) - 1.0;
+                else {
+                    const double u1 = unit(&state), u2 = unit(&state);
+                    xi = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+                }
+                S->rval[v * S->nrand + k] = R->relative ? R->base * (1.0 + R->width * xi) : R->base + R->width * xi;
+            }
+    }
+done:
+    yaml_document_delete(&c.doc);
+    if (c.failed) {
+        study_free(S);
+        return NULL;
+    }
+    return S;
+}
+
+/* variant -> its grid indices (first axis slowest) and random draw */
+static void variant_index(const st_study *S, long v, int *gi)
+{
+    long r = v - 1;
+    if (S->nrand) r /= S->count;
+    for (int a = S->naxis - 1; a >= 0; a--) gi[a] = (int)(r % S->axis[a].n), r /= S->axis[a].n;
+}
+
+/* variant -> its --set overrides (allocated strings in out, count returned) */
+static int variant_sets(const st_study *S, long v, char out[][KEYLEN + 40], int max)
+{
+    int n = 0;
+    for (int k = 0; k < S->nfix && n < max; k++) snprintf(out[n++], KEYLEN + 40, "%s", S->fix[k]);
+    if (v == 0) return n;
+    int gi[MAXAX];
+    variant_index(S, v, gi);
+    for (int a = 0; a < S->naxis; a++)
+        for (int k = 0; k < S->axis[a].nkeys && n < max; k++)
+            snprintf(out[n++], KEYLEN + 40, "%s=%.17g", S->axis[a].keys[k], S->axis[a].kval[(size_t)k * S->axis[a].n + gi[a]]);
+    for (int k = 0; k < S->nrand && n < max; k++)
+        snprintf(out[n++], KEYLEN + 40, "%s=%.17g", S->rnd[k].key, S->rval[v * S->nrand + k]);
+    return n;
+}
+
+/* ---- one variant: model, data and its analysis ---- */
+
+typedef struct st_var {
+    br_model *m;
+    br_data *d;
+    int status;
+    char err[1024];
+    long n, nsteps;             /* steps taken, steps of a fixed-length analysis */
+    int ncols;                  /* the model's time-series columns */
+    double *row;
+    int col[MAXCOL], scol[MAXCOL];
+    int exload;                 /* the excitation load, or -1 */
+    double vmax[MAXCOL], tmax[MAXCOL];  /* time history */
+    double wlo[MAXCOL], whi[MAXCOL], wend;  /* sweep window */
+    long nf, capf;
+    double *f;                  /* per frequency point: f, then per column amplitude and phase */
+    double peak[MAXCOL], fpeak[MAXCOL];
+    /* stepped sine */
+    int fi, phase_fit, cycles, fit_left, converged;
+    double cycle_end, prevR, amp0;
+    double ls[MAXCOL][9];       /* least-squares sums: 1, c, s, cc, cs, ss, x, x c, x s */
+    FILE *series;
+    char series_tmp[1300], series_path[1280];
+    long series_every;
+} st_var;
+
+/* ncolumns of a frequency-point record: f, cycles, converged, then amplitude and phase per column */
+static int frec(const st_study *S) { return 3 + 2 * S->ncol; }
+
+static int push_point(const st_study *S, st_var *V, const double *rec)
+{
+    const int w = frec(S);
+    if (V->nf == V->capf) {
+        const long cap = V->capf ? 2 * V->capf : 64;
+        double *nf = realloc(V->f, (size_t)cap * w * sizeof(double));
+        if (!nf) return -1;
+        V->f = nf, V->capf = cap;
+    }
+    memcpy(V->f + V->nf * w, rec, (size_t)w * sizeof(double));
+    V->nf++;
+    return 0;
+}
+
+/* harmonic excitation -> its amplitude at t */
+static double exc_amp(const br_timefn *fn, double t) { return fn->amp ? br_timefn_eval(fn->amp, t) : 1.0; }
+
+/* 3 x 3 least squares of x = c0 + a cos th + b sin th from the sums -> a, b (0 if singular) */
+static void ls_solve(const double *s, double *a, double *b)
+{
+    const double M[3][3] = {{s[0], s[1], s[2]}, {s[1], s[3], s[4]}, {s[2], s[4], s[5]}};
+    const double r[3] = {s[6], s[7], s[8]};
+    const double det = M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                       M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
+    if (!(fabs(det) > 0)) {
+        *a = *b = 0;
+        return;
+    }
+    /* Cramer's rule for the 2nd and 3rd unknowns */
+    const double da = M[0][0] * (r[1] * M[2][2] - M[1][2] * r[2]) - r[0] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                      M[0][2] * (M[1][0] * r[2] - r[1] * M[2][0]);
+    const double db = M[0][0] * (M[1][1] * r[2] - r[1] * M[2][1]) - M[0][1] * (M[1][0] * r[2] - r[1] * M[2][0]) +
+                      r[0] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
+    *a = da / det, *b = db / det;
+}
+
+/* stepped sine: the excitation switched to frequency f at time t, its phase continuous */
+static void set_frequency(br_model *m, int load, double f, double t)
+{
+    br_timefn *fn = &m->load[load].mag;
+    fn->phase += 6.283185307179586 * (fn->f - f) * t;
+    fn->f = f;
+}
+
+/* study, variant index, backend -> model and data built (the study's and the variant's overrides
+ * applied, columns and excitation resolved); 0, or -1 with a message in V->err */
+static int var_setup(const st_study *S, long v, br_backend_kind backend, st_var *V, const char *outdir)
+{
+    char sets[MAXFIX + MAXAX * MAXKEY + MAXRND][KEYLEN + 40];
+    const char *sp[MAXFIX + MAXAX * MAXKEY + MAXRND];
+    const int ns = variant_sets(S, v, sets, MAXFIX + MAXAX * MAXKEY + MAXRND);
+    for (int k = 0; k < ns; k++) sp[k] = sets[k];
+    char err[1024];
+    V->m = br_scenario_parse(S->scen, S->text, S->len, sp, ns, err, sizeof err);
+    if (!V->m) {
+        snprintf(V->err, sizeof V->err, "%s", err);
+        return -1;
+    }
+    br_model *m = V->m;
+    V->ncols = br_output_ncols(m);
+    V->row = calloc((size_t)V->ncols, sizeof(double));
+    for (int k = 0; k < S->ncol + S->nseries; k++) {
+        const char *want = k < S->ncol ? S->col[k] : S->series[k - S->ncol];
+        int found = -1;
+        char nm[300];
+        for (int c = 1; c < V->ncols && found < 0; c++) {
+            br_output_colname(m, c, nm, sizeof nm);
+            if (!strcmp(nm, want)) found = c;
+        }
+        if (found < 0) {
+            snprintf(V->err, sizeof V->err, "%.300s: no time-series column '%s' in %.300s (names like tip_C.x, contact_L.E)",
+                     S->file, want, S->scen);
+            return -1;
+        }
+        if (k < S->ncol) V->col[k] = found;
+        else V->scol[k - S->ncol] = found;
+    }
+    V->exload = -1;
+    for (int k = 0; k < m->nload && V->exload < 0; k++) {
+        const int kind = m->load[k].mag.kind;
+        if (S->excitation[0] ? !strcmp(m->load[k].name, S->excitation) : (kind == BR_TF_SWEEP || kind == BR_TF_HARMONIC))
+            V->exload = k;
+    }
+    if (S->analysis != AN_TIME) {
+        const int want = S->analysis == AN_SWEEP ? BR_TF_SWEEP : BR_TF_HARMONIC;
+        if (V->exload < 0 || m->load[V->exload].mag.kind != want) {
+            snprintf(V->err, sizeof V->err, "%.300s: a %s analysis needs an excitation load whose magnitude is a %s (%s%.300s)",
+                     S->file, S->analysis == AN_SWEEP ? "sweep" : "stepped_sine",
+                     S->analysis == AN_SWEEP ? "sweep" : "harmonic", S->excitation[0] ? "no such load: " : "none found in ",
+                     S->excitation[0] ? S->excitation : S->scen);
+            return -1;
+        }
+    }
+    V->nsteps = (long)nearbyint(m->t_end / m->dt);
+    if (S->analysis == AN_STEPPED) {
+        set_frequency(m, V->exload, S->freq[0], 0.0);
+        V->cycle_end = -1.0;
+    }
+    V->wend = S->from + S->window;
+    for (int c = 0; c < S->ncol; c++) V->wlo[c] = INFINITY, V->whi[c] = -INFINITY, V->peak[c] = -1, V->fpeak[c] = NAN;
+    V->d = br_data_create(m, backend, err, sizeof err);
+    if (!V->d) {
+        snprintf(V->err, sizeof V->err, "%s", err);
+        return -1;
+    }
+    if (S->nseries) {
+        V->series_every = (long)fmax(1.0, nearbyint(S->series_dt / (m->dt * m->out_every))) * m->out_every;
+        snprintf(V->series_path, sizeof V->series_path, "%.1200s/variants/%05ld/series.csv", outdir, v);
+        snprintf(V->series_tmp, sizeof V->series_tmp, "%s.part", V->series_path);
+        V->series = fopen(V->series_tmp, "w");
+        if (!V->series) {
+            snprintf(V->err, sizeof V->err, "cannot write %.900s: %s", V->series_tmp, strerror(errno));
+            return -1;
+        }
+        fprintf(V->series, "t");
+        for (int k = 0; k < S->nseries; k++) fprintf(V->series, ",%s", S->series[k]);
+        fprintf(V->series, "\n");
+    }
+    return 0;
+}
+
+static void var_free(st_var *V)
+{
+    if (V->series) fclose(V->series);
+    br_data_free(V->d);
+    br_model_free(V->m);
+    free(V->row), free(V->f);
+}
+
+/* a sampled row of a sweep -> window envelope; a finished window -> a frequency point */
+static void sweep_sample(const st_study *S, st_var *V, double t)
+{
+    if (t < S->from) return;
+    for (int c = 0; c < S->ncol; c++) V->wlo[c] = fmin(V->wlo[c], V->row[V->col[c]]), V->whi[c] = fmax(V->whi[c], V->row[V->col[c]]);
+    if (t < V->wend - 1e-9 * S->window) return;
+    double rec[3 + 2 * MAXCOL];
+    rec[0] = br_timefn_frequency(&V->m->load[V->exload].mag, V->wend - 0.5 * S->window);
+    rec[1] = 0, rec[2] = 1;
+    for (int c = 0; c < S->ncol; c++) {
+        const double amp = 0.5 * (V->whi[c] - V->wlo[c]);
+        rec[3 + 2 * c] = amp, rec[4 + 2 * c] = NAN;
+        if (amp > V->peak[c]) V->peak[c] = amp, V->fpeak[c] = rec[0];
+        V->wlo[c] = INFINITY, V->whi[c] = -INFINITY;
+    }
+    push_point(S, V, rec);
+    V->wend += S->window;
+}
+
+/* a sampled row of a stepped sine -> least-squares sums; cycle ends -> convergence checks, fits and
+ * frequency changes; returns 1 when the last frequency is done */
+static int stepped_sample(const st_study *S, st_var *V, double t)
+{
+    br_timefn *fn = &V->m->load[V->exload].mag;
+    if (t < S->start) return 0;
+    if (V->cycle_end < 0) V->cycle_end = t + 1.0 / fn->f, memset(V->ls, 0, sizeof V->ls);
+    const double th = 6.283185307179586 * fn->f * t + fn->phase, cs = cos(th), sn = sin(th);
+    const int nc = V->phase_fit ? S->ncol : 1; /* while settling only the first column is followed */
+    for (int c = 0; c < nc; c++) {
+        const double x = V->row[V->col[c]];
+        double *s = V->ls[c];
+        s[0] += 1, s[1] += cs, s[2] += sn, s[3] += cs * cs, s[4] += cs * sn, s[5] += sn * sn;
+        s[6] += x, s[7] += x * cs, s[8] += x * sn;
+    }
+    const double hs = 0.5 * V->m->dt * V->m->out_every;
+    if (t < V->cycle_end - hs) return 0;
+    V->cycles++;
+    if (!V->phase_fit) {
+        double a, b;
+        ls_solve(V->ls[0], &a, &b);
+        const double R = hypot(a, b);
+        const int steady = V->cycles >= S->min_cycles && fabs(R - V->prevR) <= S->tol * R;
+        V->prevR = R;
+        memset(V->ls, 0, sizeof V->ls);
+        if (steady || V->cycles >= S->max_cycles) V->phase_fit = 1, V->converged = steady, V->fit_left = S->fit_cycles;
+        V->cycle_end += 1.0 / fn->f;
+        return 0;
+    }
+    if (--V->fit_left > 0) {
+        V->cycle_end += 1.0 / fn->f;
+        return 0;
+    }
+    double rec[3 + 2 * MAXCOL];
+    const double A = exc_amp(fn, t);
+    rec[0] = fn->f, rec[1] = V->cycles, rec[2] = V->converged;
+    for (int c = 0; c < S->ncol; c++) {
+        double a, b;
+        ls_solve(V->ls[c], &a, &b); /* x = c0 + R sin(th + psi): R = |(a, b)|, psi = atan2(a, b) */
+        rec[3 + 2 * c] = hypot(a, b) / fabs(A);
+        rec[4 + 2 * c] = atan2(a, b) * 180.0 / 3.141592653589793;
+        if (rec[3 + 2 * c] > V->peak[c]) V->peak[c] = rec[3 + 2 * c], V->fpeak[c] = fn->f;
+    }
+    push_point(S, V, rec);
+    if (++V->fi >= S->nfreq) return 1;
+    set_frequency(V->m, V->exload, S->freq[V->fi], t);
+    V->phase_fit = 0, V->cycles = 0, V->prevR = 0, V->cycle_end = -1.0;
+    return 0;
+}
+
+/* variant, block of steps -> advanced (or finished, or failed with time and reason) */
+static void var_advance(const st_study *S, st_var *V, long block)
+{
+    br_model *m = V->m;
+    br_data *d = V->d;
+    for (long k = 0; k < block && V->status == ST_RUNNING; k++) {
+        const long n = V->n;
+        const int last = S->analysis != AN_STEPPED && n == V->nsteps;
+        const int sample = (n % m->out_every == 0) || last;
+        if (br_step_forces(m, d, sample, NULL, V->err, sizeof V->err)) {
+            V->status = ST_FAILED;
+            return;
+        }
+        int done = last;
+        if (sample) {
+            br_output_row(m, d, V->row);
+            const double t = d->t;
+            if (S->analysis == AN_TIME)
+                for (int c = 0; c < S->ncol; c++) {
+                    const double x = fabs(V->row[V->col[c]]);
+                    if (x > V->vmax[c]) V->vmax[c] = x, V->tmax[c] = t;
+                }
+            else if (S->analysis == AN_SWEEP) sweep_sample(S, V, t);
+            else done = stepped_sample(S, V, t);
+            if (V->series && n % V->series_every == 0) {
+                char buf[32];
+                br_format_g12(t, buf);
+                fputs(buf, V->series);
+                for (int c = 0; c < S->nseries; c++) br_format_g12(V->row[V->scol[c]], buf), fputc(',', V->series), fputs(buf, V->series);
+                fputc('\n', V->series);
+            }
+        }
+        if (done) {
+            V->status = ST_DONE;
+            return;
+        }
+        if (S->analysis == AN_STEPPED && d->t > 1e4) {
+            snprintf(V->err, sizeof V->err, "stepped sine: 10000 s simulated without reaching the last frequency");
+            V->status = ST_FAILED;
+            return;
+        }
+        br_integrate(m, d, m->dt);
+        V->n++;
+    }
+}
+
+/* ---- outputs ---- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int mkdir_p(const char *path)
+{
+    char buf[1400];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return (mkdir(buf, 0777) && errno != EEXIST) ? -1 : 0;
+}
+
+static void csv_num(FILE *fp, double v)
+{
+    char buf[32];
+    if (isnan(v)) fputs(",", fp);
+    else snprintf(buf, sizeof buf, ",%.17g", v), fputs(buf, fp);
+}
+
+/* the per-variant results a study.csv row reports */
+typedef struct st_res {
+    double peak[MAXCOL], fpeak[MAXCOL], af, residual, t;
+    double E[64];
+    int status;
+} st_res;
+
+static void results(const st_study *S, st_var *V, st_res *r)
+{
+    r->status = V->status;
+    r->t = V->d ? V->d->t : 0.0;
+    for (int c = 0; c < S->ncol; c++) {
+        r->peak[c] = S->analysis == AN_TIME ? V->vmax[c] : V->peak[c] >= 0 ? V->peak[c] : NAN;
+        r->fpeak[c] = S->analysis == AN_TIME ? V->tmax[c] : V->fpeak[c];
+    }
+    r->residual = V->d ? V->d->en.residual_rel : NAN;
+    /* dissipated by friction: the friction work up to t less the energy still in the bristles (summary.json's
+     * energy_loss_J of the same run) */
+    for (int s = 0; V->m && s < V->m->nset && s < 64; s++) r->E[s] = V->d ? V->d->E_upto[s] - V->d->res[s].E_b : NAN;
+}
+
+/* study.csv: one row per variant, written under a temporary name and renamed */
+static int write_table(const st_study *S, const br_model *m0, st_var *V, const st_res *R, const char *dir)
+{
+    char path[1400], tmp[1500];
+    snprintf(path, sizeof path, "%s/study.csv", dir);
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) return -1;
+    fprintf(fp, "variant");
+    for (int a = 0; a < S->naxis; a++) fprintf(fp, ",%s", S->axis[a].name);
+    for (int k = 0; k < S->nrand; k++) fprintf(fp, ",%s", S->rnd[k].key);
+    fprintf(fp, ",status,t_reached");
+    const char *pk = S->analysis == AN_TIME ? "max_abs" : S->analysis == AN_SWEEP ? "peak" : "peak_receptance";
+    const char *fk = S->analysis == AN_TIME ? "t_max" : "f_peak";
+    for (int c = 0; c < S->ncol; c++) fprintf(fp, ",%s.%s,%s.%s", S->col[c], pk, S->col[c], fk);
+    if (S->analysis != AN_TIME) fprintf(fp, ",AF");
+    for (int s = 0; s < m0->nset && s < 64; s++) fprintf(fp, ",%s.friction_energy", m0->cset[s].name);
+    fprintf(fp, ",energy_residual,error\n");
+    for (long v = 0; v < S->nvar; v++) {
+        fprintf(fp, "%ld", v);
+        int gi[MAXAX];
+        variant_index(S, v, gi);
+        for (int a = 0; a < S->naxis; a++) {
+            if (v == 0) fputs(",", fp); /* the base: no axis value */
+            else csv_num(fp, S->axis[a].val[gi[a]]);
+        }
+        for (int k = 0; k < S->nrand; k++) csv_num(fp, v == 0 ? S->rnd[k].base : S->rval[v * S->nrand + k]);
+        fprintf(fp, ",%s", R[v].status == ST_DONE ? "complete" : "failed");
+        csv_num(fp, R[v].t);
+        for (int c = 0; c < S->ncol; c++) csv_num(fp, R[v].peak[c]), csv_num(fp, R[v].fpeak[c]);
+        if (S->analysis != AN_TIME) csv_num(fp, R[v].af);
+        for (int s = 0; s < m0->nset && s < 64; s++) csv_num(fp, R[v].status == ST_DONE ? R[v].E[s] : NAN);
+        csv_num(fp, R[v].status == ST_DONE ? R[v].residual : NAN);
+        fputc(',', fp);
+        if (R[v].status != ST_DONE) { /* the reason, quoted, without line breaks */
+            fputc('"', fp);
+            for (const char *p = V[v].err; *p; p++) fputc(*p == '"' ? '\'' : (*p == '\n' ? ' ' : *p), fp);
+            fputc('"', fp);
+        }
+        fputc('\n', fp);
+    }
+    const int bad = ferror(fp) | (fclose(fp) != 0);
+    return bad || rename(tmp, path) ? -1 : 0;
+}
+
+/* variants/NNNNN/frf.csv for sweep and stepped-sine analyses */
+static int write_frf(const st_study *S, const st_var *V, long v, const char *dir)
+{
+    char path[1400], tmp[1500];
+    snprintf(path, sizeof path, "%s/variants/%05ld", dir, v);
+    if (mkdir_p(path)) return -1;
+    snprintf(path, sizeof path, "%s/variants/%05ld/frf.csv", dir, v);
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) return -1;
+    const int w = frec(S);
+    fprintf(fp, "f");
+    for (int c = 0; c < S->ncol; c++) {
+        if (S->analysis == AN_SWEEP) fprintf(fp, ",%s.amplitude", S->col[c]);
+        else fprintf(fp, ",%s.receptance,%s.phase_deg", S->col[c], S->col[c]);
+    }
+    if (S->analysis == AN_STEPPED) fprintf(fp, ",cycles,converged");
+    fputc('\n', fp);
+    for (long i = 0; i < V->nf; i++) {
+        const double *r = V->f + i * w;
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.17g", r[0]);
+        fputs(buf, fp);
+        for (int c = 0; c < S->ncol; c++) {
+            csv_num(fp, r[3 + 2 * c]);
+            if (S->analysis == AN_STEPPED) csv_num(fp, r[4 + 2 * c]);
+        }
+        if (S->analysis == AN_STEPPED) fprintf(fp, ",%.0f,%.0f", r[1], r[2]);
+        fputc('\n', fp);
+    }
+    const int bad = ferror(fp) | (fclose(fp) != 0);
+    return bad || rename(tmp, path) ? -1 : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the study's PNGs: each result against each grid axis, the FRF overlay or envelope, the AF
+ * histogram; names added to files */
+static void study_plots(const st_study *S, const br_model *m0, st_var *V, const st_res *R, const char *dir,
+                        char files[][64], int *nfiles)
+{
+    char path[1400], title[400], ylab[200];
+    const long nv = S->nvar;
+    double *x = malloc((size_t)nv * sizeof(double)), *y = malloc((size_t)nv * MAXCOL * sizeof(double));
+    if (!x || !y) goto out;
+    for (int a = 0; a < S->naxis && S->analysis != AN_TIME; a++) {
+        const st_axis *A = &S->axis[a];
+        /* against this axis: the variants whose other axes sit at their first value, first draw */
+        long n = 0;
+        long *idx = malloc((size_t)nv * sizeof(long));
+        for (long v = 1; idx && v < nv; v++) {
+            int gi[MAXAX], other = 0;
+            variant_index(S, v, gi);
+            for (int b = 0; b < S->naxis; b++) other |= b != a && gi[b] != 0;
+            if (S->nrand && (v - 1) % S->count != 0) other = 1;
+            if (!other) idx[n++] = v;
+        }
+        for (int kind = 0; kind < 2; kind++) {
+            br_series sr[MAXCOL + 64];
+            int ns = 0;
+            const int ncurve = kind == 0 ? S->ncol : (m0->nset < 8 ? m0->nset : 8);
+            for (int c = 0; c < ncurve; c++) {
+                for (long i = 0; i < n; i++) {
+                    const st_res *r = &R[idx[i]];
+                    int gi[MAXAX];
+                    variant_index(S, idx[i], gi);
+                    x[i] = A->val[gi[a]];
+                    y[c * nv + i] = r->status != ST_DONE ? NAN : kind == 0 ? r->peak[c] : r->E[c];
+                }
+                sr[ns++] = (br_series){kind == 0 ? S->col[c] : m0->cset[c].name, n, x, y + c * nv, c == 3 ? 4 : c, 1.5, 1};
+            }
+            if (kind == 0) snprintf(ylab, sizeof ylab, "%s", S->analysis == AN_SWEEP ? "peak amplitude" : "peak receptance");
+            else snprintf(ylab, sizeof ylab, "friction energy [J]");
+            snprintf(title, sizeof title, "%s: %s against %s", S->name, kind == 0 ? "peak response" : "friction energy", A->name);
+            char name[64];
+            snprintf(name, sizeof name, "%s_vs_axis%d.png", kind == 0 ? "peak" : "energy", a);
+            snprintf(path, sizeof path, "%s/%s", dir, name);
+            if (n > 0 && br_plot_series_png(path, title, A->name, ylab, A->logax ? BR_PLOT_LOGX : 0, sr, ns) == 0 && *nfiles < 60)
+                snprintf(files[(*nfiles)++], 64, "%s", name);
+        }
+        free(idx);
+    }
+    if (S->analysis != AN_TIME && R[0].status == ST_DONE && V[0].nf > 1) { /* FRF of the first column */
+        const int w = frec(S);
+        const long nf = V[0].nf;
+        int same = 1; /* every complete variant on the base's frequency points */
+        for (long v = 1; v < nv; v++)
+            if (R[v].status == ST_DONE) same &= V[v].nf == nf;
+        const char *yl = S->analysis == AN_SWEEP ? "amplitude (window half range)" : "receptance |x / F|";
+        snprintf(ylab, sizeof ylab, "%s: %s", S->col[0], yl);
+        double *f0 = malloc((size_t)nf * sizeof(double)), *buf = malloc((size_t)nf * (nv < 13 ? nv : 4) * sizeof(double));
+        if (f0 && buf) {
+            for (long i = 0; i < nf; i++) f0[i] = V[0].f[i * w];
+            br_series sr[16];
+            int ns = 0;
+            static char labels[13][200];
+            if (nv <= 12) { /* one curve per variant */
+                for (long v = 0; v < nv; v++) {
+                    if (R[v].status != ST_DONE) continue;
+                    for (long i = 0; i < V[v].nf && i < nf; i++) buf[v * nf + i] = V[v].f[i * w + 3];
+                    int gi[MAXAX];
+                    variant_index(S, v, gi);
+                    if (v == 0) snprintf(labels[v], sizeof labels[v], "base");
+                    else if (S->naxis) {
+                        const char *seg = strrchr(S->axis[0].name, '.');
+                        snprintf(labels[v], sizeof labels[v], "%ld: %.40s = %.3g", v, seg ? seg + 1 : S->axis[0].name,
+                                 S->axis[0].val[gi[0]]);
+                    }
+                    else snprintf(labels[v], sizeof labels[v], "variant %ld", v);
+                    sr[ns++] = (br_series){labels[v], V[v].nf < nf ? V[v].nf : nf, f0, buf + v * nf, (int)(v % 8), v == 0 ? 2.0 : 1.3, 0};
+                }
+            } else if (same) { /* envelope: min, median, max over the complete variants; the base over it */
+                double *col = malloc((size_t)nv * sizeof(double));
+                for (long i = 0; col && i < nf; i++) {
+                    long k = 0;
+                    for (long v = 0; v < nv; v++)
+                        if (R[v].status == ST_DONE) col[k++] = V[v].f[i * w + 3];
+                    qsort(col, (size_t)k, sizeof(double), cmp_double);
+                    buf[i] = col[0], buf[nf + i] = k % 2 ? col[k / 2] : 0.5 * (col[k / 2 - 1] + col[k / 2]), buf[2 * nf + i] = col[k - 1];
+                    buf[3 * nf + i] = V[0].f[i * w + 3];
+                }
+                free(col);
+                sr[0] = (br_series){"min over variants", nf, f0, buf, 0, 1.2, 0};
+                sr[1] = (br_series){"median", nf, f0, buf + nf, 2, 1.2, 0};
+                sr[2] = (br_series){"max", nf, f0, buf + 2 * nf, 1, 1.2, 0};
+                sr[3] = (br_series){"base (variant 0)", nf, f0, buf + 3 * nf, 3, 2.0, 0};
+                ns = 4;
+            }
+            snprintf(title, sizeof title, "%s: frequency response of %s%s", S->name, S->col[0], nv > 12 ? " (envelope)" : "");
+            snprintf(path, sizeof path, "%s/frf.png", dir);
+            if (ns && br_plot_series_png(path, title, "excitation frequency [Hz]", ylab, S->analysis == AN_STEPPED ? BR_PLOT_LOGY : 0, sr, ns) == 0 &&
+                *nfiles < 60)
+                snprintf(files[(*nfiles)++], 64, "frf.png");
+        }
+        free(f0), free(buf);
+    }
+    if (S->nrand && S->analysis != AN_TIME) {
+        long n = 0;
+        for (long v = 1; v < nv; v++)
+            if (R[v].status == ST_DONE && isfinite(R[v].af)) x[n++] = R[v].af;
+        snprintf(title, sizeof title, "%s: amplification factor over %ld variants", S->name, n);
+        snprintf(path, sizeof path, "%s/af_histogram.png", dir);
+        const int bins = n < 16 ? 4 : n < 64 ? 8 : n < 256 ? 12 : 20;
+        if (n > 0 && br_plot_hist_png(path, title, "AF = largest peak / base variant's peak of the first column", n, x, bins) == 0 &&
+            *nfiles < 60)
+            snprintf(files[(*nfiles)++], 64, "af_histogram.png");
+    }
+out:
+    free(x), free(y);
+}
+
+static int usage(FILE *o)
+{
+    fprintf(o, "usage: bristle study STUDY.yaml [--out DIR] [--threads T] [--backend auto|cpu|cuda] [--quiet]\n"
+               "  runs every variant of the study (docs/studies.md) in one process; writes study.csv (one row per\n"
+               "  variant), summary.json, variants/NNNNN/frf.csv (sweep, stepped_sine) and PNG plots into DIR\n"
+               "  (default runs/<study name>)\n"
+               "  --threads T    OpenMP threads over the variants (default: all cores); results do not depend on it\n"
+               "  --backend B    the contact field's backend for every variant (default: the scenario's)\n"
+               "  --quiet        no progress line\n");
+    return o == stderr ? 2 : 0;
+}
+
+static void progress(long done, long nvar, double frac, double wall, int tty, int final)
+{
+    const double left = frac > 0 ? wall * (1 - frac) / frac : 0;
+    fprintf(stderr, "%s%ld/%ld variants done, %5.1f %%, %.0f s elapsed, %.0f s left%s", tty ? "\r" : "", done, nvar,
+            100 * frac, wall, left, (tty && !final) ? "   " : "\n");
+    fflush(stderr);
+}
+
+int br_study_main(int argc, char **argv)
+{
+    const char *file = NULL, *out = NULL, *backend_arg = NULL;
+    int threads = 0, quiet = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
+        if (!strcmp(a, "--quiet")) quiet = 1;
+        else if ((!strcmp(a, "--out") || !strcmp(a, "--backend") || !strcmp(a, "--threads")) && i + 1 >= argc) {
+            fprintf(stderr, "bristle study: %s needs a value\n", a);
+            return 2;
+        } else if (!strcmp(a, "--out")) out = argv[++i];
+        else if (!strcmp(a, "--backend")) backend_arg = argv[++i];
+        else if (!strcmp(a, "--threads")) {
+            char *end;
+            const long t = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || t < 1 || t > 4096) {
+                fprintf(stderr, "bristle study: --threads takes a whole number from 1 to 4096 (got '%s')\n", argv[i]);
+                return 2;
+            }
+            threads = (int)t;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "bristle study: unknown option '%s'\n", a);
+            return usage(stderr);
+        } else if (file) {
+            fprintf(stderr, "bristle study: one study file at a time ('%s' and '%s')\n", file, a);
+            return 2;
+        } else file = a;
+    }
+    if (!file) return usage(stderr);
+    int backend = -1;
+    if (backend_arg) {
+        if (!strcmp(backend_arg, "auto")) backend = BR_BACKEND_AUTO;
+        else if (!strcmp(backend_arg, "cpu")) backend = BR_BACKEND_CPU;
+        else if (!strcmp(backend_arg, "cuda")) backend = BR_BACKEND_CUDA;
+        else {
+            fprintf(stderr, "bristle study: --backend must be auto, cpu or cuda (got '%s')\n", backend_arg);
+            return 2;
+        }
+    }
+    char err[2048];
+    st_study *S = study_read(file, err, sizeof err);
+    if (!S) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    char dir[1200];
+    if (out) snprintf(dir, sizeof dir, "%s", out);
+    else snprintf(dir, sizeof dir, "runs/%s", S->name);
+    const long nv = S->nvar;
+    st_var *V = calloc((size_t)nv, sizeof *V);
+    st_res *R = calloc((size_t)nv, sizeof *R);
+    if (!V || !R || mkdir_p(dir) || (S->nseries && mkdir_p(dir))) {
+        fprintf(stderr, "bristle study: cannot create %s: %s\n", dir, strerror(errno));
+        free(V), free(R), study_free(S);
+        return 1;
+    }
+    /* every variant built and checked before any stepping: bad input stops the study here */
+    int bad = 0;
+    for (long v = 0; v < nv && !bad; v++) {
+        if (S->nseries) {
+            char vd[1400];
+            snprintf(vd, sizeof vd, "%s/variants/%05ld", dir, v);
+            if (mkdir_p(vd)) {
+                fprintf(stderr, "bristle study: cannot create %s: %s\n", vd, strerror(errno));
+                bad = 1;
+                break;
+            }
+        }
+        if (var_setup(S, v, backend < 0 ? BR_BACKEND_CPU : (br_backend_kind)backend, &V[v], dir)) {
+            fprintf(stderr, "%s: variant %ld: %s\n", S->file, v, V[v].err);
+            bad = 2;
+        }
+        if (v == 0 && backend < 0 && V[0].m) backend = V[0].m->backend;
+    }
+    if (bad) {
+        for (long v = 0; v < nv; v++) var_free(&V[v]);
+        free(V), free(R), study_free(S);
+        return bad;
+    }
+    if (threads > 0) omp_set_num_threads(threads);
+    const int nthreads = threads > 0 ? threads : omp_get_max_threads();
+    const int tty = isatty(2);
+    const double start = now_s();
+    double next_report = start + 2.0;
+    long total = 0; /* steps of the fixed-length analyses, for the progress fraction */
+    for (long v = 0; v < nv; v++) total += V[v].nsteps + 1;
+    const long block = 1000;
+    int reported = 0;
+    for (;;) { /* lockstep: every running variant advances by one block, threads taking variants */
+        long running = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : running)
+        for (long v = 0; v < nv; v++) {
+            if (V[v].status != ST_RUNNING) continue;
+            var_advance(S, &V[v], block);
+            running += V[v].status == ST_RUNNING;
+        }
+        const double now = now_s();
+        if (!quiet && (now >= next_report || !running)) {
+            long done = 0, steps = 0, fdone = 0;
+            for (long v = 0; v < nv; v++) done += V[v].status != ST_RUNNING, steps += V[v].n, fdone += V[v].fi;
+            const double frac = S->analysis == AN_STEPPED ? (double)fdone / ((double)nv * S->nfreq) : (double)steps / total;
+            if (running || reported) progress(done, nv, running ? frac : 1.0, now - start, tty, !running);
+            reported = 1;
+            next_report = now + (tty ? 0.5 : 10.0);
+        }
+        if (!running) break;
+    }
+    const double wall = now_s() - start;
+    /* results, AF against the base variant's peak of the first column */
+    long steps = 0, ndone = 0;
+    for (long v = 0; v < nv; v++) results(S, &V[v], &R[v]), steps += V[v].n + 1, ndone += V[v].status == ST_DONE;
+    for (long v = 0; v < nv; v++) {
+        double mx = -1;
+        for (int c = 0; c < S->ncol; c++) mx = fmax(mx, R[v].peak[c]);
+        R[v].af = R[0].status == ST_DONE && R[v].status == ST_DONE && R[0].peak[0] > 0 ? mx / R[0].peak[0] : NAN;
+    }
+    int io_fail = 0;
+    char files[64][64];
+    int nfiles = 0;
+    for (long v = 0; v < nv; v++) {
+        if (V[v].series) {
+            const int e = ferror(V[v].series) | (fclose(V[v].series) != 0);
+            V[v].series = NULL;
+            if (e || rename(V[v].series_tmp, V[v].series_path)) io_fail = 1;
+        }
+        if (S->analysis != AN_TIME && V[v].nf > 0 && write_frf(S, &V[v], v, dir)) io_fail = 1;
+    }
+    if (S->analysis != AN_TIME) snprintf(files[nfiles++], 64, "variants/NNNNN/frf.csv");
+    if (S->nseries) snprintf(files[nfiles++], 64, "variants/NNNNN/series.csv");
+    if (write_table(S, V[0].m, V, R, dir)) io_fail = 1;
+    else snprintf(files[nfiles++], 64, "study.csv");
+    if (S->plots) study_plots(S, V[0].m, V, R, dir, files, &nfiles);
+    /* summary.json */
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "study", S->name);
+    cJSON_AddStringToObject(j, "source", S->file);
+    cJSON_AddStringToObject(j, "scenario", S->scen);
+    cJSON_AddStringToObject(j, "analysis", S->analysis == AN_TIME ? "time_history" : S->analysis == AN_SWEEP ? "sweep" : "stepped_sine");
+    cJSON_AddNumberToObject(j, "variants", (double)nv);
+    cJSON_AddNumberToObject(j, "complete", (double)ndone);
+    cJSON_AddNumberToObject(j, "failed", (double)(nv - ndone));
+    cJSON_AddStringToObject(j, "backend", V[0].d && V[0].d->field ? br_field_backend_name(V[0].d->field) : "cpu");
+    cJSON_AddNumberToObject(j, "threads", nthreads);
+    cJSON_AddNumberToObject(j, "wall_time_s", wall);
+    cJSON_AddNumberToObject(j, "variant_steps", (double)steps);
+    cJSON_AddNumberToObject(j, "variant_steps_per_second", wall > 0 ? steps / wall : 0.0);
+    cJSON_AddNumberToObject(j, "variant_steps_per_second_per_thread", wall > 0 ? steps / wall / nthreads : 0.0);
+    cJSON *fl = cJSON_AddArrayToObject(j, "files");
+    for (int k = 0; k < nfiles; k++) cJSON_AddItemToArray(fl, cJSON_CreateString(files[k]));
+    cJSON_AddItemToArray(fl, cJSON_CreateString("summary.json"));
+    cJSON *fv = cJSON_AddArrayToObject(j, "failed_variants");
+    for (long v = 0; v < nv; v++)
+        if (R[v].status != ST_DONE) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "variant", (double)v);
+            cJSON_AddNumberToObject(o, "t", R[v].t);
+            cJSON_AddStringToObject(o, "error", V[v].err);
+            cJSON_AddItemToArray(fv, o);
+        }
+    char *txt = cJSON_Print(j);
+    cJSON_Delete(j);
+    char path[1400], tmp[1500];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    FILE *fp = txt ? fopen(tmp, "w") : NULL;
+    if (!fp || fputs(txt, fp) < 0 || fputc('\n', fp) < 0 || fclose(fp) != 0 || rename(tmp, path)) io_fail = 1;
+    free(txt);
+    printf("%s: %ld variants, %ld complete, %ld failed; %ld variant-steps in %.3g s (%.3g variant-steps/s on %d "
+           "threads); output in %s/\n",
+           S->name, nv, ndone, nv - ndone, steps, wall, wall > 0 ? steps / wall : 0.0, nthreads, dir);
+    for (long v = 0; v < nv; v++)
+        if (R[v].status != ST_DONE) fprintf(stderr, "bristle study: variant %ld failed at t = %.9g s: %s\n", v, R[v].t, V[v].err);
+    if (io_fail) fprintf(stderr, "bristle study: writing into %s failed\n", dir);
+    for (long v = 0; v < nv; v++) var_free(&V[v]);
+    free(V), free(R), study_free(S);
+    return io_fail || ndone < nv ? 1 : 0;
+}
