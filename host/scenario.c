@@ -1120,23 +1120,20 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
 
 /* ---- --set overrides ---- */
 
-/* "a.b.c=value" -> the scalar at that path replaced (or added to an existing mapping) */
-static void apply_set(ysrc *c, const char *kv)
+/* key path "a.b.c" (list items by name or index), add (a value, or NULL) -> the node at that path
+ * in *node: 1 found, 2 a key added with value add to the last mapping on the path (only when add is
+ * given and only the last segment is missing), 0 not found (err set, "what" names the caller) */
+static int ynav(ysrc *c, const char *path, const char *add, const char *what, int *node_out)
 {
-    if (c->failed) return;
-    const char *eq = strchr(kv, '=');
-    if (!eq || eq == kv) {
-        snprintf(c->err, c->errlen, "--set %s: expected KEY=VALUE", kv);
-        c->failed = 1;
-        return;
-    }
-    char path[256];
-    snprintf(path, sizeof path, "%.*s", (int)(eq - kv), kv);
-    const char *val = eq + 1;
     int node = 1; /* the root */
     char *save = NULL, buf[256];
     snprintf(buf, sizeof buf, "%s", path);
     char *seg = strtok_r(buf, ".", &save);
+    if (!seg) {
+        snprintf(c->err, c->errlen, "%s %s: an empty key", what, path);
+        c->failed = 1;
+        return 0;
+    }
     while (seg) {
         char *next = strtok_r(NULL, ".", &save);
         ynode *cur = yget(c, node);
@@ -1146,16 +1143,16 @@ static void apply_set(ysrc *c, const char *kv)
                 ynode *k = yget(c, p->key);
                 if (is_scalar(k) && !strcmp(ystr(k), seg)) node = p->value, found = 1;
             }
-            if (!found && !next) { /* add a new key to this mapping */
+            if (!found && !next && add) { /* add a new key to this mapping */
                 const yaml_mark_t mark = cur->start_mark;
                 const int kn = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)seg, -1,
                                                         YAML_PLAIN_SCALAR_STYLE);
-                const int vn = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)val, -1,
+                const int vn = yaml_document_add_scalar(&c->doc, NULL, (yaml_char_t *)add, -1,
                                                         YAML_PLAIN_SCALAR_STYLE);
                 if (!kn || !vn || !yaml_document_append_mapping_pair(&c->doc, node, kn, vn)) {
-                    snprintf(c->err, c->errlen, "--set %s: out of memory", path);
+                    snprintf(c->err, c->errlen, "%s %s: out of memory", what, path);
                     c->failed = 1;
-                    return;
+                    return 0;
                 }
                 yget(c, kn)->start_mark = yget(c, vn)->start_mark = mark;
                 node = vn;
@@ -1176,37 +1173,92 @@ static void apply_set(ysrc *c, const char *kv)
             }
         }
         if (!found) {
-            snprintf(c->err, c->errlen, "--set %s: no '%s' in the scenario at %s:%ld", path, seg, c->file,
+            snprintf(c->err, c->errlen, "%s %s: no '%s' in the scenario at %s:%ld", what, path, seg, c->file,
                      (long)cur->start_mark.line + 1);
             c->failed = 1;
-            return;
+            return 0;
         }
         if (!next) {
             ynode *t = yget(c, node);
             if (t->type != YAML_SCALAR_NODE) {
-                snprintf(c->err, c->errlen, "--set %s: %s:%ld holds a list or mapping, not a single value",
+                snprintf(c->err, c->errlen, "%s %s: %s:%ld holds a list or mapping, not a single value", what,
                          path, c->file, (long)t->start_mark.line + 1);
                 c->failed = 1;
-                return;
+                return 0;
             }
-            if (found == 1) {
-                yaml_char_t *copy = (yaml_char_t *)strdup(val);
-                if (!copy) {
-                    c->failed = 1;
-                    return;
-                }
-                free(t->data.scalar.value);
-                t->data.scalar.value = copy;
-                t->data.scalar.length = strlen(val);
-            }
-            if (c->nover < 64) {
-                c->over_node[c->nover] = node;
-                c->over_key[c->nover++] = kv;
-            }
-            return;
+            *node_out = node;
+            return found;
         }
         seg = next;
     }
+    return 0;
+}
+
+/* "a.b.c=value" -> the scalar at that path replaced (or added to an existing mapping) */
+static void apply_set(ysrc *c, const char *kv)
+{
+    if (c->failed) return;
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv) {
+        snprintf(c->err, c->errlen, "--set %s: expected KEY=VALUE", kv);
+        c->failed = 1;
+        return;
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%.*s", (int)(eq - kv), kv);
+    const char *val = eq + 1;
+    int node = 0;
+    const int found = ynav(c, path, val, "--set", &node);
+    if (!found) return;
+    if (found == 1) {
+        ynode *t = yget(c, node);
+        yaml_char_t *copy = (yaml_char_t *)strdup(val);
+        if (!copy) {
+            c->failed = 1;
+            return;
+        }
+        free(t->data.scalar.value);
+        t->data.scalar.value = copy;
+        t->data.scalar.length = strlen(val);
+    }
+    if (c->nover < 64) {
+        c->over_node[c->nover] = node;
+        c->over_key[c->nover++] = kv;
+    }
+}
+
+int br_scenario_number(const char *path, const char *text, size_t len, const char *key, double *value, long *line,
+                       char *err, size_t errlen)
+{
+    ysrc c;
+    memset(&c, 0, sizeof c);
+    c.file = path, c.err = err, c.errlen = errlen;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        snprintf(err, errlen, "%s: cannot initialise the YAML parser", path);
+        return -1;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    const int ok = yaml_parser_load(&parser, &c.doc);
+    yaml_parser_delete(&parser);
+    if (!ok || !yaml_document_get_root_node(&c.doc)) {
+        snprintf(err, errlen, "%s: not valid YAML", path);
+        if (ok) yaml_document_delete(&c.doc);
+        return -1;
+    }
+    int node = 0, rc = -1;
+    if (ynav(&c, key, NULL, "key", &node)) {
+        ynode *t = yget(&c, node);
+        char *end;
+        errno = 0;
+        *value = strtod(ystr(t), &end);
+        if (line) *line = (long)t->start_mark.line + 1;
+        if (end != ystr(t) && !*end && errno == 0 && isfinite(*value)) rc = 0;
+        else snprintf(err, errlen, "%s:%ld: %s is '%s', not a number", path, (long)t->start_mark.line + 1, key,
+                      ystr(t));
+    }
+    yaml_document_delete(&c.doc);
+    return rc;
 }
 
 void br_model_free(br_model *m)

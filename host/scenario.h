@@ -17,4 +17,9 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
 br_model *br_scenario_load(const char *path, const char *const *sets, int nsets, char *err,
                            size_t errlen);
 
+/* path (for messages), text, key path as for --set ("beams.blade_L.E") -> the number there and its
+ * line; 0, or -1 with "file:line: message" (no such key, a list or mapping, not a number) */
+int br_scenario_number(const char *path, const char *text, size_t len, const char *key, double *value, long *line,
+                       char *err, size_t errlen);
+
 #endif

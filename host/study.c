@@ -45,6 +45,7 @@ typedef struct st_axis {
     int n;                      /* values */
     double *val;                /* n label values */
     double *kval;               /* nkeys x n: the value each key takes */
+    long kline[MAXKEY];         /* study-file line of each key */
     int logax;                  /* plotted on a log axis */
 } st_axis;
 
@@ -54,6 +55,7 @@ typedef struct st_rand {
     double width;
     int relative;               /* value = base (1 + width xi), else base + width xi */
     double base;                /* the base scenario's value */
+    long line;                  /* study-file line of the key */
 } st_rand;
 
 typedef struct st_study {
@@ -62,6 +64,8 @@ typedef struct st_study {
     size_t len;
     int nfix;
     char fix[MAXFIX][KEYLEN + 64]; /* the study's `set`, "key=value" */
+    long fixline[MAXFIX];
+    long scen_line, an_line;    /* study-file lines of `scenario` and of the analysis */
     int naxis;
     st_axis axis[MAXAX];
     int nrand, count;
@@ -347,6 +351,7 @@ static void read_grid(sy *c, st_study *S, yaml_node_t *g)
         st_axis *A = &S->axis[S->naxis++];
         yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
         keycopy(c, k, A->name);
+        A->kline[0] = (long)k->start_mark.line + 1;
         if (c->failed) return;
         yaml_node_t *vals = get(c, v, "values");
         if (!vals) { /* key path: values */
@@ -374,6 +379,7 @@ static void read_grid(sy *c, st_study *S, yaml_node_t *g)
                 return;
             }
             keycopy(c, node_at(c, q->key), A->keys[A->nkeys]);
+            A->kline[A->nkeys] = (long)node_at(c, q->key)->start_mark.line + 1;
             yaml_node_t *lst = node_at(c, q->value);
             if (seqlen(lst) != A->n) {
                 fail(c, lst, "axis %s: %s needs a list of %d values, one per axis value", A->name, A->keys[A->nkeys], A->n);
@@ -416,6 +422,7 @@ static void read_random(sy *c, st_study *S, yaml_node_t *r)
         }
         st_rand *R = &S->rnd[S->nrand++];
         keycopy(c, node_at(c, p->key), R->key);
+        R->line = (long)node_at(c, p->key)->start_mark.line + 1;
         yaml_node_t *v = node_at(c, p->value);
         static const char *const KD[] = {"normal", "uniform", "relative", NULL};
         if (c->failed || known(c, v, R->key, KD)) return;
@@ -509,6 +516,8 @@ static st_study *study_read(const char *path, char *err, size_t errlen)
         fail(&c, sc ? sc : root, "missing key 'scenario': the base scenario file, relative to the study file");
         goto done;
     }
+    S->scen_line = (long)sc->start_mark.line + 1;
+    if (get(&c, root, "analysis")) S->an_line = (long)get(&c, root, "analysis")->start_mark.line + 1;
     if (sval(sc)[0] == '/' || !b) snprintf(S->scen, sizeof S->scen, "%s", sval(sc));
     else snprintf(S->scen, sizeof S->scen, "%.*s/%s", (int)(b - path), path, sval(sc));
     S->text = slurp(S->scen, &S->len);
@@ -527,7 +536,8 @@ static st_study *study_read(const char *path, char *err, size_t errlen)
             if (c.failed) break;
             if (v->type != YAML_SCALAR_NODE) fail(&c, v, "set: %s must be a single value", key);
             else if (S->nfix == MAXFIX) fail(&c, v, "set: more than %d keys", MAXFIX);
-            else snprintf(S->fix[S->nfix++], sizeof S->fix[0], "%s=%s", key, sval(v));
+            else S->fixline[S->nfix] = (long)v->start_mark.line + 1,
+                 snprintf(S->fix[S->nfix++], sizeof S->fix[0], "%s=%s", key, sval(v));
         }
     }
     if (!c.failed) read_analysis(&c, S, get(&c, root, "analysis"));
@@ -594,6 +604,20 @@ static int variant_sets(const st_study *S, long v, char out[][KEYLEN + 40], int 
     return n;
 }
 
+/* an override "key=value" of a variant -> the study-file line that sets that key */
+static long override_line(const st_study *S, const char *kv)
+{
+    const size_t n = (size_t)(strchr(kv, '=') - kv);
+    for (int k = 0; k < S->nfix; k++)
+        if (!strncmp(S->fix[k], kv, n + 1)) return S->fixline[k];
+    for (int a = 0; a < S->naxis; a++)
+        for (int k = 0; k < S->axis[a].nkeys; k++)
+            if (strlen(S->axis[a].keys[k]) == n && !strncmp(S->axis[a].keys[k], kv, n)) return S->axis[a].kline[k];
+    for (int k = 0; k < S->nrand; k++)
+        if (strlen(S->rnd[k].key) == n && !strncmp(S->rnd[k].key, kv, n)) return S->rnd[k].line;
+    return S->scen_line;
+}
+
 /* ---- one variant: model, data and its analysis ---- */
 
 typedef struct st_var {
@@ -615,6 +639,7 @@ typedef struct st_var {
     int fi, phase_fit, cycles, fit_left, converged;
     double cycle_end, prevR, amp0;
     double ls[MAXCOL][9];       /* least-squares sums: 1, c, s, cc, cs, ss, x, x c, x s */
+    long errline;               /* setup errors: the study-file line they come from */
     FILE *series;
     char series_tmp[1300], series_path[1280];
     long series_every;
@@ -677,8 +702,14 @@ static int var_setup(const st_study *S, long v, br_backend_kind backend, st_var 
     for (int k = 0; k < ns; k++) sp[k] = sets[k];
     char err[1024];
     V->m = br_scenario_parse(S->scen, S->text, S->len, sp, ns, err, sizeof err);
-    if (!V->m) {
+    if (!V->m) { /* the line of the study key whose override the message names, else the scenario's */
         snprintf(V->err, sizeof V->err, "%s", err);
+        V->errline = S->scen_line;
+        for (int k = 0; k < ns; k++) {
+            char probe[KEYLEN + 16];
+            snprintf(probe, sizeof probe, "--set %.*s", (int)(strchr(sets[k], '=') - sets[k]), sets[k]);
+            if (strstr(err, probe)) V->errline = override_line(S, sets[k]);
+        }
         return -1;
     }
     br_model *m = V->m;
@@ -693,8 +724,9 @@ static int var_setup(const st_study *S, long v, br_backend_kind backend, st_var 
             if (!strcmp(nm, want)) found = c;
         }
         if (found < 0) {
-            snprintf(V->err, sizeof V->err, "%.300s: no time-series column '%s' in %.300s (names like tip_C.x, contact_L.E)",
-                     S->file, want, S->scen);
+            snprintf(V->err, sizeof V->err, "no time-series column '%s' in %.300s (names like tip_C.x, contact_L.E)",
+                     want, S->scen);
+            V->errline = S->an_line;
             return -1;
         }
         if (k < S->ncol) V->col[k] = found;
@@ -709,8 +741,9 @@ static int var_setup(const st_study *S, long v, br_backend_kind backend, st_var 
     if (S->analysis != AN_TIME) {
         const int want = S->analysis == AN_SWEEP ? BR_TF_SWEEP : BR_TF_HARMONIC;
         if (V->exload < 0 || m->load[V->exload].mag.kind != want) {
-            snprintf(V->err, sizeof V->err, "%.300s: a %s analysis needs an excitation load whose magnitude is a %s (%s%.300s)",
-                     S->file, S->analysis == AN_SWEEP ? "sweep" : "stepped_sine",
+            V->errline = S->an_line;
+            snprintf(V->err, sizeof V->err, "a %s analysis needs an excitation load whose magnitude is a %s (%s%.300s)",
+                     S->analysis == AN_SWEEP ? "sweep" : "stepped_sine",
                      S->analysis == AN_SWEEP ? "sweep" : "harmonic", S->excitation[0] ? "no such load: " : "none found in ",
                      S->excitation[0] ? S->excitation : S->scen);
             return -1;
@@ -1207,7 +1240,7 @@ int br_study_main(int argc, char **argv)
             }
         }
         if (var_setup(S, v, backend < 0 ? BR_BACKEND_CPU : (br_backend_kind)backend, &V[v], dir)) {
-            fprintf(stderr, "%s: variant %ld: %s\n", S->file, v, V[v].err);
+            fprintf(stderr, "%s:%ld: variant %ld: %s\n", S->file, V[v].errline ? V[v].errline : S->scen_line, v, V[v].err);
             bad = 2;
         }
         if (v == 0 && backend < 0 && V[0].m) backend = V[0].m->backend;
