@@ -372,23 +372,23 @@ int br_plot_series_png(const char *path, const char *title, const char *xlabel, 
         const double *c = PALETTE[s[k].color & 7];
         cairo_set_source_rgb(cr, c[0], c[1], c[2]);
         cairo_set_line_width(cr, s[k].width > 0 ? s[k].width : 1.2);
-        int pen = 0;
+        int pen = 0; /* a polyline through the finite points, broken at the others; circles over it */
         for (long i = 0; i < s[k].n; i++) {
             if (!OK(s[k].x[i], s[k].y[i])) {
                 pen = 0;
                 continue;
             }
             const double px = PX(TX(s[k].x[i])), py = PY(TY(s[k].y[i]));
-            if (s[k].markers) {
-                cairo_arc(cr, px, py, 3.0, 0, 2 * M_PI);
-                cairo_fill(cr);
-                if (pen) cairo_move_to(cr, px, py);
-            }
-            if (pen) cairo_line_to(cr, px, py), cairo_stroke(cr);
-            cairo_move_to(cr, px, py);
+            if (pen) cairo_line_to(cr, px, py);
+            else cairo_move_to(cr, px, py);
             pen = 1;
         }
-        cairo_new_path(cr);
+        cairo_stroke(cr);
+        for (long i = 0; s[k].markers && i < s[k].n; i++)
+            if (OK(s[k].x[i], s[k].y[i])) {
+                cairo_arc(cr, PX(TX(s[k].x[i])), PY(TY(s[k].y[i])), 3.0, 0, 2 * M_PI);
+                cairo_fill(cr);
+            }
     }
     cairo_restore(cr);
 #undef PX

@@ -746,14 +746,16 @@ static void read_friction(ysrc *c, ynode *n, br_contact_set_desc *d)
     char what[64];
     snprintf(what, sizeof what, "friction (law %s)", law);
     if (ykeys(c, n, what, allowed)) return;
-    for (int k = 0; li->req[k]; k++)
-        if (!ymap(c, n, li->req[k])) {
-            yerr(c, n, "missing friction parameter '%s' (law %s needs it)", li->req[k], law);
-            return;
-        }
     br_friction_params *p = &d->fric;
     p->mu_s = ynum(c, n, "mu_s", 0, 0);
     p->mu_k = ynum(c, n, "mu_k", 0, 0);
+    /* with mu_s = mu_k the Stribeck curve is flat: V_st and alpha change nothing and are not demanded */
+    const int flat = ymap(c, n, "mu_s") && ymap(c, n, "mu_k") && p->mu_s == p->mu_k;
+    for (int k = 0; li->req[k]; k++)
+        if (!ymap(c, n, li->req[k]) && !(flat && (!strcmp(li->req[k], "V_st") || !strcmp(li->req[k], "alpha")))) {
+            yerr(c, n, "missing friction parameter '%s' (law %s needs it)", li->req[k], law);
+            return;
+        }
     p->V_st = ynum(c, n, "V_st", 0, 1);
     p->alpha = ynum(c, n, "alpha", 0, 2);
     p->sigma0 = ynum(c, n, "sigma0", 0, 0);

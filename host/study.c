@@ -634,7 +634,8 @@ typedef struct st_var {
     double wlo[MAXCOL], whi[MAXCOL], wend;  /* sweep window */
     long nf, capf;
     double *f;                  /* per frequency point: f, then per column amplitude and phase */
-    double peak[MAXCOL], fpeak[MAXCOL];
+    double peak[MAXCOL];
+    long ipeak[MAXCOL];         /* the frequency point of each peak */
     /* stepped sine */
     int fi, phase_fit, cycles, fit_left, converged;
     double cycle_end, prevR, amp0;
@@ -755,7 +756,7 @@ static int var_setup(const st_study *S, long v, br_backend_kind backend, st_var 
         V->cycle_end = -1.0;
     }
     V->wend = S->from + S->window;
-    for (int c = 0; c < S->ncol; c++) V->wlo[c] = INFINITY, V->whi[c] = -INFINITY, V->peak[c] = -1, V->fpeak[c] = NAN;
+    for (int c = 0; c < S->ncol; c++) V->wlo[c] = INFINITY, V->whi[c] = -INFINITY, V->peak[c] = -1;
     V->d = br_data_create(m, backend, err, sizeof err);
     if (!V->d) {
         snprintf(V->err, sizeof V->err, "%s", err);
@@ -797,7 +798,7 @@ static void sweep_sample(const st_study *S, st_var *V, double t)
     for (int c = 0; c < S->ncol; c++) {
         const double amp = 0.5 * (V->whi[c] - V->wlo[c]);
         rec[3 + 2 * c] = amp, rec[4 + 2 * c] = NAN;
-        if (amp > V->peak[c]) V->peak[c] = amp, V->fpeak[c] = rec[0];
+        if (amp > V->peak[c]) V->peak[c] = amp, V->ipeak[c] = V->nf;
         V->wlo[c] = INFINITY, V->whi[c] = -INFINITY;
     }
     push_point(S, V, rec);
@@ -845,7 +846,7 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
         ls_solve(V->ls[c], &a, &b); /* x = c0 + R sin(th + psi): R = |(a, b)|, psi = atan2(a, b) */
         rec[3 + 2 * c] = hypot(a, b) / fabs(A);
         rec[4 + 2 * c] = atan2(a, b) * 180.0 / 3.141592653589793;
-        if (rec[3 + 2 * c] > V->peak[c]) V->peak[c] = rec[3 + 2 * c], V->fpeak[c] = fn->f;
+        if (rec[3 + 2 * c] > V->peak[c]) V->peak[c] = rec[3 + 2 * c], V->ipeak[c] = V->nf;
     }
     push_point(S, V, rec);
     if (++V->fi >= S->nfreq) return 1;
@@ -936,13 +937,27 @@ typedef struct st_res {
     int status;
 } st_res;
 
+/* frequency points i-1, i, i+1 of column c -> the frequency of the vertex of the parabola through
+ * (f, amplitude) at them (the peak between the points), or f_i at an end or without a maximum there */
+static double peak_frequency(const st_study *S, const st_var *V, int c, long i)
+{
+    const int w = frec(S);
+    if (i < 1 || i + 1 >= V->nf) return V->f[i * w];
+    const double f0 = V->f[(i - 1) * w], f1 = V->f[i * w], f2 = V->f[(i + 1) * w];
+    const double a0 = V->f[(i - 1) * w + 3 + 2 * c], a1 = V->f[i * w + 3 + 2 * c], a2 = V->f[(i + 1) * w + 3 + 2 * c];
+    const double d1 = (a1 - a0) / (f1 - f0), d2 = (a2 - a1) / (f2 - f1), curv = (d2 - d1) / (f2 - f0);
+    if (!(curv < 0)) return f1;
+    const double fv = 0.5 * (f0 + f1) - d1 / (2 * curv); /* where p'(f) = d1 + curv (2 f - f0 - f1) = 0 */
+    return fv > f0 && fv < f2 ? fv : f1;
+}
+
 static void results(const st_study *S, st_var *V, st_res *r)
 {
     r->status = V->status;
     r->t = V->d ? V->d->t : 0.0;
     for (int c = 0; c < S->ncol; c++) {
         r->peak[c] = S->analysis == AN_TIME ? V->vmax[c] : V->peak[c] >= 0 ? V->peak[c] : NAN;
-        r->fpeak[c] = S->analysis == AN_TIME ? V->tmax[c] : V->fpeak[c];
+        r->fpeak[c] = S->analysis == AN_TIME ? V->tmax[c] : V->peak[c] >= 0 ? peak_frequency(S, V, c, V->ipeak[c]) : NAN;
     }
     r->residual = V->d ? V->d->en.residual_rel : NAN;
     /* dissipated by friction: the friction work up to t less the energy still in the bristles (summary.json's
@@ -1070,7 +1085,7 @@ static void study_plots(const st_study *S, const br_model *m0, st_var *V, const 
                 }
                 sr[ns++] = (br_series){kind == 0 ? S->col[c] : m0->cset[c].name, n, x, y + c * nv, c == 3 ? 4 : c, 1.5, 1};
             }
-            if (kind == 0) snprintf(ylab, sizeof ylab, "%s", S->analysis == AN_SWEEP ? "peak amplitude" : "peak receptance");
+            if (kind == 0) snprintf(ylab, sizeof ylab, "%s", S->analysis == AN_SWEEP ? "peak amplitude (column units, m for displacements)" : "peak receptance |x / F| [m/N]");
             else snprintf(ylab, sizeof ylab, "friction energy [J]");
             snprintf(title, sizeof title, "%s: %s against %s", S->name, kind == 0 ? "peak response" : "friction energy", A->name);
             char name[64];
@@ -1087,7 +1102,7 @@ static void study_plots(const st_study *S, const br_model *m0, st_var *V, const 
         int same = 1; /* every complete variant on the base's frequency points */
         for (long v = 1; v < nv; v++)
             if (R[v].status == ST_DONE) same &= V[v].nf == nf;
-        const char *yl = S->analysis == AN_SWEEP ? "amplitude (window half range)" : "receptance |x / F|";
+        const char *yl = S->analysis == AN_SWEEP ? "amplitude (half range of each window)" : "receptance |x / F| [m/N]";
         snprintf(ylab, sizeof ylab, "%s: %s", S->col[0], yl);
         double *f0 = malloc((size_t)nf * sizeof(double)), *buf = malloc((size_t)nf * (nv < 13 ? nv : 4) * sizeof(double));
         if (f0 && buf) {

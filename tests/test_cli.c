@@ -162,6 +162,21 @@ Test(cli, missing_friction_parameter)
     expect_bad("nomu.yaml", base_with(23, ""), 22, "missing friction parameter 'mu_s'");
 }
 
+/* mu_s = mu_k: the flat Stribeck curve needs no V_st and no alpha (the run completes); with
+ * mu_s > mu_k they are demanded */
+Test(cli, flat_stribeck_needs_no_v_st_or_alpha)
+{
+    char args[1200], err[4096], text[4096];
+    snprintf(text, sizeof text, "%s", base_with(23, "      mu_s: 0.1\n"));
+    char *p = strstr(text, "      V_st: 1.0e-3\n");
+    memmove(p, p + 18, strlen(p + 18) + 1);
+    p = strstr(text, "      alpha: 2\n");
+    memmove(p, p + 15, strlen(p + 15) + 1);
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu", write_file("flat.yaml", text), dir);
+    cr_expect_eq(run(args, err, sizeof err), 0, "stderr: %s", err);
+    expect_bad("noalpha.yaml", base_with(26, ""), 22, "missing friction parameter 'alpha'");
+}
+
 Test(cli, wrong_type) { expect_bad("type.yaml", base_with(6, "    mass: heavy\n"), 6, "expected a finite number"); }
 
 Test(cli, mu_s_below_mu_k) { expect_bad("mus.yaml", base_with(23, "      mu_s: 0.05\n"), 23, "mu_s (0.05) < mu_k (0.1)"); }
