@@ -106,6 +106,7 @@ typedef struct br_model {
     double out_interval;      /* sampling interval of timeseries.csv */
     long out_every;           /* steps per sample */
     int out_points;           /* write points.csv */
+    int out_plots;            /* write the PNG plots (output.plots, default 1) */
     long points_every;        /* steps per points.csv sample */
     double loop_t0, loop_t1;  /* time window of the friction loop plots (F_t against V_t) */
     int nfield_times;         /* snapshots of meshed sets (fields/<set>_<k>.vtp) at these times */

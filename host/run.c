@@ -412,7 +412,7 @@ int br_run_main(int argc, char **argv)
                 }
         }
     }
-    if (!failed) plots(m, pb, &lb, &rf, &wall_out);
+    if (!failed && m->out_plots) plots(m, pb, &lb, &rf, &wall_out);
     free(lb.v);
     const double wall = now_s() - start;
     if (reported && !quiet) progress(1.0, d->t, d->step, wall, tty, 1);

@@ -1348,12 +1348,13 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
         ycheck(&c, m->t_end / m->dt < 1e12, yat(&c, tm, "dt"), "more than 1e12 steps");
     }
     ynode *out = ymap(&c, root, "output");
-    static const char *const KO[] = {"interval", "points", "points_interval", "loop_window", "fields", NULL};
+    static const char *const KO[] = {"interval", "points", "points_interval", "loop_window", "fields", "plots", NULL};
     if (out) ykeys(&c, out, "output", KO);
     /* default sampling: every 1e-4 s, or every step when dt is longer */
     const double def_int = m->dt > 0 ? m->dt * fmax(1.0, nearbyint(1e-4 / m->dt)) : 1e-4;
     m->out_interval = ynum(&c, out, "interval", 0, def_int);
     m->out_points = ybool(&c, out, "points", 0);
+    m->out_plots = ybool(&c, out, "plots", 1);
     const double pint = ynum(&c, out, "points_interval", 0, m->out_interval);
     /* loop plots: default the last tenth of the run, at most 0.2 s */
     const double lw = fmin(0.2, 0.1 * m->t_end), defw[2] = {m->t_end - lw, m->t_end};

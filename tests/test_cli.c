@@ -177,6 +177,21 @@ Test(cli, flat_stribeck_needs_no_v_st_or_alpha)
     expect_bad("noalpha.yaml", base_with(26, ""), 22, "missing friction parameter 'alpha'");
 }
 
+/* output.plots: false writes no PNG and lists none in summary.json */
+Test(cli, plots_can_be_switched_off)
+{
+    char args[1200], err[4096], text[4096];
+    snprintf(text, sizeof text, "%soutput: {plots: false}\n", BASE);
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu", write_file("noplots.yaml", text), dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "stderr: %s", err);
+    char p[700];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/out/pad.png", dir);
+    cr_expect(stat(p, &sb) != 0, "pad.png written");
+    cr_expect(strstr(read_text("out/summary.json"), ".png") == NULL);
+    cr_expect(strstr(read_text("out/summary.json"), "timeseries.csv") != NULL);
+}
+
 Test(cli, wrong_type) { expect_bad("type.yaml", base_with(6, "    mass: heavy\n"), 6, "expected a finite number"); }
 
 Test(cli, mu_s_below_mu_k) { expect_bad("mus.yaml", base_with(23, "      mu_s: 0.05\n"), 23, "mu_s (0.05) < mu_k (0.1)"); }
