@@ -239,6 +239,13 @@ static void describe_bad_point(const br_field *f, int s, const br_set_frame *sf,
 int br_field_step(br_field *f, const br_frame_state *frames, const double *normal_force, double h,
                   br_set_result *res, char *err, size_t errlen)
 {
+    return br_field_step_sets(f, frames, normal_force, h, res, NULL, err, errlen);
+}
+
+int br_field_step_sets(br_field *f, const br_frame_state *frames, const double *normal_force, double h,
+                       br_set_result *res, int *bad, char *err, size_t errlen)
+{
+    int nbad = 0;
     for (int s = 0; s < f->nsets; s++) {
         const br_field_set *fs = &f->sets[s];
         const br_contact_set_desc *g = &fs->geom;
@@ -251,11 +258,17 @@ int br_field_step(br_field *f, const br_frame_state *frames, const double *norma
     if (f->ops->step(f, f->frames, h, f->sums, f->tans, err, errlen)) return -1;
     for (int s = 0; s < f->nsets; s++) {
         const br_set_sums *m = &f->sums[s];
+        if (bad) bad[s] = 0;
         if (!sums_finite(m)) {
-            f->ops->sync_to_host(f);
-            char what[200];
-            describe_bad_point(f, s, &f->frames[s], what, sizeof what);
-            return fail(err, errlen, "contact set '%s', %s", f->sets[s].name, what);
+            if (nbad++ == 0) { /* the first bad set named in err */
+                f->ops->sync_to_host(f);
+                char what[200];
+                describe_bad_point(f, s, &f->frames[s], what, sizeof what);
+                fail(err, errlen, "contact set '%s', %s", f->sets[s].name, what);
+            }
+            if (!bad) return -1;
+            bad[s] = 1;
+            continue;
         }
         br_set_result *r = &res[s];
         const br_set_frame *sf = &f->frames[s];
@@ -286,6 +299,15 @@ int br_field_step(br_field *f, const br_frame_state *frames, const double *norma
         if (f->sets[s].tangent) br_tangent_finish(&f->tans[s], &r->tan);
         else memset(&r->tan, 0, sizeof r->tan);
     }
+    return nbad ? -1 : 0;
+}
+
+int br_field_describe(br_field *f, int s, char *out, size_t len)
+{
+    if (s < 0 || s >= f->nsets || f->ops->sync_to_host(f)) return -1;
+    char what[200];
+    describe_bad_point(f, s, &f->frames[s], what, sizeof what);
+    snprintf(out, len, "contact set '%s', %s", f->sets[s].name, what);
     return 0;
 }
 

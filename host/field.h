@@ -84,6 +84,16 @@ void br_field_destroy(br_field *f);
 int br_field_step(br_field *f, const br_frame_state *frames, const double *normal_force, double h,
                   br_set_result *res, char *err, size_t errlen);
 
+/* as br_field_step, but every set is stepped even when some are not finite: bad[s] (nsets) is 1
+ * for a set whose sums are not finite (its res[s] left as it was), else 0; err names the first such
+ * set. 0, or -1 if any set is bad. A study steps all its variants' sets in one field this way, so
+ * one variant's failure does not stop the others. */
+int br_field_step_sets(br_field *f, const br_frame_state *frames, const double *normal_force, double h,
+                       br_set_result *res, int *bad, char *err, size_t errlen);
+
+/* set s after a step in which it was not finite -> "contact set 'NAME', point i: what" into out; 0 or -1 */
+int br_field_describe(br_field *f, int s, char *out, size_t len);
+
 /* on/off -> the step also stores per-point forces for br_field_points */
 void br_field_record_points(br_field *f, int on);
 

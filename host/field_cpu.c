@@ -3,6 +3,8 @@
  * own slot and the slots are combined in index order, so the sums are bitwise
  * the same whatever the thread count or schedule. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "field_internal.h"
 
@@ -130,8 +132,51 @@ typedef struct cpu_tan_block {
 #define BR_S18 s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17
 #define BR_S21 BR_S18, s18, s19, s20
 
-/* c (kn or cn) of block b's m points -> out[q] += sum of c gn gn^T, upper triangle row by row
- * (the Kn, Cn terms of br_tan_pieces) */
+/* The terms one point (or lane) j of block b adds to its tangent sums, returned by value (no
+ * addressable aggregate in a caller's simd loop body): the same expressions for the loops that
+ * sum a block's points (cpu_tan_block_add) and those that add each lane to its own set
+ * (cpu_tan_lanes_add). */
+typedef struct cpu_t21 {
+    double s[21];
+} cpu_t21;
+typedef struct cpu_t18 {
+    double s[18];
+} cpu_t18;
+
+/* coefficient c (kn or cn), block b, point j -> c gn gn^T, upper triangle row by row (Kn, Cn) */
+BR_HD cpu_t21 cpu_sym_terms(double c, const cpu_tan_block *b, long j)
+{
+    const double g0 = b->gn[0][j], g1 = b->gn[1][j], g2 = b->gn[2][j];
+    const double g3 = b->gn[3][j], g4 = b->gn[4][j], g5 = b->gn[5][j];
+    const double r0 = c * g0, r1 = c * g1, r2 = c * g2, r3 = c * g3, r4 = c * g4, r5 = c * g5;
+    return (cpu_t21){{r0 * g0, r0 * g1, r0 * g2, r0 * g3, r0 * g4, r0 * g5, r1 * g1, r1 * g2, r1 * g3, r1 * g4,
+                      r1 * g5, r2 * g2, r2 * g3, r2 * g4, r2 * g5, r3 * g3, r3 * g4, r3 * g5, r4 * g4, r4 * g5,
+                      r5 * g5}};
+}
+
+/* block b, point j, first column c0 (0 or 3) -> s[6 c + r] = gj[r] gn[c0 + c], c = 0..2 (Kf) */
+BR_HD cpu_t18 cpu_kf_terms(const cpu_tan_block *b, long j, int c0)
+{
+    const double n0 = b->gn[c0][j], n1 = b->gn[c0 + 1][j], n2 = b->gn[c0 + 2][j];
+    const double a0 = b->gj[0][j], a1 = b->gj[1][j], a2 = b->gj[2][j];
+    const double a3 = b->gj[3][j], a4 = b->gj[4][j], a5 = b->gj[5][j];
+    return (cpu_t18){{a0 * n0, a1 * n0, a2 * n0, a3 * n0, a4 * n0, a5 * n0, a0 * n1, a1 * n1, a2 * n1, a3 * n1,
+                      a4 * n1, a5 * n1, a0 * n2, a1 * n2, a2 * n2, a3 * n2, a4 * n2, a5 * n2}};
+}
+
+/* block b, point j, first column c0 (a constant after inlining) -> columns c0..c0+2 of its
+ * G^T Jc G (br_tan_sandwich_col; the Cf term) */
+BR_HD cpu_t18 cpu_sandwich3(const cpu_tan_block *b, long j, int c0)
+{
+    const double rw[3] = {b->rw[0][j], b->rw[1][j], b->rw[2][j]};
+    double A[9];
+    for (int k = 0; k < 9; k++) A[k] = b->Jc[k][j];
+    cpu_t18 o;
+    for (int c = 0; c < 3; c++) br_tan_sandwich_col(rw, A, c0 + c, o.s + 6 * c);
+    return o;
+}
+
+/* c (kn or cn) of block b's m points -> out[q] += sum of c gn gn^T (cpu_sym_terms) */
 BR_HD void cpu_tan_sym(const double *c, const cpu_tan_block *b, long m, double out[21])
 {
     double BR_S21;
@@ -139,70 +184,28 @@ BR_HD void cpu_tan_sym(const double *c, const cpu_tan_block *b, long m, double o
         s19 = s20 = 0.0;
 #pragma omp simd reduction(+ : BR_S21)
     for (long j = 0; j < m; j++) {
-        const double g0 = b->gn[0][j], g1 = b->gn[1][j], g2 = b->gn[2][j];
-        const double g3 = b->gn[3][j], g4 = b->gn[4][j], g5 = b->gn[5][j];
-        const double r0 = c[j] * g0, r1 = c[j] * g1, r2 = c[j] * g2, r3 = c[j] * g3, r4 = c[j] * g4,
-                     r5 = c[j] * g5;
-        s0 += r0 * g0, s1 += r0 * g1, s2 += r0 * g2, s3 += r0 * g3, s4 += r0 * g4, s5 += r0 * g5;
-        s6 += r1 * g1, s7 += r1 * g2, s8 += r1 * g3, s9 += r1 * g4, s10 += r1 * g5;
-        s11 += r2 * g2, s12 += r2 * g3, s13 += r2 * g4, s14 += r2 * g5;
-        s15 += r3 * g3, s16 += r3 * g4, s17 += r3 * g5;
-        s18 += r4 * g4, s19 += r4 * g5;
-        s20 += r5 * g5;
+        const cpu_t21 t = cpu_sym_terms(c[j], b, j);
+        s0 += t.s[0], s1 += t.s[1], s2 += t.s[2], s3 += t.s[3], s4 += t.s[4], s5 += t.s[5], s6 += t.s[6];
+        s7 += t.s[7], s8 += t.s[8], s9 += t.s[9], s10 += t.s[10], s11 += t.s[11], s12 += t.s[12];
+        s13 += t.s[13], s14 += t.s[14], s15 += t.s[15], s16 += t.s[16], s17 += t.s[17], s18 += t.s[18];
+        s19 += t.s[19], s20 += t.s[20];
     }
     const double v[21] = {BR_S21};
     for (int q = 0; q < 21; q++) out[q] += v[q];
 }
 
-/* block b's m points, first column c0 (0 or 3) -> out[6 c + r] += sum of gj[r] gn[c0 + c],
- * c = 0..2 (the Kf term: columns c0..c0+2) */
-BR_HD void cpu_tan_kf(const cpu_tan_block *b, long m, int c0, double out[18])
+/* block b's m points, first column c0 (0 or 3), kind (0: Kf, cpu_kf_terms; 1: Cf, cpu_sandwich3)
+ * -> out[q] += the sum of their terms */
+BR_HD void cpu_tan_18(const cpu_tan_block *b, long m, int c0, int kind, double out[18])
 {
     double BR_S18;
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = s8 = s9 = s10 = s11 = s12 = s13 = s14 = s15 = s16 = s17 = 0.0;
 #pragma omp simd reduction(+ : BR_S18)
     for (long j = 0; j < m; j++) {
-        const double n0 = b->gn[c0][j], n1 = b->gn[c0 + 1][j], n2 = b->gn[c0 + 2][j];
-        const double a0 = b->gj[0][j], a1 = b->gj[1][j], a2 = b->gj[2][j];
-        const double a3 = b->gj[3][j], a4 = b->gj[4][j], a5 = b->gj[5][j];
-        s0 += a0 * n0, s1 += a1 * n0, s2 += a2 * n0, s3 += a3 * n0, s4 += a4 * n0, s5 += a5 * n0;
-        s6 += a0 * n1, s7 += a1 * n1, s8 += a2 * n1, s9 += a3 * n1, s10 += a4 * n1, s11 += a5 * n1;
-        s12 += a0 * n2, s13 += a1 * n2, s14 += a2 * n2, s15 += a3 * n2, s16 += a4 * n2, s17 += a5 * n2;
-    }
-    const double v[18] = {BR_S18};
-    for (int q = 0; q < 18; q++) out[q] += v[q];
-}
-
-/* Columns c0..c0+2 of one point's G^T Jc G, by value (no addressable aggregate in the caller's
- * simd loop body). */
-typedef struct cpu_cols3 {
-    double g[18];
-} cpu_cols3;
-
-/* block b, point j, first column c0 (a constant after inlining) -> those columns
- * (br_tan_sandwich_col) */
-BR_HD cpu_cols3 cpu_sandwich3(const cpu_tan_block *b, long j, int c0)
-{
-    const double rw[3] = {b->rw[0][j], b->rw[1][j], b->rw[2][j]};
-    double A[9];
-    for (int k = 0; k < 9; k++) A[k] = b->Jc[k][j];
-    cpu_cols3 o;
-    for (int c = 0; c < 3; c++) br_tan_sandwich_col(rw, A, c0 + c, o.g + 6 * c);
-    return o;
-}
-
-/* block b's m points, first column c0 (0 or 3) -> out[q] += the sum of their sandwiches'
- * columns c0..c0+2 (the Cf term) */
-BR_HD void cpu_tan_cf(const cpu_tan_block *b, long m, int c0, double out[18])
-{
-    double BR_S18;
-    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = s8 = s9 = s10 = s11 = s12 = s13 = s14 = s15 = s16 = s17 = 0.0;
-#pragma omp simd reduction(+ : BR_S18)
-    for (long j = 0; j < m; j++) {
-        const cpu_cols3 g = cpu_sandwich3(b, j, c0);
-        s0 += g.g[0], s1 += g.g[1], s2 += g.g[2], s3 += g.g[3], s4 += g.g[4], s5 += g.g[5];
-        s6 += g.g[6], s7 += g.g[7], s8 += g.g[8], s9 += g.g[9], s10 += g.g[10], s11 += g.g[11];
-        s12 += g.g[12], s13 += g.g[13], s14 += g.g[14], s15 += g.g[15], s16 += g.g[16], s17 += g.g[17];
+        const cpu_t18 g = kind ? cpu_sandwich3(b, j, c0) : cpu_kf_terms(b, j, c0);
+        s0 += g.s[0], s1 += g.s[1], s2 += g.s[2], s3 += g.s[3], s4 += g.s[4], s5 += g.s[5];
+        s6 += g.s[6], s7 += g.s[7], s8 += g.s[8], s9 += g.s[9], s10 += g.s[10], s11 += g.s[11];
+        s12 += g.s[12], s13 += g.s[13], s14 += g.s[14], s15 += g.s[15], s16 += g.s[16], s17 += g.s[17];
     }
     const double v[18] = {BR_S18};
     for (int q = 0; q < 18; q++) out[q] += v[q];
@@ -215,10 +218,10 @@ static void cpu_tan_block_add(const cpu_tan_block *b, long m, br_tangent_sums *T
 {
     cpu_tan_sym(b->kn, b, m, T->Kn);
     cpu_tan_sym(b->cn, b, m, T->Cn);
-    cpu_tan_kf(b, m, 0, T->Kf);
-    cpu_tan_kf(b, m, 3, T->Kf + 18);
-    cpu_tan_cf(b, m, 0, T->Cf);
-    cpu_tan_cf(b, m, 3, T->Cf + 18);
+    cpu_tan_18(b, m, 0, 0, T->Kf);
+    cpu_tan_18(b, m, 3, 0, T->Kf + 18);
+    cpu_tan_18(b, m, 0, 1, T->Cf);
+    cpu_tan_18(b, m, 3, 1, T->Cf + 18);
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0;
 #pragma omp simd reduction(+ : s0, s1, s2, s3, s4, s5)
     for (long j = 0; j < m; j++) {
@@ -301,13 +304,323 @@ static void cpu_set_step(const br_set_view *v, const br_set_frame *fr, double h,
     for (long c = 0; c < nchunks; c++) cpu_chunk_any(v, fr, h, c, partials, tpartials);
 }
 
+/* ---- small sets in lanes: sets of one chunk that share law, surface, point count, tangent and
+ * parameters form a group, and one loop advances them together with a set in each SIMD lane
+ * (point p of every set of the group, then p + 1, ...). The variants of a study are such sets, as
+ * are the faces of one model that look alike (the S2 bundle's two contacts): lanes full of sets run
+ * at the vectorized loop's rate where a set of 4 points alone would run the loop's scalar tail.
+ * Each lane adds its points in point order into its own sums, so a set's results do not depend on
+ * which or how many sets share its group (a study's variant equals its single run bit for bit).
+ * The group owns its sets' geometry and states, interleaved [p][lane] (states [k][p][lane]);
+ * cpu_sync_to_host and cpu_sync_from_host copy the states to and from the sets' views. ---- */
+
+#define BR_LANES 16    /* lanes per block: its 120 tangent sums per lane stay in L1 (15 KiB) */
+#define BR_FRAME_NF 30 /* doubles of a br_set_frame, in frame_store's order */
+
+typedef struct cpu_group {
+    int law, surf, tangent;
+    long n;            /* points per set */
+    long L;            /* lanes (sets) */
+    int *set;          /* set of each lane */
+    br_set_view view;  /* interleaved arrays (view.n = n L, the state stride), its sets' parameters */
+    double *fs;        /* the sets' frames, BR_FRAME_NF x L (frame_store) */
+    double *recF, *recN; /* per-point outputs [k][p][lane] while recording */
+    double *block;     /* the one allocation behind all of the above arrays */
+} cpu_group;
+
+typedef struct cpu_backend {
+    int ngroup;
+    cpu_group *g;
+    int *grouped; /* per set: its group, or -1 */
+    long nblock;  /* lane blocks over all groups */
+} cpu_backend;
+
+/* frame f -> column j of the frame table fs (BR_FRAME_NF rows of L) */
+static void frame_store(const br_set_frame *f, double *fs, long L, long j)
+{
+    const double v[BR_FRAME_NF] = {f->xA[0], f->xA[1], f->xA[2], f->RA[0], f->RA[1], f->RA[2], f->RA[3], f->RA[4],
+                                   f->RA[5], f->RA[6], f->RA[7], f->RA[8], f->c[0],  f->c[1],  f->c[2],  f->w[0],
+                                   f->w[1],  f->w[2],  f->n[0],  f->n[1],  f->n[2],  f->d,     f->pc[0], f->pc[1],
+                                   f->pc[2], f->ax[0], f->ax[1], f->ax[2], f->rad,   f->Npt};
+    for (int k = 0; k < BR_FRAME_NF; k++) fs[k * L + j] = v[k];
+}
+
+/* column j of the frame table -> *f, field by field (inside a simd loop: no aggregate copy) */
+BR_HD void frame_load(br_set_frame *f, const double *restrict fs, long L, long j, int surface)
+{
+    f->xA[0] = fs[0 * L + j], f->xA[1] = fs[1 * L + j], f->xA[2] = fs[2 * L + j];
+    for (int k = 0; k < 9; k++) f->RA[k] = fs[(3 + k) * L + j];
+    for (int k = 0; k < 3; k++) f->c[k] = fs[(12 + k) * L + j], f->w[k] = fs[(15 + k) * L + j], f->n[k] = fs[(18 + k) * L + j];
+    f->d = fs[21 * L + j];
+    for (int k = 0; k < 3; k++) f->pc[k] = fs[(22 + k) * L + j], f->ax[k] = fs[(25 + k) * L + j];
+    f->rad = fs[28 * L + j], f->Npt = fs[29 * L + j], f->surface = surface;
+}
+
+/* terms t (by value) of one lane j -> added to rows off.. of T (fully unrolled, so that the lane
+ * loop around is a simple loop for the vectorizer) */
+#define BR_LANE_TERMS(off, cnt, t)                                                                            \
+    _Pragma("GCC unroll 21") for (int q = 0; q < (cnt); q++) T[(off) + q][j] += (t).s[q]
+
+/* block b's m lanes -> each lane's tangent terms added to its own column of T (the offsets are
+ * those of br_tangent_sums: Kf 0, Cf 36, Kn 72, Cn 93, Wd 114) */
+static void cpu_tan_lanes_add(const cpu_tan_block *b, long m, double T[BR_TANGENT_N][BR_LANES])
+{
+#pragma GCC ivdep
+    for (long j = 0; j < m; j++) BR_LANE_TERMS(72, 21, cpu_sym_terms(b->kn[j], b, j));
+#pragma GCC ivdep
+    for (long j = 0; j < m; j++) BR_LANE_TERMS(93, 21, cpu_sym_terms(b->cn[j], b, j));
+#pragma GCC ivdep
+    for (long j = 0; j < m; j++) BR_LANE_TERMS(0, 18, cpu_kf_terms(b, j, 0));
+#pragma GCC ivdep
+    for (long j = 0; j < m; j++) BR_LANE_TERMS(18, 18, cpu_kf_terms(b, j, 3));
+#pragma GCC ivdep
+    for (long j = 0; j < m; j++) BR_LANE_TERMS(36, 18, cpu_sandwich3(b, j, 0));
+#pragma GCC ivdep
+    for (long j = 0; j < m; j++) BR_LANE_TERMS(54, 18, cpu_sandwich3(b, j, 3));
+#pragma GCC ivdep
+    for (long j = 0; j < m; j++)
+#pragma GCC unroll 6
+        for (int q = 0; q < 6; q++) T[114 + q][j] += b->Nd[j] * b->gn[q][j];
+}
+
+/* The lane loops use `GCC ivdep`, not `omp simd`: lanes are independent iterations, and omp simd
+ * would turn the per-lane frame (a local whose address the per-point code takes) into a per-lane
+ * array in memory, which does not vectorize; without it gcc scalarizes the frame after inlining. */
+
+/* point (or lane) contribution q -> added to lane j's sums S[.][j] (and its outputs when rec) */
+#define BR_LANE_ADD(q)                                                                                        \
+    do {                                                                                                      \
+        S[0][j] += (q).F[0], S[1][j] += (q).F[1], S[2][j] += (q).F[2];                                        \
+        S[3][j] += (q).Fc[0], S[4][j] += (q).Fc[1], S[5][j] += (q).Fc[2];                                     \
+        S[6][j] += (q).Mc[0], S[7][j] += (q).Mc[1], S[8][j] += (q).Mc[2];                                     \
+        S[9][j] += (q).Mf[0], S[10][j] += (q).Mf[1], S[11][j] += (q).Mf[2];                                   \
+        S[12][j] += (q).N, S[13][j] += (q).P, S[14][j] += (q).E_el, S[15][j] += (q).P_nd, S[16][j] += (q).E_b; \
+        S[17][j] += (q).ncontact, S[18][j] += (q).nstick;                                                     \
+        const double pm_ = S[19][j], vm_ = S[20][j];                                                          \
+        S[19][j] = (q).pen_max > pm_ ? (q).pen_max : pm_;                                                     \
+        S[20][j] = (q).vt_max > vm_ ? (q).vt_max : vm_;                                                       \
+        if (rec) {                                                                                            \
+            gp->recF[(0 * n + p) * L + lane] = (q).F[0], gp->recF[(1 * n + p) * L + lane] = (q).F[1];         \
+            gp->recF[(2 * n + p) * L + lane] = (q).F[2], gp->recN[p * L + lane] = (q).N;                      \
+        }                                                                                                     \
+    } while (0)
+
+/* law, surface, tangent, rec (constants after inlining), group, h, lanes [j0, j0 + m) (m <= BR_LANES)
+ * -> their sets' states advanced, sums in out[0..m) and tangent sums in tout[0..m) (tan), point
+ * outputs in the group's recF, recN (rec) */
+BR_HD void cpu_lanes(int law, int surf, int tan, int rec, const cpu_group *gp, double h, long j0, long m,
+                     br_set_sums *out, br_tangent_sums *tout)
+{
+    const br_set_view vl = gp->view;
+    const br_set_view *v = &vl;
+    const long L = gp->L, n = gp->n;
+    const double *fs = gp->fs;
+    double S[BR_SUMS_NADD + 2][BR_LANES] = {{0.0}};
+    double T[tan ? BR_TANGENT_N : 1][BR_LANES];
+    if (tan) memset(T, 0, sizeof T);
+    _Alignas(64) cpu_tan_block blk;
+    cpu_tan_block *b = &blk;
+    for (long p = 0; p < n; p++) {
+#pragma GCC ivdep
+        for (long j = 0; j < m; j++) {
+            const long lane = j0 + j, i = p * L + lane;
+            br_set_frame f;
+            frame_load(&f, fs, L, lane, surf);
+            if (tan) {
+                const br_point_tan_sums o = br_point_sums_tan(law, surf, v, &f, h, i);
+                BR_LANE_ADD(o.q);
+                for (int k = 0; k < 6; k++) b->gn[k][j] = o.p.gn[k], b->gj[k][j] = o.p.gj[k];
+                for (int k = 0; k < 9; k++) b->Jc[k][j] = o.p.Jc[k];
+                for (int k = 0; k < 3; k++) b->rw[k][j] = o.rw[k];
+                b->kn[j] = o.kn, b->cn[j] = o.cn, b->Nd[j] = o.Nd;
+            } else {
+                const br_set_sums q = br_point_sums(law, surf, v, &f, h, i);
+                BR_LANE_ADD(q);
+            }
+        }
+        if (tan) cpu_tan_lanes_add(b, m, T);
+    }
+    for (long j = 0; j < m; j++) {
+        double *o = (double *)&out[j];
+        for (int k = 0; k < BR_SUMS_NADD + 2; k++) o[k] = S[k][j];
+        if (tan) {
+            double *t = (double *)&tout[j];
+            for (int k = 0; k < BR_TANGENT_N; k++) t[k] = T[k][j];
+        }
+    }
+}
+
+#define BR_CPU_LANES(LAW, SURF, REC)                                                                          \
+    do {                                                                                                      \
+        if (tan) cpu_lanes(LAW, SURF, 1, REC, gp, h, j0, m, out, tout);                                       \
+        else cpu_lanes(LAW, SURF, 0, REC, gp, h, j0, m, out, tout);                                           \
+    } while (0)
+
+#define BR_LANES_SURF(LAW, SURF)                                                                              \
+    case SURF:                                                                                                \
+        if (rec) BR_CPU_LANES(LAW, SURF, 1);                                                                  \
+        else BR_CPU_LANES(LAW, SURF, 0);                                                                      \
+        break;
+#define BR_LANES_CASE(LAW)                                                                                    \
+    case LAW:                                                                                                 \
+        switch (gp->surf) {                                                                                   \
+            BR_LANES_SURF(LAW, BR_SURF_SPHERE)                                                                \
+            BR_LANES_SURF(LAW, BR_SURF_CYLINDER)                                                              \
+            default: BR_LANES_SURF(LAW, BR_SURF_PLANE)                                                        \
+        }                                                                                                     \
+        break;
+
+/* group, h, lanes [j0, j0 + m), rec -> cpu_lanes specialised for the group's law, surface, tangent
+ * and recording (gms sets are never grouped) */
+static void cpu_lanes_law(const cpu_group *gp, double h, long j0, long m, int rec, br_set_sums *out,
+                          br_tangent_sums *tout)
+{
+    const int tan = gp->tangent;
+    switch (gp->law) {
+        BR_LANES_CASE(BR_LAW_LUGRE3D)
+        BR_LANES_CASE(BR_LAW_LUGRE3D_CLASSIC)
+        BR_LANES_CASE(BR_LAW_DAHL3D)
+        BR_LANES_CASE(BR_LAW_GKF)
+        BR_LANES_CASE(BR_LAW_STATIC_REG)
+        BR_LANES_CASE(BR_LAW_BRISTLE2)
+        BR_LANES_CASE(BR_LAW_BRISTLE_IMPLICIT)
+        BR_LANES_CASE(BR_LAW_JENKINS)
+    default: break;
+    }
+}
+
+/* two sets' friction parameters -> 1 if every field is equal (member by member: the padding of the
+ * structs is not compared) */
+static int fric_equal(const br_friction_params *a, const br_friction_params *b)
+{
+    if (a->update != b->update || a->gms_M != b->gms_M) return 0;
+    const double x[] = {a->mu_s, a->mu_k, a->V_st, a->alpha, a->sigma0, a->sigma1, a->sigma2, a->eps, a->f_v,
+                        a->v_r,  a->nu,   a->G_min, a->kt,   a->kt_K,   a->c_t,    a->gms_C};
+    const double y[] = {b->mu_s, b->mu_k, b->V_st, b->alpha, b->sigma0, b->sigma1, b->sigma2, b->eps, b->f_v,
+                        b->v_r,  b->nu,   b->G_min, b->kt,   b->kt_K,   b->c_t,    b->gms_C};
+    /* every field of br_friction_params is listed above or is a gms array (gms sets are not grouped) */
+    _Static_assert(sizeof(br_friction_params) == 16 * sizeof(double) + 2 * sizeof(double) + 3 * BR_GMS_MAX * sizeof(double),
+                   "br_friction_params changed: update fric_equal");
+    for (size_t k = 0; k < sizeof x / sizeof x[0]; k++)
+        if (!(x[k] == y[k])) return 0;
+    return 1;
+}
+
+/* set view a, b (with tangent flags, surfaces) -> 1 if they can share a group */
+static int groupable(const br_field *f, int s, int t)
+{
+    const br_field_set *a = &f->sets[s], *b = &f->sets[t];
+    return a->view.law == b->view.law && a->geom.surface == b->geom.surface && a->view.n == b->view.n &&
+           a->tangent == b->tangent && a->view.nstate == b->view.nstate && a->view.v_stick == b->view.v_stick &&
+           a->view.normal.pK == b->view.normal.pK && a->view.normal.pD == b->view.normal.pD &&
+           fric_equal(&a->view.fric, &b->view.fric);
+}
+
+static void cpu_free_backend(cpu_backend *cb)
+{
+    if (!cb) return;
+    for (int g = 0; g < cb->ngroup; g++) free(cb->g[g].set), free(cb->g[g].block);
+    free(cb->g), free(cb->grouped), free(cb);
+}
+
+/* field -> its sets of one chunk (not gms) in groups, geometry and states interleaved; 0 or -1 */
+static int cpu_make_groups(br_field *f, cpu_backend *cb)
+{
+    cb->grouped = malloc((size_t)(f->nsets ? f->nsets : 1) * sizeof(int));
+    cb->g = calloc((size_t)(f->nsets ? f->nsets : 1), sizeof *cb->g);
+    if (!cb->grouped || !cb->g) return -1;
+    for (int s = 0; s < f->nsets; s++) cb->grouped[s] = -1;
+    for (int s = 0; s < f->nsets; s++) {
+        const br_field_set *fs = &f->sets[s];
+        if (cb->grouped[s] >= 0 || fs->npartial != 1 || fs->view.n < 1 || fs->view.law == BR_LAW_GMS) continue;
+        cpu_group *g = &cb->g[cb->ngroup];
+        g->set = malloc((size_t)f->nsets * sizeof(int));
+        if (!g->set) return -1;
+        for (int t = s; t < f->nsets; t++)
+            if (cb->grouped[t] < 0 && f->sets[t].npartial == 1 && (t == s || groupable(f, s, t)))
+                cb->grouped[t] = cb->ngroup, g->set[g->L++] = t;
+        cb->ngroup++;
+        const long n = fs->view.n, L = g->L, ns = fs->view.nstate;
+        g->law = fs->view.law, g->surf = fs->geom.surface, g->tangent = fs->tangent, g->n = n;
+        const size_t nd = (size_t)(n * L) * (size_t)(5 + ns + 4) + (size_t)BR_FRAME_NF * (size_t)L;
+        g->block = calloc(nd, sizeof(double));
+        if (!g->block) return -1;
+        g->view = fs->view;
+        double *p = g->block;
+        double *rx = p, *ry = p + n * L, *rz = p + 2 * n * L, *K = p + 3 * n * L, *D = p + 4 * n * L;
+        g->view.rx = rx, g->view.ry = ry, g->view.rz = rz, g->view.K = K, g->view.D = D;
+        g->view.state = p + 5 * n * L;
+        g->recF = g->view.state + ns * n * L, g->recN = g->recF + 3 * n * L;
+        g->fs = g->recN + n * L;
+        g->view.n = n * L, g->view.outF = g->view.outN = NULL;
+        for (long j = 0; j < L; j++) {
+            const br_set_view *v = &f->sets[g->set[j]].view;
+            for (long q = 0; q < n; q++) {
+                rx[q * L + j] = v->rx[q], ry[q * L + j] = v->ry[q], rz[q * L + j] = v->rz[q];
+                K[q * L + j] = v->K[q], D[q * L + j] = v->D[q];
+            }
+        }
+    }
+    for (int g = 0; g < cb->ngroup; g++) cb->nblock += (cb->g[g].L + BR_LANES - 1) / BR_LANES;
+    return 0;
+}
+
+/* to_group: the sets' view states -> the groups' interleaved states; else the reverse */
+static void cpu_group_states(br_field *f, const cpu_backend *cb, int to_group)
+{
+    for (int gi = 0; gi < cb->ngroup; gi++) {
+        const cpu_group *g = &cb->g[gi];
+        const long n = g->n, L = g->L;
+        for (long j = 0; j < L; j++) {
+            double *st = f->sets[g->set[j]].view.state;
+            for (int k = 0; k < g->view.nstate; k++)
+                for (long q = 0; q < n; q++) {
+                    double *gs = &g->view.state[(k * n + q) * L + j];
+                    if (to_group) *gs = st[k * n + q];
+                    else st[k * n + q] = *gs;
+                }
+        }
+    }
+}
+
 static int cpu_create(br_field *f, char *err, size_t errlen)
 {
-    (void)err;
-    (void)errlen;
-    f->backend = f; /* nothing of its own: works on the host arrays */
+    cpu_backend *cb = calloc(1, sizeof *cb);
+    if (!cb || cpu_make_groups(f, cb)) {
+        cpu_free_backend(cb);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    cpu_group_states(f, cb, 1);
+    f->backend = cb;
     snprintf(f->device, sizeof f->device, "cpu");
     return 0;
+}
+
+/* lane block k of all groups (numbered group by group) -> advanced, sums and tangents of its sets
+ * into sums[], tans[] (each block writes only its own sets) */
+static void cpu_block(br_field *f, const cpu_backend *cb, long k, double h, br_set_sums *sums, br_tangent_sums *tans)
+{
+    int gi = 0;
+    long nb;
+    while (k >= (nb = (cb->g[gi].L + BR_LANES - 1) / BR_LANES)) k -= nb, gi++;
+    const cpu_group *g = &cb->g[gi];
+    const long j0 = k * BR_LANES, m = g->L - j0 < BR_LANES ? g->L - j0 : BR_LANES;
+    br_set_sums out[BR_LANES];
+    br_tangent_sums tout[BR_LANES];
+    cpu_lanes_law(g, h, j0, m, f->record, out, g->tangent ? tout : NULL);
+    for (long j = 0; j < m; j++) {
+        const int s = g->set[j0 + j];
+        sums[s] = out[j];
+        if (g->tangent) tans[s] = tout[j];
+        if (f->record) { /* the lanes' point outputs -> the set's arrays */
+            const br_set_view *v = &f->sets[s].view;
+            for (long q = 0; q < g->n; q++) {
+                for (int c = 0; c < 3; c++) v->outF[c * g->n + q] = g->recF[(c * g->n + q) * g->L + j0 + j];
+                v->outN[q] = g->recN[q * g->L + j0 + j];
+            }
+        }
+    }
 }
 
 static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_sums *sums,
@@ -315,7 +628,16 @@ static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_su
 {
     (void)err;
     (void)errlen;
+    const cpu_backend *cb = f->backend;
+    for (int gi = 0; gi < cb->ngroup; gi++)
+        for (long j = 0; j < cb->g[gi].L; j++) frame_store(&frames[cb->g[gi].set[j]], cb->g[gi].fs, cb->g[gi].L, j);
+    /* lane blocks over threads when there are several (each block's arithmetic is its own) */
+    if (cb->nblock > 1) {
+#pragma omp parallel for schedule(static)
+        for (long k = 0; k < cb->nblock; k++) cpu_block(f, cb, k, h, sums, tans);
+    } else if (cb->nblock == 1) cpu_block(f, cb, 0, h, sums, tans);
     for (int s = 0; s < f->nsets; s++) {
+        if (cb->grouped[s] >= 0) continue;
         br_field_set *fs = &f->sets[s];
         br_set_view v = fs->view;
         if (!f->record) v.outF = v.outN = NULL;
@@ -332,13 +654,23 @@ static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_su
     return 0;
 }
 
-static int cpu_sync(br_field *f)
+static int cpu_sync_to_host(br_field *f)
 {
-    (void)f;
+    cpu_group_states(f, f->backend, 0);
     return 0;
 }
 
-static void cpu_destroy(br_field *f) { f->backend = NULL; }
+static int cpu_sync_from_host(br_field *f)
+{
+    cpu_group_states(f, f->backend, 1);
+    return 0;
+}
 
-const br_backend_ops br_backend_cpu = {"cpu",    cpu_create, cpu_step, cpu_sync,
-                                       cpu_sync, NULL,       cpu_destroy};
+static void cpu_destroy(br_field *f)
+{
+    cpu_free_backend(f->backend);
+    f->backend = NULL;
+}
+
+const br_backend_ops br_backend_cpu = {"cpu", cpu_create, cpu_step, cpu_sync_to_host, cpu_sync_from_host, NULL,
+                                       cpu_destroy};

@@ -147,6 +147,11 @@ static double contact_energy0(const br_model *m, const br_data *d)
 
 br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, size_t errlen)
 {
+    return br_data_create_opt(m, backend, 1, err, errlen);
+}
+
+br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_field, char *err, size_t errlen)
+{
     /* The systems of a step are small (tens to hundreds of DOF, the low-rank and rigid-body solves
      * tens): OpenBLAS's threads only add their start and yield for them (a few percent of a blade
      * run) */
@@ -230,17 +235,18 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
             return NULL;
         }
         for (int s = 0; s < m->nset; s++) desc[s] = m->cset[s].desc;
+        d->desc = desc;
         if (coupling_setup(m, d, desc)) {
-            free(desc);
             snprintf(err, errlen, "out of memory");
             br_data_free(d);
             return NULL;
         }
-        d->field = br_field_create(desc, m->nset, backend, err, errlen);
-        free(desc);
-        if (!d->field) {
-            br_data_free(d);
-            return NULL;
+        if (own_field) {
+            d->field = br_field_create(desc, m->nset, backend, err, errlen);
+            if (!d->field) {
+                br_data_free(d);
+                return NULL;
+            }
         }
     }
     /* energy reference state at t = 0 */
@@ -263,10 +269,18 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
     return d;
 }
 
+int br_data_own_field(const br_model *m, br_data *d, br_backend_kind backend, char *err, size_t errlen)
+{
+    if (d->field || m->nset == 0) return 0;
+    d->field = br_field_create(d->desc, m->nset, backend, err, errlen);
+    return d->field ? 0 : -1;
+}
+
 void br_data_free(br_data *d)
 {
     if (!d) return;
     br_field_destroy(d->field);
+    free(d->desc);
     free(d->x), free(d->q), free(d->v), free(d->w), free(d->f), free(d->tau);
     free(d->fext), free(d->text), free(d->frames), free(d->fframes), free(d->vpred), free(d->res), free(d->E_upto);
     free(d->load_val), free(d->spring_val), free(d->spring_angle);
@@ -322,15 +336,20 @@ void br_fwd_frames(const br_model *m, br_data *d)
     }
 }
 
-int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t errlen)
+void br_fwd_contacts_prepare(const br_model *m, br_data *d)
 {
-    if (!d->field) return 0;
     for (int s = 0; s < m->nset; s++) {
         d->E_upto[s] = d->setE[s];
         d->End_upto[s] = d->setEnd[s];
         const double N = m->cset[s].prescribed ? br_timefn_eval(&m->cset[s].normal_force, d->t) : -1.0;
         d->Nset[s] = m->cset[s].prescribed ? (N > 0.0 ? N : 0.0) : -1.0;
     }
+}
+
+int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t errlen)
+{
+    if (!d->field) return 0;
+    br_fwd_contacts_prepare(m, d);
     char ferr[600];
     const int rc = br_field_step(d->field, d->fframes, d->Nset, h, d->res, ferr, sizeof ferr);
     if (rc) snprintf(err, errlen, "t = %.9g s: %s", d->t, ferr);
@@ -925,7 +944,7 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
         long bad = -1;
         if (ns > 0) {
             double *st = malloc((size_t)ns * (size_t)cs->npoints * sizeof(double));
-            if (st && br_field_get_state(d->field, s, st) == 0) {
+            if (st && d->field && br_field_get_state(d->field, s, st) == 0) {
                 for (long i = 0; i < cs->npoints && bad < 0; i++)
                     for (int k = 0; k < ns; k++)
                         if (!isfinite(st[k * cs->npoints + i])) bad = i;
@@ -950,17 +969,22 @@ static double wall_now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+int br_step_after_contacts(const br_model *m, br_data *d, int energy, char *err, size_t errlen)
+{
+    br_fwd_joints(m, d, m->dt);
+    d->skip_energy = !energy;
+    br_fwd_loads(m, d);
+    if (br_fwd_accel(m, d, err, errlen)) return -1;
+    return br_check_finite(m, d, err, errlen);
+}
+
 int br_step_forces(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen)
 {
     br_fwd_frames(m, d);
     const double t0 = wall_field ? wall_now() : 0.0;
     if (br_fwd_contacts(m, d, m->dt, err, errlen)) return -1;
     if (wall_field) *wall_field += wall_now() - t0;
-    br_fwd_joints(m, d, m->dt);
-    d->skip_energy = !energy;
-    br_fwd_loads(m, d);
-    if (br_fwd_accel(m, d, err, errlen)) return -1;
-    return br_check_finite(m, d, err, errlen);
+    return br_step_after_contacts(m, d, energy, err, errlen);
 }
 
 int br_step(const br_model *m, br_data *d, char *err, size_t errlen)

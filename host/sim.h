@@ -71,7 +71,8 @@ typedef struct br_data {
     double *E_upto, *End_upto; /* ... and up to t */
     double p_drive;            /* power the prescribed frames (kinematic frames) put in at t */
     double p_spring_loss;      /* power dissipated by spring dampers at t */
-    br_field *field;
+    br_field *field;           /* NULL when the caller steps the sets in a field of its own (a study) */
+    br_contact_set_desc *desc; /* the contact sets as the field takes them (tangent flags set) */
     br_struct *st;             /* beams and attached bodies (NULL without beams) */
     br_genalpha *ga;           /* their integrator and state u, v, a */
     double *g, *gext;          /* generalized force on the structure at t, and its load part */
@@ -106,13 +107,24 @@ typedef struct br_data {
 /* model, backend -> data at t = 0 with a contact field on that backend, or NULL with err */
 br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, size_t errlen);
 
+/* as br_data_create; own_field 0: no field is made (d->desc says what one would hold), the caller
+ * steps the sets elsewhere and fills d->res between br_fwd_contacts_prepare and br_step_after_contacts */
+br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_field, char *err, size_t errlen);
+
+/* data made without a field, backend -> a field of its own from d->desc; 0, or -1 with err */
+int br_data_own_field(const br_model *m, br_data *d, br_backend_kind backend, char *err, size_t errlen);
+
 /* data -> freed (its field too) */
 void br_data_free(br_data *d);
 
 /* model, body states, t -> d->frames */
 void br_fwd_frames(const br_model *m, br_data *d);
 
-/* model, d->frames, t -> d->Nset (prescribed normal forces), d->res (contact field advanced by h);
+/* model, data at t -> the energy integrals up to t kept (E_upto) and d->Nset (prescribed normal
+ * forces): what the field step needs besides the frames */
+void br_fwd_contacts_prepare(const br_model *m, br_data *d);
+
+/* model, d->frames, t -> br_fwd_contacts_prepare, then d->res (contact field advanced by h);
  * 0, or -1 with err */
 int br_fwd_contacts(const br_model *m, br_data *d, double h, char *err, size_t errlen);
 
@@ -140,9 +152,14 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen);
 /* model, data at t_n, energy (1: the energy terms at t_n are computed; 0: br_fwd_loads may skip the
  * structure's), wall_field (NULL, or seconds spent in the contact field added to it) -> the stages
  * from br_fwd_frames to br_check_finite: the step's forces, results and accelerations, state still
- * at t_n (the caller reads them, then calls br_integrate). The one sequence that run, study and
- * br_step share. 0, or -1 with err */
+ * at t_n (the caller reads them, then calls br_integrate). The one sequence that run and br_step
+ * share; a study runs the same stages with one field for all its variants (br_fwd_frames,
+ * br_fwd_contacts_prepare, its field step, br_step_after_contacts). 0, or -1 with err */
 int br_step_forces(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen);
+
+/* model, data with d->res of this step -> the stages after the field: br_fwd_joints, br_fwd_loads
+ * (energy: as br_step_forces), br_fwd_accel, br_check_finite; 0, or -1 with err */
+int br_step_after_contacts(const br_model *m, br_data *d, int energy, char *err, size_t errlen);
 
 /* model, data -> one full step (br_step_forces with energy terms, br_integrate); 0 or -1 with err */
 int br_step(const br_model *m, br_data *d, char *err, size_t errlen);

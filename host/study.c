@@ -757,7 +757,7 @@ static int var_setup(const st_study *S, long v, br_backend_kind backend, st_var 
     }
     V->wend = S->from + S->window;
     for (int c = 0; c < S->ncol; c++) V->wlo[c] = INFINITY, V->whi[c] = -INFINITY, V->peak[c] = -1;
-    V->d = br_data_create(m, backend, err, sizeof err);
+    V->d = br_data_create_opt(m, backend, 0, err, sizeof err);
     if (!V->d) {
         snprintf(V->err, sizeof V->err, "%s", err);
         return -1;
@@ -855,49 +855,154 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
     return 0;
 }
 
-/* variant, block of steps -> advanced (or finished, or failed with time and reason) */
-static void var_advance(const st_study *S, st_var *V, long block)
+/* variant -> 1 if its current step is sampled (every output interval, and its last step) */
+static int var_sample(const st_study *S, const st_var *V)
+{
+    const int last = S->analysis != AN_STEPPED && V->n == V->nsteps;
+    return (V->n % V->m->out_every == 0) || last;
+}
+
+/* variant after the stages of its step (forces and accelerations at t_n) -> the sampled row analysed,
+ * then finished, failed or integrated to t_{n+1} */
+static void var_step_end(const st_study *S, st_var *V, int sample)
 {
     br_model *m = V->m;
     br_data *d = V->d;
-    for (long k = 0; k < block && V->status == ST_RUNNING; k++) {
-        const long n = V->n;
-        const int last = S->analysis != AN_STEPPED && n == V->nsteps;
-        const int sample = (n % m->out_every == 0) || last;
-        if (br_step_forces(m, d, sample, NULL, V->err, sizeof V->err)) {
-            V->status = ST_FAILED;
-            return;
-        }
-        int done = last;
-        if (sample) {
-            br_output_row(m, d, V->row);
-            const double t = d->t;
-            if (S->analysis == AN_TIME)
-                for (int c = 0; c < S->ncol; c++) {
-                    const double x = fabs(V->row[V->col[c]]);
-                    if (x > V->vmax[c]) V->vmax[c] = x, V->tmax[c] = t;
-                }
-            else if (S->analysis == AN_SWEEP) sweep_sample(S, V, t);
-            else done = stepped_sample(S, V, t);
-            if (V->series && n % V->series_every == 0) {
-                char buf[32];
-                br_format_g12(t, buf);
-                fputs(buf, V->series);
-                for (int c = 0; c < S->nseries; c++) br_format_g12(V->row[V->scol[c]], buf), fputc(',', V->series), fputs(buf, V->series);
-                fputc('\n', V->series);
+    const long n = V->n;
+    int done = S->analysis != AN_STEPPED && n == V->nsteps;
+    if (sample) {
+        br_output_row(m, d, V->row);
+        const double t = d->t;
+        if (S->analysis == AN_TIME)
+            for (int c = 0; c < S->ncol; c++) {
+                const double x = fabs(V->row[V->col[c]]);
+                if (x > V->vmax[c]) V->vmax[c] = x, V->tmax[c] = t;
             }
+        else if (S->analysis == AN_SWEEP) sweep_sample(S, V, t);
+        else done = stepped_sample(S, V, t);
+        if (V->series && n % V->series_every == 0) {
+            char buf[32];
+            br_format_g12(t, buf);
+            fputs(buf, V->series);
+            for (int c = 0; c < S->nseries; c++) br_format_g12(V->row[V->scol[c]], buf), fputc(',', V->series), fputs(buf, V->series);
+            fputc('\n', V->series);
         }
-        if (done) {
-            V->status = ST_DONE;
-            return;
-        }
-        if (S->analysis == AN_STEPPED && d->t > 1e4) {
-            snprintf(V->err, sizeof V->err, "stepped sine: 10000 s simulated without reaching the last frequency");
+    }
+    if (done) {
+        V->status = ST_DONE;
+        return;
+    }
+    if (S->analysis == AN_STEPPED && d->t > 1e4) {
+        snprintf(V->err, sizeof V->err, "stepped sine: 10000 s simulated without reaching the last frequency");
+        V->status = ST_FAILED;
+        return;
+    }
+    br_integrate(m, d, m->dt);
+    V->n++;
+}
+
+/* variant with a field of its own, block of steps -> advanced (or finished, or failed with time
+ * and reason) */
+static void var_advance(const st_study *S, st_var *V, long block)
+{
+    for (long k = 0; k < block && V->status == ST_RUNNING; k++) {
+        const int sample = var_sample(S, V);
+        if (br_step_forces(V->m, V->d, sample, NULL, V->err, sizeof V->err)) {
             V->status = ST_FAILED;
             return;
         }
-        br_integrate(m, d, m->dt);
-        V->n++;
+        var_step_end(S, V, sample);
+    }
+}
+
+/* The variants' contact sets in one field (the variant as the leading dimension): set s of
+ * variant v is field set v nset + s, its frames offset by v's first frame in the concatenated
+ * frame table; small sets of every variant then share the CPU's lanes (field_cpu.c). */
+typedef struct st_batch {
+    br_field *field;
+    long nsets, nframes;
+    long *set0, *frame0;         /* per variant: its first field set and first frame */
+    br_frame_state *frames;      /* every variant's frames, as the field sees them */
+    double *Nset;                /* every variant's prescribed normal forces */
+    br_set_result *res;
+    int *bad;
+    int *sample;                 /* per variant: this step is sampled */
+} st_batch;
+
+static void batch_free(st_batch *B)
+{
+    br_field_destroy(B->field);
+    free(B->set0), free(B->frame0), free(B->frames), free(B->Nset), free(B->res), free(B->bad), free(B->sample);
+}
+
+/* variants (built without fields), backend -> the batch; 0, or -1 with err */
+static int batch_make(st_var *V, long nv, br_backend_kind backend, st_batch *B, char *err, size_t errlen)
+{
+    memset(B, 0, sizeof *B);
+    B->set0 = malloc((size_t)nv * sizeof(long)), B->frame0 = malloc((size_t)nv * sizeof(long));
+    B->sample = calloc((size_t)nv, sizeof(int));
+    if (!B->set0 || !B->frame0 || !B->sample) return snprintf(err, errlen, "out of memory"), -1;
+    for (long v = 0; v < nv; v++) {
+        B->set0[v] = B->nsets, B->frame0[v] = B->nframes;
+        B->nsets += V[v].m->nset, B->nframes += br_model_nframe(V[v].m);
+    }
+    br_contact_set_desc *desc = malloc((size_t)(B->nsets ? B->nsets : 1) * sizeof *desc);
+    B->frames = calloc((size_t)(B->nframes ? B->nframes : 1), sizeof *B->frames);
+    B->Nset = calloc((size_t)(B->nsets ? B->nsets : 1), sizeof(double));
+    B->res = calloc((size_t)(B->nsets ? B->nsets : 1), sizeof *B->res);
+    B->bad = calloc((size_t)(B->nsets ? B->nsets : 1), sizeof(int));
+    if (!desc || !B->frames || !B->Nset || !B->res || !B->bad) {
+        free(desc);
+        return snprintf(err, errlen, "out of memory"), -1;
+    }
+    for (long v = 0; v < nv; v++)
+        for (int s = 0; s < V[v].m->nset; s++) {
+            br_contact_set_desc *q = &desc[B->set0[v] + s];
+            *q = V[v].d->desc[s];
+            q->frame_a += (int)B->frame0[v], q->frame_b += (int)B->frame0[v];
+        }
+    B->field = B->nsets ? br_field_create(desc, (int)B->nsets, backend, err, errlen) : NULL;
+    free(desc);
+    return B->nsets && !B->field ? -1 : 0;
+}
+
+/* the batch, every variant -> one lockstep step of the running ones: frames in (threads over
+ * variants), one field step over every variant's sets, then each variant's remaining stages
+ * (threads over variants) */
+static void batch_step(const st_study *S, st_var *V, long nv, st_batch *B)
+{
+#pragma omp parallel for schedule(static)
+    for (long v = 0; v < nv; v++) {
+        st_var *W = &V[v];
+        if (W->status != ST_RUNNING) continue;
+        B->sample[v] = var_sample(S, W);
+        br_fwd_frames(W->m, W->d);
+        br_fwd_contacts_prepare(W->m, W->d);
+        memcpy(B->frames + B->frame0[v], W->d->fframes, (size_t)br_model_nframe(W->m) * sizeof *B->frames);
+        memcpy(B->Nset + B->set0[v], W->d->Nset, (size_t)W->m->nset * sizeof(double));
+    }
+    char ferr[600];
+    if (B->field && br_field_step_sets(B->field, B->frames, B->Nset, V[0].m->dt, B->res, B->bad, ferr, sizeof ferr))
+        for (long v = 0; v < nv; v++) { /* a variant with a non-finite set fails alone (named, one thread) */
+            st_var *W = &V[v];
+            for (int s = 0; s < W->m->nset && W->status == ST_RUNNING; s++)
+                if (B->bad[B->set0[v] + s]) {
+                    char what[400];
+                    br_field_describe(B->field, (int)(B->set0[v] + s), what, sizeof what);
+                    snprintf(W->err, sizeof W->err, "t = %.9g s: %s", W->d->t, what);
+                    W->status = ST_FAILED;
+                }
+        }
+#pragma omp parallel for schedule(static)
+    for (long v = 0; v < nv; v++) {
+        st_var *W = &V[v];
+        if (W->status != ST_RUNNING) continue;
+        memcpy(W->d->res, B->res + B->set0[v], (size_t)W->m->nset * sizeof *W->d->res);
+        if (br_step_after_contacts(W->m, W->d, B->sample[v], W->err, sizeof W->err)) {
+            W->status = ST_FAILED;
+            continue;
+        }
+        var_step_end(S, W, B->sample[v]);
     }
 }
 
@@ -1265,6 +1370,23 @@ int br_study_main(int argc, char **argv)
         free(V), free(R), study_free(S);
         return bad;
     }
+    /* one field for every variant when they share the time step (the usual case); a study over
+     * time.dt gives each variant a field of its own and steps them a block at a time */
+    int shared = 1;
+    for (long v = 1; v < nv; v++) shared &= V[v].m->dt == V[0].m->dt;
+    st_batch B;
+    memset(&B, 0, sizeof B);
+    const br_backend_kind fb = backend < 0 ? BR_BACKEND_AUTO : (br_backend_kind)backend;
+    if (shared ? batch_make(V, nv, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
+    for (long v = 0; !shared && v < nv && !bad; v++)
+        if (br_data_own_field(V[v].m, V[v].d, fb, err, sizeof err)) bad = 2;
+    if (bad) {
+        fprintf(stderr, "bristle study: %s\n", err);
+        batch_free(&B);
+        for (long v = 0; v < nv; v++) var_free(&V[v]);
+        free(V), free(R), study_free(S);
+        return bad;
+    }
     if (threads > 0) omp_set_num_threads(threads);
     const int nthreads = threads > 0 ? threads : omp_get_max_threads();
     const int tty = isatty(2);
@@ -1274,13 +1396,18 @@ int br_study_main(int argc, char **argv)
     for (long v = 0; v < nv; v++) total += V[v].nsteps + 1;
     const long block = 1000;
     int reported = 0;
-    for (;;) { /* lockstep: every running variant advances by one block, threads taking variants */
+    for (;;) { /* lockstep: every running variant advances by a block of steps */
         long running = 0;
+        if (shared) {
+            for (long k = 0; k < block; k++) batch_step(S, V, nv, &B);
+            for (long v = 0; v < nv; v++) running += V[v].status == ST_RUNNING;
+        } else {
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : running)
-        for (long v = 0; v < nv; v++) {
-            if (V[v].status != ST_RUNNING) continue;
-            var_advance(S, &V[v], block);
-            running += V[v].status == ST_RUNNING;
+            for (long v = 0; v < nv; v++) {
+                if (V[v].status != ST_RUNNING) continue;
+                var_advance(S, &V[v], block);
+                running += V[v].status == ST_RUNNING;
+            }
         }
         const double now = now_s();
         if (!quiet && (now >= next_report || !running)) {
@@ -1327,7 +1454,9 @@ int br_study_main(int argc, char **argv)
     cJSON_AddNumberToObject(j, "variants", (double)nv);
     cJSON_AddNumberToObject(j, "complete", (double)ndone);
     cJSON_AddNumberToObject(j, "failed", (double)(nv - ndone));
-    cJSON_AddStringToObject(j, "backend", V[0].d && V[0].d->field ? br_field_backend_name(V[0].d->field) : "cpu");
+    const br_field *f0 = shared ? B.field : V[0].d ? V[0].d->field : NULL;
+    cJSON_AddStringToObject(j, "backend", f0 ? br_field_backend_name(f0) : "cpu");
+    cJSON_AddStringToObject(j, "contact_field", shared ? "one field for every variant" : "a field per variant (time steps differ)");
     cJSON_AddNumberToObject(j, "threads", nthreads);
     cJSON_AddNumberToObject(j, "wall_time_s", wall);
     cJSON_AddNumberToObject(j, "variant_steps", (double)steps);
@@ -1359,6 +1488,7 @@ int br_study_main(int argc, char **argv)
     for (long v = 0; v < nv; v++)
         if (R[v].status != ST_DONE) fprintf(stderr, "bristle study: variant %ld failed at t = %.9g s: %s\n", v, R[v].t, V[v].err);
     if (io_fail) fprintf(stderr, "bristle study: writing into %s failed\n", dir);
+    batch_free(&B);
     for (long v = 0; v < nv; v++) var_free(&V[v]);
     free(V), free(R), study_free(S);
     return io_fail || ndone < nv ? 1 : 0;
