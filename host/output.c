@@ -322,6 +322,17 @@ int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double 
     return 0;
 }
 
+int br_json_number(cJSON *obj, const char *name, double v)
+{
+    char buf[40];
+    if (!isfinite(v)) return cJSON_AddNullToObject(obj, name) ? 0 : -1;
+    for (int prec = 15; prec <= 17; prec++) { /* the shortest of 15, 16, 17 digits that reads back exactly */
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return cJSON_AddRawToObject(obj, name, buf) ? 0 : -1;
+}
+
 int br_output_summary(const br_model *m, const br_data *d, const br_run_info *info, const char *path)
 {
     cJSON *j = cJSON_CreateObject();
@@ -331,44 +342,44 @@ int br_output_summary(const br_model *m, const br_data *d, const br_run_info *in
     if (info->error) cJSON_AddStringToObject(j, "error", info->error);
     cJSON_AddStringToObject(j, "backend", info->backend);
     cJSON_AddStringToObject(j, "device", info->device);
-    cJSON_AddNumberToObject(j, "steps", (double)d->step);
-    cJSON_AddNumberToObject(j, "dt", m->dt);
-    cJSON_AddNumberToObject(j, "t_end", d->t);
-    cJSON_AddNumberToObject(j, "wall_time_s", info->wall);
-    cJSON_AddNumberToObject(j, "steps_per_second", info->wall > 0 ? d->step / info->wall : 0);
+    br_json_number(j, "steps", (double)d->step);
+    br_json_number(j, "dt", m->dt);
+    br_json_number(j, "t_end", d->t);
+    br_json_number(j, "wall_time_s", info->wall);
+    br_json_number(j, "steps_per_second", info->wall > 0 ? d->step / info->wall : 0);
     cJSON *split = cJSON_AddObjectToObject(j, "wall_time_split_s");
-    cJSON_AddNumberToObject(split, "contact_field", info->wall_field);
-    cJSON_AddNumberToObject(split, "host_dynamics", info->wall_host);
-    cJSON_AddNumberToObject(split, "output", info->wall_output);
-    cJSON_AddNumberToObject(split, "other", info->wall - info->wall_field - info->wall_host - info->wall_output);
+    br_json_number(split, "contact_field", info->wall_field);
+    br_json_number(split, "host_dynamics", info->wall_host);
+    br_json_number(split, "output", info->wall_output);
+    br_json_number(split, "other", info->wall - info->wall_field - info->wall_host - info->wall_output);
     cJSON *sets = cJSON_AddArrayToObject(j, "contact_sets");
     for (int s = 0; s < m->nset; s++) {
         const br_set_result *r = &d->res[s];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", m->cset[s].name);
-        cJSON_AddNumberToObject(o, "points", (double)m->cset[s].desc.npoints);
+        br_json_number(o, "points", (double)m->cset[s].desc.npoints);
         cJSON_AddStringToObject(o, "friction_law", br_law_name(m->cset[s].desc.law));
-        cJSON_AddNumberToObject(o, "energy_loss_J", d->E_upto[s] - r->E_b);
-        cJSON_AddNumberToObject(o, "friction_work_J", d->E_upto[s]);
-        cJSON_AddNumberToObject(o, "bristle_energy_J", r->E_b);
-        cJSON_AddNumberToObject(o, "normal_damping_loss_J", d->End_upto[s]);
+        br_json_number(o, "energy_loss_J", d->E_upto[s] - r->E_b);
+        br_json_number(o, "friction_work_J", d->E_upto[s]);
+        br_json_number(o, "bristle_energy_J", r->E_b);
+        br_json_number(o, "normal_damping_loss_J", d->End_upto[s]);
         cJSON_AddItemToArray(sets, o);
     }
     const br_energy_terms *e = &d->en;
     cJSON *en = cJSON_AddObjectToObject(j, "energy");
-    cJSON_AddNumberToObject(en, "input_work_J", e->work_in);
-    cJSON_AddNumberToObject(en, "initial_kinetic_J", e->kinetic0);
-    cJSON_AddNumberToObject(en, "initial_spring_J", e->spring0);
-    cJSON_AddNumberToObject(en, "initial_contact_J", e->contact_el0);
-    cJSON_AddNumberToObject(en, "kinetic_J", e->kinetic);
-    cJSON_AddNumberToObject(en, "spring_J", e->spring);
-    cJSON_AddNumberToObject(en, "contact_elastic_J", e->contact_el);
-    cJSON_AddNumberToObject(en, "bristle_J", e->bristle);
-    cJSON_AddNumberToObject(en, "friction_loss_J", e->friction_loss);
-    cJSON_AddNumberToObject(en, "normal_damping_loss_J", e->normal_loss);
-    cJSON_AddNumberToObject(en, "spring_damping_loss_J", e->spring_loss);
-    cJSON_AddNumberToObject(en, "residual_J", e->residual);
-    cJSON_AddNumberToObject(en, "residual_relative", e->residual_rel);
+    br_json_number(en, "input_work_J", e->work_in);
+    br_json_number(en, "initial_kinetic_J", e->kinetic0);
+    br_json_number(en, "initial_spring_J", e->spring0);
+    br_json_number(en, "initial_contact_J", e->contact_el0);
+    br_json_number(en, "kinetic_J", e->kinetic);
+    br_json_number(en, "spring_J", e->spring);
+    br_json_number(en, "contact_elastic_J", e->contact_el);
+    br_json_number(en, "bristle_J", e->bristle);
+    br_json_number(en, "friction_loss_J", e->friction_loss);
+    br_json_number(en, "normal_damping_loss_J", e->normal_loss);
+    br_json_number(en, "spring_damping_loss_J", e->spring_loss);
+    br_json_number(en, "residual_J", e->residual);
+    br_json_number(en, "residual_relative", e->residual_rel);
     cJSON_AddStringToObject(en, "residual_definition",
                             "(input work + initial energy (kinetic, springs, contacts) - kinetic - stored - dissipated) / "
                             "(|input work| + initial energy), at the last step");

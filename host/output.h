@@ -58,6 +58,13 @@ void br_output_points_header(FILE *fp);
 /* model, data, field with recording on -> one line per contact point at the current time */
 int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double *scratch);
 
+struct cJSON;
+
+/* JSON object, name, value -> the number added with the fewest of 15, 16 or 17 significant digits
+ * that read back exactly (cJSON's own printing keeps 15 whenever they come within an epsilon, which
+ * loses the last bit), null when not finite; 0 or -1 */
+int br_json_number(struct cJSON *obj, const char *name, double v);
+
 /* Everything summary.json reports that is not in the model or data. */
 typedef struct br_run_info {
     const char *backend, *device;

@@ -1451,17 +1451,17 @@ int br_study_main(int argc, char **argv)
     cJSON_AddStringToObject(j, "source", S->file);
     cJSON_AddStringToObject(j, "scenario", S->scen);
     cJSON_AddStringToObject(j, "analysis", S->analysis == AN_TIME ? "time_history" : S->analysis == AN_SWEEP ? "sweep" : "stepped_sine");
-    cJSON_AddNumberToObject(j, "variants", (double)nv);
-    cJSON_AddNumberToObject(j, "complete", (double)ndone);
-    cJSON_AddNumberToObject(j, "failed", (double)(nv - ndone));
+    br_json_number(j, "variants", (double)nv);
+    br_json_number(j, "complete", (double)ndone);
+    br_json_number(j, "failed", (double)(nv - ndone));
     const br_field *f0 = shared ? B.field : V[0].d ? V[0].d->field : NULL;
     cJSON_AddStringToObject(j, "backend", f0 ? br_field_backend_name(f0) : "cpu");
     cJSON_AddStringToObject(j, "contact_field", shared ? "one field for every variant" : "a field per variant (time steps differ)");
-    cJSON_AddNumberToObject(j, "threads", nthreads);
-    cJSON_AddNumberToObject(j, "wall_time_s", wall);
-    cJSON_AddNumberToObject(j, "variant_steps", (double)steps);
-    cJSON_AddNumberToObject(j, "variant_steps_per_second", wall > 0 ? steps / wall : 0.0);
-    cJSON_AddNumberToObject(j, "variant_steps_per_second_per_thread", wall > 0 ? steps / wall / nthreads : 0.0);
+    br_json_number(j, "threads", nthreads);
+    br_json_number(j, "wall_time_s", wall);
+    br_json_number(j, "variant_steps", (double)steps);
+    br_json_number(j, "variant_steps_per_second", wall > 0 ? steps / wall : 0.0);
+    br_json_number(j, "variant_steps_per_second_per_thread", wall > 0 ? steps / wall / nthreads : 0.0);
     cJSON *fl = cJSON_AddArrayToObject(j, "files");
     for (int k = 0; k < nfiles; k++) cJSON_AddItemToArray(fl, cJSON_CreateString(files[k]));
     cJSON_AddItemToArray(fl, cJSON_CreateString("summary.json"));
@@ -1469,8 +1469,8 @@ int br_study_main(int argc, char **argv)
     for (long v = 0; v < nv; v++)
         if (R[v].status != ST_DONE) {
             cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "variant", (double)v);
-            cJSON_AddNumberToObject(o, "t", R[v].t);
+            br_json_number(o, "variant", (double)v);
+            br_json_number(o, "t", R[v].t);
             cJSON_AddStringToObject(o, "error", V[v].err);
             cJSON_AddItemToArray(fv, o);
         }
