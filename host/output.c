@@ -2,6 +2,9 @@
 #include "output.h"
 
 #include <cjson/cJSON.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -320,6 +323,26 @@ int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double 
         }
     }
     return 0;
+}
+
+double br_wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int br_mkdir_p(const char *path)
+{
+    char buf[1400];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return (mkdir(buf, 0777) && errno != EEXIST) ? -1 : 0;
 }
 
 int br_json_number(cJSON *obj, const char *name, double v)

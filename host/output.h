@@ -58,6 +58,12 @@ void br_output_points_header(FILE *fp);
 /* model, data, field with recording on -> one line per contact point at the current time */
 int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double *scratch);
 
+/* -> seconds of a monotonic clock (for wall times) */
+double br_wall_seconds(void);
+
+/* path -> it and every missing directory on it created; 0 or -1 (errno set) */
+int br_mkdir_p(const char *path);
+
 struct cJSON;
 
 /* JSON object, name, value -> the number added with the fewest of 15, 16 or 17 significant digits

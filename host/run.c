@@ -24,12 +24,6 @@
 extern const unsigned char br_builtin_cube_yaml[];
 extern const unsigned long br_builtin_cube_yaml_len;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static int usage(FILE *o)
 {
@@ -41,20 +35,6 @@ static int usage(FILE *o)
                "                 --set contacts.base.friction.mu_s=0.2 (list items by name or index)\n"
                "  --quiet        no progress line\n");
     return o == stderr ? 2 : 0;
-}
-
-/* path -> every missing directory on it created; 0 or -1 */
-static int mkdir_p(const char *path)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return (mkdir(buf, 0777) && errno != EEXIST) ? -1 : 0;
 }
 
 typedef struct run_files {
@@ -95,7 +75,7 @@ typedef struct loop_buf {
 
 static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, run_files *rf, double *wall_out)
 {
-    const double t0 = now_s();
+    const double t0 = br_wall_seconds();
     char path[1200], title[300], name[BR_NAME_MAX + 16];
     for (int s = 0; s < m->nset; s++) {
         const int c0 = br_output_col_set(m, s);
@@ -169,7 +149,7 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
     snprintf(title, sizeof title, "%s: power loss and energy balance", m->name);
     file_path(rf, "energy.png", path, sizeof path);
     if (br_plot_png(path, title, pb, m->nset ? p : p + 1, m->nset ? 2 : 1) == 0) file_add(rf, "energy.png");
-    *wall_out += now_s() - t0;
+    *wall_out += br_wall_seconds() - t0;
 }
 
 int br_run_main(int argc, char **argv)
@@ -230,7 +210,7 @@ int br_run_main(int argc, char **argv)
     rf.list[0] = NULL;
     if (out) snprintf(rf.dir, sizeof rf.dir, "%s", out);
     else snprintf(rf.dir, sizeof rf.dir, "runs/%s", m->name);
-    if (mkdir_p(rf.dir)) {
+    if (br_mkdir_p(rf.dir)) {
         fprintf(stderr, "bristle run: cannot create %s: %s\n", rf.dir, strerror(errno));
         br_data_free(d), br_model_free(m);
         return 1;
@@ -310,7 +290,7 @@ int br_run_main(int argc, char **argv)
         warnings[nwarn++] = wbuf[0];
     }
     const int tty = isatty(2);
-    const double start = now_s();
+    const double start = br_wall_seconds();
     double wall_out = 0.0, next_report = start + 2.0;
     int reported = 0, failed = 0, nsnap = 0;
     double snap_t[64];
@@ -319,7 +299,7 @@ int br_run_main(int argc, char **argv)
     if (has_mesh && m->nfield_times > 0) {
         char fdir[1000];
         snprintf(fdir, sizeof fdir, "%s/fields", rf.dir);
-        if (mkdir_p(fdir)) has_mesh = 0;
+        if (br_mkdir_p(fdir)) has_mesh = 0;
     }
     char ferr[2048] = "";
     /* timing: the field's time is measured inside the step, the output's around it; the host's is the rest */
@@ -335,7 +315,7 @@ int br_run_main(int argc, char **argv)
             break;
         }
         if (fsample) {
-            const double t0 = now_s();
+            const double t0 = br_wall_seconds();
             char names[1024];
             if (br_fields_write(m, d, rf.dir, nsnap, names, sizeof names) == 0) snap_t[nsnap++] = d->t;
             else {
@@ -344,10 +324,10 @@ int br_run_main(int argc, char **argv)
                 break;
             }
             if (!psample) br_field_record_points(d->field, 0);
-            wall_out += now_s() - t0;
+            wall_out += br_wall_seconds() - t0;
         }
         if (sample || psample) {
-            const double t0 = now_s();
+            const double t0 = br_wall_seconds();
             if (sample) {
                 br_output_row(m, d, row);
                 if (csvw) br_csv_writer_push(csvw, row);
@@ -364,12 +344,12 @@ int br_run_main(int argc, char **argv)
             }
             if (psample) br_output_points_rows(m, d, pts, scratch);
             if (psample) br_field_record_points(d->field, 0);
-            wall_out += now_s() - t0;
+            wall_out += br_wall_seconds() - t0;
         }
         if (n == nsteps) break;
         br_integrate(m, d, m->dt);
         if (!quiet && (n & 1023) == 0) {
-            const double now = now_s();
+            const double now = br_wall_seconds();
             if (now >= next_report) {
                 progress((double)(n + 1) / nsteps, d->t, d->step, now - start, tty, 0);
                 reported = 1;
@@ -377,8 +357,8 @@ int br_run_main(int argc, char **argv)
             }
         }
     }
-    const double wall_host = now_s() - start - wall_field - wall_out;
-    const double t_io = now_s();
+    const double wall_host = br_wall_seconds() - start - wall_field - wall_out;
+    const double t_io = br_wall_seconds();
     br_csv_writer_finish(csvw);
     int io_ok = !ferror(ts);
     io_ok &= fclose(ts) == 0;
@@ -401,7 +381,7 @@ int br_run_main(int argc, char **argv)
             else file_add(&rf, "points.csv");
         }
     }
-    wall_out += now_s() - t_io;
+    wall_out += br_wall_seconds() - t_io;
     if (!failed && nsnap > 0) {
         if (br_fields_collection(m, rf.dir, snap_t, nsnap) == 0) {
             for (int s = 0; s < m->nset; s++)
@@ -414,7 +394,7 @@ int br_run_main(int argc, char **argv)
     }
     if (!failed && m->out_plots) plots(m, pb, &lb, &rf, &wall_out);
     free(lb.v);
-    const double wall = now_s() - start;
+    const double wall = br_wall_seconds() - start;
     if (reported && !quiet) progress(1.0, d->t, d->step, wall, tty, 1);
     if (!failed && d->en.residual_rel > 0.01) {
         snprintf(wbuf[1], sizeof wbuf[1], "energy balance residual is %.3g of the input work (above 1 %%)",

@@ -1229,23 +1229,38 @@ static void apply_set(ysrc *c, const char *kv)
     }
 }
 
-int br_scenario_number(const char *path, const char *text, size_t len, const char *key, double *value, long *line,
-                       char *err, size_t errlen)
+/* path (for messages), text -> c with the document loaded (c->file, err set); 0, or -1 with
+ * "file:line: not valid YAML: ..." in err (nothing to free) */
+static int yload(ysrc *c, const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
-    ysrc c;
-    memset(&c, 0, sizeof c);
-    c.file = path, c.err = err, c.errlen = errlen;
+    memset(c, 0, sizeof *c);
+    c->file = path, c->err = err, c->errlen = errlen;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
         snprintf(err, errlen, "%s: cannot initialise the YAML parser", path);
         return -1;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    const int ok = yaml_parser_load(&parser, &c.doc);
+    if (!yaml_parser_load(&parser, &c->doc)) {
+        const yaml_mark_t mk = parser.problem_mark;
+        snprintf(err, errlen, "%s:%ld: not valid YAML: %s%s%s", path, (long)mk.line + 1,
+                 parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
+                 parser.context ? parser.context : "");
+        yaml_parser_delete(&parser);
+        return -1;
+    }
     yaml_parser_delete(&parser);
-    if (!ok || !yaml_document_get_root_node(&c.doc)) {
-        snprintf(err, errlen, "%s: not valid YAML", path);
-        if (ok) yaml_document_delete(&c.doc);
+    return 0;
+}
+
+int br_scenario_number(const char *path, const char *text, size_t len, const char *key, double *value, long *line,
+                       char *err, size_t errlen)
+{
+    ysrc c;
+    if (yload(&c, path, text, len, err, errlen)) return -1;
+    if (!yaml_document_get_root_node(&c.doc)) {
+        snprintf(err, errlen, "%s:1: the scenario file is empty", path);
+        yaml_document_delete(&c.doc);
         return -1;
     }
     int node = 0, rc = -1;
@@ -1292,23 +1307,7 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
                             int nsets, char *err, size_t errlen)
 {
     ysrc c;
-    memset(&c, 0, sizeof c);
-    c.file = path, c.err = err, c.errlen = errlen;
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        snprintf(err, errlen, "%s: cannot initialise the YAML parser", path);
-        return NULL;
-    }
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &c.doc)) {
-        const yaml_mark_t mk = parser.problem_mark;
-        snprintf(err, errlen, "%s:%ld: not valid YAML: %s%s%s", path, (long)mk.line + 1,
-                 parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
-                 parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
-        return NULL;
-    }
-    yaml_parser_delete(&parser);
+    if (yload(&c, path, text, len, err, errlen)) return NULL;
     ynode *root = yaml_document_get_root_node(&c.doc);
     if (!root || (is_scalar(root) && root->data.scalar.length == 0)) {
         snprintf(err, errlen, "%s:1: the scenario file is empty", path);

@@ -962,6 +962,7 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
     return 0;
 }
 
+
 static double wall_now(void)
 {
     struct timespec ts;

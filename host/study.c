@@ -1008,25 +1008,7 @@ static void batch_step(const st_study *S, st_var *V, long nv, st_batch *B)
 
 /* ---- outputs ---- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
-static int mkdir_p(const char *path)
-{
-    char buf[1400];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return (mkdir(buf, 0777) && errno != EEXIST) ? -1 : 0;
-}
 
 static void csv_num(FILE *fp, double v)
 {
@@ -1120,7 +1102,7 @@ static int write_frf(const st_study *S, const st_var *V, long v, const char *dir
 {
     char path[1400], tmp[1500];
     snprintf(path, sizeof path, "%s/variants/%05ld", dir, v);
-    if (mkdir_p(path)) return -1;
+    if (br_mkdir_p(path)) return -1;
     snprintf(path, sizeof path, "%s/variants/%05ld/frf.csv", dir, v);
     snprintf(tmp, sizeof tmp, "%s.part", path);
     FILE *fp = fopen(tmp, "w");
@@ -1342,7 +1324,7 @@ int br_study_main(int argc, char **argv)
     const long nv = S->nvar;
     st_var *V = calloc((size_t)nv, sizeof *V);
     st_res *R = calloc((size_t)nv, sizeof *R);
-    if (!V || !R || mkdir_p(dir) || (S->nseries && mkdir_p(dir))) {
+    if (!V || !R || br_mkdir_p(dir) || (S->nseries && br_mkdir_p(dir))) {
         fprintf(stderr, "bristle study: cannot create %s: %s\n", dir, strerror(errno));
         free(V), free(R), study_free(S);
         return 1;
@@ -1353,7 +1335,7 @@ int br_study_main(int argc, char **argv)
         if (S->nseries) {
             char vd[1400];
             snprintf(vd, sizeof vd, "%s/variants/%05ld", dir, v);
-            if (mkdir_p(vd)) {
+            if (br_mkdir_p(vd)) {
                 fprintf(stderr, "bristle study: cannot create %s: %s\n", vd, strerror(errno));
                 bad = 1;
                 break;
@@ -1390,7 +1372,7 @@ int br_study_main(int argc, char **argv)
     if (threads > 0) omp_set_num_threads(threads);
     const int nthreads = threads > 0 ? threads : omp_get_max_threads();
     const int tty = isatty(2);
-    const double start = now_s();
+    const double start = br_wall_seconds();
     double next_report = start + 2.0;
     long total = 0; /* steps of the fixed-length analyses, for the progress fraction */
     for (long v = 0; v < nv; v++) total += V[v].nsteps + 1;
@@ -1409,7 +1391,7 @@ int br_study_main(int argc, char **argv)
                 running += V[v].status == ST_RUNNING;
             }
         }
-        const double now = now_s();
+        const double now = br_wall_seconds();
         if (!quiet && (now >= next_report || !running)) {
             long done = 0, steps = 0, fdone = 0;
             for (long v = 0; v < nv; v++) done += V[v].status != ST_RUNNING, steps += V[v].n, fdone += V[v].fi;
@@ -1420,7 +1402,7 @@ int br_study_main(int argc, char **argv)
         }
         if (!running) break;
     }
-    const double wall = now_s() - start;
+    const double wall = br_wall_seconds() - start;
     /* results, AF against the base variant's peak of the first column */
     long steps = 0, ndone = 0;
     for (long v = 0; v < nv; v++) results(S, &V[v], &R[v]), steps += V[v].n + 1, ndone += V[v].status == ST_DONE;
