@@ -349,7 +349,9 @@ int br_plot_series_png(const char *path, const char *title, const char *xlabel, 
     }
     cairo_rectangle(cr, x0, top, x1 - x0, bot - top);
     cairo_stroke(cr);
-    cairo_move_to(cr, (x0 + x1) / 2 - 40, bot + 38), cairo_show_text(cr, xlabel);
+    cairo_text_extents_t xe;
+    cairo_text_extents(cr, xlabel, &xe);
+    cairo_move_to(cr, (x0 + x1 - xe.width) / 2, bot + 38), cairo_show_text(cr, xlabel);
     cairo_save(cr);
     cairo_move_to(cr, 22, (top + bot) / 2 + 60);
     cairo_rotate(cr, -M_PI / 2);
@@ -414,15 +416,17 @@ int br_plot_hist_png(const char *path, const char *title, const char *xlabel, lo
         if (isfinite(v[i])) lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
     if (!(lo <= hi) || nbins < 1 || nbins > 200) return -1;
     if (hi - lo < 1e-12 * fabs(hi) + 1e-300) lo -= 0.5 * fabs(lo) + 1e-3, hi += 0.5 * fabs(hi) + 1e-3;
-    double cnt[200] = {0}, edge[201], x[402], y[402];
+    double cnt[200] = {0}, edge[201], x[404], y[404];
     for (long i = 0; i < n; i++) {
         if (!isfinite(v[i])) continue;
         int b = (int)((v[i] - lo) / (hi - lo) * nbins);
         cnt[b < 0 ? 0 : b >= nbins ? nbins - 1 : b] += 1;
     }
     for (int b = 0; b <= nbins; b++) edge[b] = lo + (hi - lo) * b / nbins;
-    long m = 0; /* the outline of the bars */
+    long m = 0; /* the outline of the bars, from the axis and back to it */
+    x[m] = edge[0], y[m++] = 0.0;
     for (int b = 0; b < nbins; b++) x[m] = edge[b], y[m++] = cnt[b], x[m] = edge[b + 1], y[m++] = cnt[b];
+    x[m] = edge[nbins], y[m++] = 0.0;
     double bx[2] = {edge[0], edge[nbins]}, by[2] = {0, 0};
     const br_series s[2] = {{NULL, m, x, y, 0, 2.0, 0}, {NULL, 2, bx, by, 3, 1.0, 0}};
     return br_plot_series_png(path, title, xlabel, "variants", 0, s, 2);

@@ -966,13 +966,15 @@ static int batch_make(st_var *V, long nv, br_backend_kind backend, st_batch *B, 
     return B->nsets && !B->field ? -1 : 0;
 }
 
-/* the batch, every variant -> one lockstep step of the running ones: frames in (threads over
- * variants), one field step over every variant's sets, then each variant's remaining stages
- * (threads over variants) */
-static void batch_step(const st_study *S, st_var *V, long nv, st_batch *B)
+/* the batch, every variant, the variants running at the start of this block (run[nrun]) -> one
+ * lockstep step of those still running: frames in (threads over variants), one field step over
+ * every variant's sets, then each variant's remaining stages (threads over variants). The list
+ * keeps the threads' shares even when variants end at different times (stepped sines). */
+static void batch_step(const st_study *S, st_var *V, long nv, const long *run, long nrun, st_batch *B)
 {
 #pragma omp parallel for schedule(static)
-    for (long v = 0; v < nv; v++) {
+    for (long k = 0; k < nrun; k++) {
+        const long v = run[k];
         st_var *W = &V[v];
         if (W->status != ST_RUNNING) continue;
         B->sample[v] = var_sample(S, W);
@@ -994,7 +996,8 @@ static void batch_step(const st_study *S, st_var *V, long nv, st_batch *B)
                 }
         }
 #pragma omp parallel for schedule(static)
-    for (long v = 0; v < nv; v++) {
+    for (long k = 0; k < nrun; k++) {
+        const long v = run[k];
         st_var *W = &V[v];
         if (W->status != ST_RUNNING) continue;
         memcpy(W->d->res, B->res + B->set0[v], (size_t)W->m->nset * sizeof *W->d->res);
@@ -1377,11 +1380,22 @@ int br_study_main(int argc, char **argv)
     long total = 0; /* steps of the fixed-length analyses, for the progress fraction */
     for (long v = 0; v < nv; v++) total += V[v].nsteps + 1;
     const long block = 1000;
+    long *run = malloc((size_t)nv * sizeof(long)); /* the variants running at the start of a block */
+    if (!run) {
+        fprintf(stderr, "bristle study: out of memory\n");
+        batch_free(&B);
+        for (long v = 0; v < nv; v++) var_free(&V[v]);
+        free(V), free(R), study_free(S);
+        return 1;
+    }
     int reported = 0;
     for (;;) { /* lockstep: every running variant advances by a block of steps */
         long running = 0;
         if (shared) {
-            for (long k = 0; k < block; k++) batch_step(S, V, nv, &B);
+            long nrun = 0;
+            for (long v = 0; v < nv; v++)
+                if (V[v].status == ST_RUNNING) run[nrun++] = v;
+            for (long k = 0; k < block; k++) batch_step(S, V, nv, run, nrun, &B);
             for (long v = 0; v < nv; v++) running += V[v].status == ST_RUNNING;
         } else {
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : running)
@@ -1402,6 +1416,7 @@ int br_study_main(int argc, char **argv)
         }
         if (!running) break;
     }
+    free(run);
     const double wall = br_wall_seconds() - start;
     /* results, AF against the base variant's peak of the first column */
     long steps = 0, ndone = 0;
