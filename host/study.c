@@ -693,9 +693,9 @@ static void set_frequency(br_model *m, int load, double f, double t)
     fn->f = f;
 }
 
-/* study, variant index, backend -> model and data built (the study's and the variant's overrides
- * applied, columns and excitation resolved); 0, or -1 with a message in V->err */
-static int var_setup(const st_study *S, long v, br_backend_kind backend, st_var *V, const char *outdir)
+/* study, variant index -> model and data built, without a field (the study's and the variant's
+ * overrides applied, columns and excitation resolved); 0, or -1 with a message in V->err */
+static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
 {
     char sets[MAXFIX + MAXAX * MAXKEY + MAXRND][KEYLEN + 40];
     const char *sp[MAXFIX + MAXAX * MAXKEY + MAXRND];
@@ -757,7 +757,7 @@ static int var_setup(const st_study *S, long v, br_backend_kind backend, st_var 
     }
     V->wend = S->from + S->window;
     for (int c = 0; c < S->ncol; c++) V->wlo[c] = INFINITY, V->whi[c] = -INFINITY, V->peak[c] = -1;
-    V->d = br_data_create_opt(m, backend, 0, err, sizeof err);
+    V->d = br_data_create_opt(m, BR_BACKEND_CPU, 0, err, sizeof err); /* its sets are stepped in the study's field */
     if (!V->d) {
         snprintf(V->err, sizeof V->err, "%s", err);
         return -1;
@@ -1233,10 +1233,15 @@ static void study_plots(const st_study *S, const br_model *m0, st_var *V, const 
                 ns = 4;
             }
             snprintf(title, sizeof title, "%s: frequency response of %s%s", S->name, S->col[0], nv > 12 ? " (envelope)" : "");
-            snprintf(path, sizeof path, "%s/frf.png", dir);
-            if (ns && br_plot_series_png(path, title, "excitation frequency [Hz]", ylab, S->analysis == AN_STEPPED ? BR_PLOT_LOGY : 0, sr, ns) == 0 &&
-                *nfiles < 60)
-                snprintf(files[(*nfiles)++], 64, "frf.png");
+            /* stepped sine: receptance on a log axis (frf.png) and on a linear one, where the peaks'
+             * differences show (frf_linear.png); a sweep's envelope on a linear axis */
+            for (int lin = S->analysis == AN_STEPPED ? 0 : 1; lin < 2; lin++) {
+                const char *name = lin && S->analysis == AN_STEPPED ? "frf_linear.png" : "frf.png";
+                snprintf(path, sizeof path, "%s/%s", dir, name);
+                if (ns && br_plot_series_png(path, title, "excitation frequency [Hz]", ylab, lin ? 0 : BR_PLOT_LOGY, sr, ns) == 0 &&
+                    *nfiles < 60)
+                    snprintf(files[(*nfiles)++], 64, "%s", name);
+            }
         }
         free(f0), free(buf);
     }
@@ -1327,7 +1332,7 @@ int br_study_main(int argc, char **argv)
     const long nv = S->nvar;
     st_var *V = calloc((size_t)nv, sizeof *V);
     st_res *R = calloc((size_t)nv, sizeof *R);
-    if (!V || !R || br_mkdir_p(dir) || (S->nseries && br_mkdir_p(dir))) {
+    if (!V || !R || br_mkdir_p(dir)) {
         fprintf(stderr, "bristle study: cannot create %s: %s\n", dir, strerror(errno));
         free(V), free(R), study_free(S);
         return 1;
@@ -1344,7 +1349,7 @@ int br_study_main(int argc, char **argv)
                 break;
             }
         }
-        if (var_setup(S, v, backend < 0 ? BR_BACKEND_CPU : (br_backend_kind)backend, &V[v], dir)) {
+        if (var_setup(S, v, &V[v], dir)) {
             fprintf(stderr, "%s:%ld: variant %ld: %s\n", S->file, V[v].errline ? V[v].errline : S->scen_line, v, V[v].err);
             bad = 2;
         }
