@@ -8,8 +8,11 @@
  *   variant 0 is the base scenario (with the study's `set`) unchanged.
  * Every variant is the base scenario with --set overrides (values written with 17 digits, so
  * `bristle run BASE --set ...` reproduces a variant bit for bit), built and checked before any
- * stepping. The variants advance in lockstep, a block of steps at a time, OpenMP threads taking
- * variants; each variant's arithmetic is its own, so study.csv does not depend on the thread count.
+ * stepping. The variants advance in lockstep, one step at a time, with the variant as the leading
+ * dimension of one contact field (st_batch: every variant's sets in one field step, small sets in
+ * the CPU's SIMD lanes) and OpenMP threads over variants for the other stages; each variant's
+ * arithmetic is its own, so study.csv does not depend on the thread count (variants whose time
+ * steps differ get a field each and advance a block of steps at a time).
  * Analyses per variant: time_history (largest |value| of chosen columns), sweep (amplitude
  * envelope in windows against the excitation's instantaneous frequency), stepped_sine (a list of
  * frequencies, each run to steady state and fitted over whole cycles). */
