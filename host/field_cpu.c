@@ -416,7 +416,7 @@ BR_HD void cpu_lanes(int law, int surf, int tan, int rec, const cpu_group *gp, d
     const long L = gp->L, n = gp->n;
     const double *fs = gp->fs;
     double S[BR_SUMS_NADD + 2][BR_LANES] = {{0.0}};
-    double T[tan ? BR_TANGENT_N : 1][BR_LANES];
+    double T[BR_TANGENT_N][BR_LANES];
     if (tan) memset(T, 0, sizeof T);
     _Alignas(64) cpu_tan_block blk;
     cpu_tan_block *b = &blk;

@@ -1410,20 +1410,20 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     return m;
 }
 
-br_model *br_scenario_load(const char *path, const char *const *sets, int nsets, char *err, size_t errlen)
+char *br_read_text(const char *path, size_t *len, char *err, size_t errlen)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
         snprintf(err, errlen, "%s:1: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
     size_t got;
-    while (buf && (got = fread(buf + len, 1, cap - len, fp)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *nb = realloc(buf, cap *= 2);
+    while (buf && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = realloc(buf, (cap *= 2) + 1);
             if (!nb) free(buf);
             buf = nb;
         }
@@ -1433,6 +1433,16 @@ br_model *br_scenario_load(const char *path, const char *const *sets, int nsets,
         snprintf(err, errlen, "%s:1: out of memory reading the file", path);
         return NULL;
     }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+br_model *br_scenario_load(const char *path, const char *const *sets, int nsets, char *err, size_t errlen)
+{
+    size_t len;
+    char *buf = br_read_text(path, &len, err, errlen);
+    if (!buf) return NULL;
     br_model *m = br_scenario_parse(path, buf, len, sets, nsets, err, errlen);
     free(buf);
     return m;

@@ -260,30 +260,6 @@ static void study_free(st_study *S)
     free(S);
 }
 
-/* path -> text (allocated), length; NULL if unreadable */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 4096 > cap) {
-            cap = 2 * cap + 8192;
-            char *nb = realloc(buf, cap);
-            if (!nb) break;
-            buf = nb;
-        }
-        const size_t r = fread(buf + n, 1, cap - n - 1, fp);
-        n += r;
-        if (r == 0) break;
-    }
-    fclose(fp);
-    if (buf) buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 /* the study's top-level keys, its analysis and output sections */
 static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
 {
@@ -483,11 +459,8 @@ static void read_output(sy *c, st_study *S, yaml_node_t *o)
 static st_study *study_read(const char *path, char *err, size_t errlen)
 {
     size_t len;
-    char *text = slurp(path, &len);
-    if (!text) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        return NULL;
-    }
+    char *text = br_read_text(path, &len, err, errlen);
+    if (!text) return NULL;
     sy c;
     memset(&c, 0, sizeof c);
     c.file = path, c.err = err, c.errlen = errlen;
@@ -523,9 +496,10 @@ static st_study *study_read(const char *path, char *err, size_t errlen)
     if (get(&c, root, "analysis")) S->an_line = (long)get(&c, root, "analysis")->start_mark.line + 1;
     if (sval(sc)[0] == '/' || !b) snprintf(S->scen, sizeof S->scen, "%s", sval(sc));
     else snprintf(S->scen, sizeof S->scen, "%.*s/%s", (int)(b - path), path, sval(sc));
-    S->text = slurp(S->scen, &S->len);
+    char rerr[1200];
+    S->text = br_read_text(S->scen, &S->len, rerr, sizeof rerr);
     if (!S->text) {
-        fail(&c, sc, "cannot read the scenario %s: %s", S->scen, strerror(errno));
+        fail(&c, sc, "the scenario: %s", rerr);
         goto done;
     }
     yaml_node_t *st = get(&c, root, "set");
