@@ -15,6 +15,7 @@
 
 #include "../benchmarks/baseline_aos.h"
 #include "field_internal.h" /* BR_CPU_CHUNK */
+#include "parse.h"
 #include "patch.h"
 #ifdef BRISTLE_HAVE_CUDA
 #include "../kernels/field_cuda.h"
@@ -77,7 +78,6 @@ static int bench_field(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
         if (!strcmp(a, "--no-baseline")) {
             baseline = 0;
             continue;
@@ -88,21 +88,23 @@ static int bench_field(int argc, char **argv)
         }
         if (!v) return usage();
         i++;
-        if (!strcmp(a, "--points")) n = (long)strtod(v, &end);
-        else if (!strcmp(a, "--steps")) steps = (long)strtod(v, &end);
-        else if (!strcmp(a, "--threads")) threads = (int)strtol(v, &end, 10);
-        else if (!strcmp(a, "--dt")) dt = strtod(v, &end);
-        else if (!strcmp(a, "--law")) law_name = v;
+        long th = 0;
+        if (!strcmp(a, "--points")) {
+            if (br_arg_long("bench", a, v, 1, 1L << 31, &n)) return 2;
+        } else if (!strcmp(a, "--steps")) {
+            if (br_arg_long("bench", a, v, 1, 1L << 40, &steps)) return 2;
+        } else if (!strcmp(a, "--threads")) {
+            if (br_arg_long("bench", a, v, 0, 4096, &th)) return 2;
+            threads = (int)th;
+        } else if (!strcmp(a, "--dt")) {
+            if (br_arg_double("bench", a, v, 1e-300, 1e6, &dt)) return 2;
+        } else if (!strcmp(a, "--law")) law_name = v;
         else if (!strcmp(a, "--backend")) {
             if (!strcmp(v, "cpu")) backend = BR_BACKEND_CPU;
             else if (!strcmp(v, "cuda")) backend = BR_BACKEND_CUDA;
             else if (!strcmp(v, "auto")) backend = BR_BACKEND_AUTO;
             else return usage();
         } else return usage();
-        if (end && *end) {
-            fprintf(stderr, "bristle bench: bad number '%s' for %s\n", v, a);
-            return 2;
-        }
     }
     int law = br_law_from_name(law_name);
     if (law < 0 || n <= 0 || steps <= 0 || !(dt > 0.0)) {

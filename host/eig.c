@@ -7,6 +7,7 @@
  * for lugre3d) in the tangent plane, at the state the scenario reaches at --at T
  * (default: time.end), so the preload is whatever the scenario's loads produce by then. */
 #include "eig.h"
+#include "parse.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -119,16 +120,14 @@ int br_eig_main(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(a, "--at")) {
-            char *end;
-            at = strtod(argv[++i], &end);
-            if (*end || !(at >= 0)) {
-                fprintf(stderr, "bristle eig: --at needs a time >= 0\n");
-                return 2;
-            }
+            if (br_arg_double("eig", "--at", argv[++i], 0.0, 1e12, &at)) return 2;
         } else if (!strcmp(a, "--set") && nsets < 256) sets[nsets++] = argv[++i];
         else if (a[0] == '-') {
             fprintf(stderr, "bristle eig: unknown option '%s'\n", a);
             return usage(stderr);
+        } else if (scen) {
+            fprintf(stderr, "bristle eig: one scenario at a time (got '%s' and '%s')\n", scen, a);
+            return 2;
         } else scen = a;
     }
     if (!scen) return usage(stderr);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "field_internal.h"
 
 static int fail(char *err, size_t n, const char *fmt, ...)
@@ -355,6 +356,19 @@ int br_field_set_state(br_field *f, int set, const double *state)
     const br_set_view *v = &f->sets[set].view;
     memcpy(v->state, state, (size_t)v->nstate * (size_t)v->n * sizeof(double));
     return f->ops->sync_from_host(f);
+}
+
+int br_field_checkpoint(br_field *f, br_ckpt *c)
+{
+    if (f->ops->sync_to_host(f)) return -1;
+    for (int s = 0; s < f->nsets; s++) {
+        const br_set_view *v = &f->sets[s].view;
+        br_ckpt_io(c, "field_state", v->state, (size_t)v->nstate * (size_t)v->n * sizeof(double));
+    }
+    br_ckpt_io(c, "field_E", f->E, (size_t)f->nsets * sizeof(double));
+    br_ckpt_io(c, "field_E_nd", f->E_nd, (size_t)f->nsets * sizeof(double));
+    if (c->failed) return -1;
+    return c->writing ? 0 : f->ops->sync_from_host(f);
 }
 
 const char *br_field_backend_name(const br_field *f) { return f->ops->name; }

@@ -106,6 +106,11 @@ int br_field_get_state(br_field *f, int set, double *state);
 /* set, state -> the set's state replaced (same layout as br_field_get_state) */
 int br_field_set_state(br_field *f, int set, const double *state);
 
+/* field, checkpoint -> every set's state and the running energy integrals written into c, or read
+ * from it (checkpoint.h); 0, or -1 */
+struct br_ckpt;
+int br_field_checkpoint(br_field *f, struct br_ckpt *c);
+
 /* field -> the backend actually used ("cpu" or "cuda") and a device description */
 const char *br_field_backend_name(const br_field *f);
 const char *br_field_device_name(const br_field *f);

@@ -5,12 +5,14 @@
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "br_hd.h"
+#include "scenario.h" /* br_read_text */
 
 void br_mesh_free(br_mesh *m)
 {
@@ -61,6 +63,165 @@ static long orientation_conflicts(const br_mesh *m)
     return bad;
 }
 
+/* ---- PLY structure check ----
+ * assimp trusts a PLY header's element counts: a file that holds fewer vertices or faces than its
+ * header promises ends in an assertion inside assimp that aborts the process. So before assimp
+ * sees a PLY file, its body is walked once against its header (counts, property types, lists);
+ * the walk only measures, the values are read by assimp. */
+
+/* PLY scalar type name -> its size in bytes, or 0 */
+static int ply_size(const char *t)
+{
+    static const char *const N1[] = {"char", "uchar", "int8", "uint8"}, *const N2[] = {"short", "ushort", "int16", "uint16"},
+                             *const N4[] = {"int", "uint", "float", "int32", "uint32", "float32"},
+                             *const N8[] = {"double", "float64"};
+    for (int k = 0; k < 4; k++) if (!strcmp(t, N1[k])) return 1;
+    for (int k = 0; k < 4; k++) if (!strcmp(t, N2[k])) return 2;
+    for (int k = 0; k < 6; k++) if (!strcmp(t, N4[k])) return 4;
+    for (int k = 0; k < 2; k++) if (!strcmp(t, N8[k])) return 8;
+    return 0;
+}
+
+typedef struct ply_prop {
+    int size;      /* scalar: its size; list: the item size */
+    int count_size; /* list: the size of its count, else 0 */
+} ply_prop;
+
+typedef struct ply_elem {
+    char name[32];
+    int is_vertex, is_face;
+    long count;
+    int nprop;
+    ply_prop prop[16];
+} ply_elem;
+
+/* binary: the list count at p (size bytes, little or big endian) -> its value, or -1 */
+static long ply_count(const unsigned char *p, int size, int big)
+{
+    unsigned long v = 0;
+    for (int k = 0; k < size; k++) v |= (unsigned long)p[big ? size - 1 - k : k] << (8 * k);
+    if (size == 1 || (size == 2 && !(v & 0x8000)) || (size == 4 && !(v & 0x80000000ul))) return (long)v;
+    return -1; /* a negative count of a signed type, or an 8-byte count */
+}
+
+/* ascii body at *p -> the next number in *v and *p past it; 0, or -1 at the end or on a non-number */
+static int ply_token(const unsigned char **p, const unsigned char *end, double *v)
+{
+    while (*p < end && isspace(**p)) (*p)++;
+    if (*p == end) return -1;
+    char num[64];
+    size_t n = 0;
+    while (*p + n < end && !isspace((*p)[n]) && n < sizeof num - 1) num[n] = (char)(*p)[n], n++;
+    num[n] = 0;
+    char *q;
+    *v = strtod(num, &q);
+    if (q == num || *q) return -1;
+    *p += n;
+    return 0;
+}
+
+/* path -> 0 if the file is not a PLY or its body holds what its header promises; -1 with err */
+static int ply_check(const char *path, char *err, size_t errlen)
+{
+    size_t len;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(err, errlen, "%s: cannot open the mesh file", path);
+        return -1;
+    }
+    char magic[4] = {0};
+    const int is_ply = fread(magic, 1, 4, fp) == 4 && !memcmp(magic, "ply", 3) && (magic[3] == '\n' || magic[3] == '\r');
+    fclose(fp);
+    if (!is_ply) return 0;
+    char rerr[256];
+    char *text = br_read_text(path, &len, rerr, sizeof rerr);
+    if (!text) {
+        snprintf(err, errlen, "%s", rerr);
+        return -1;
+    }
+    ply_elem el[8];
+    int nel = 0, format = -1, bad = 0; /* format: 0 ascii, 1 little endian, 2 big endian */
+    size_t pos = 0;
+    const char *body = NULL;
+    while (pos < len && !body && !bad) { /* header lines */
+        const char *line = text + pos, *eol = memchr(line, '\n', len - pos);
+        const size_t ll = eol ? (size_t)(eol - line) : len - pos;
+        pos += ll + 1;
+        char buf[256], w1[64] = "", w2[64] = "", w3[64] = "", w4[64] = "";
+        snprintf(buf, sizeof buf, "%.*s", (int)(ll < 255 ? ll : 255), line);
+        const int nw = sscanf(buf, "%63s %63s %63s %63s", w1, w2, w3, w4);
+        if (nw <= 0 || !strcmp(w1, "comment") || !strcmp(w1, "obj_info") || !strcmp(w1, "ply")) continue;
+        if (!strcmp(w1, "end_header")) body = text + (pos < len ? pos : len);
+        else if (!strcmp(w1, "format"))
+            format = !strcmp(w2, "ascii") ? 0 : !strcmp(w2, "binary_little_endian") ? 1 : !strcmp(w2, "binary_big_endian") ? 2 : -1;
+        else if (!strcmp(w1, "element") && nw == 3 && nel < 8) {
+            char *end;
+            const long n = strtol(w3, &end, 10);
+            bad = *end || n < 0 || n > (1L << 40);
+            snprintf(el[nel].name, sizeof el[nel].name, "%s", w2);
+            el[nel].is_vertex = !strcmp(w2, "vertex"), el[nel].is_face = !strcmp(w2, "face");
+            el[nel].count = n, el[nel].nprop = 0;
+            nel++;
+        } else if (!strcmp(w1, "property") && nel > 0 && el[nel - 1].nprop < 16) {
+            ply_prop *pr = &el[nel - 1].prop[el[nel - 1].nprop++];
+            if (!strcmp(w2, "list")) pr->count_size = ply_size(w3), pr->size = ply_size(w4), bad = !pr->count_size || !pr->size;
+            else pr->count_size = 0, pr->size = ply_size(w2), bad = !pr->size;
+        } else bad = 1;
+    }
+    if (bad || !body || format < 0) {
+        snprintf(err, errlen, "%s: not a valid PLY header (format, element and property lines up to end_header)", path);
+        free(text);
+        return -1;
+    }
+    const unsigned char *p = (const unsigned char *)body, *end = (const unsigned char *)text + len;
+    long nvert = 0;
+    for (int e = 0; e < nel; e++)
+        if (el[e].is_vertex) nvert = el[e].count;
+    for (int e = 0; e < nel && !bad; e++)
+        for (long i = 0; i < el[e].count && !bad; i++)
+            for (int k = 0; k < el[e].nprop && !bad; k++) {
+                const ply_prop *pr = &el[e].prop[k];
+                long items = 1;
+                /* a face's index list: at least 3 indices, each a vertex of the file */
+                const int face = pr->count_size && el[e].is_face;
+                if (format == 0) { /* ascii: whitespace-separated numbers, a list's count first */
+                    double v;
+                    bad = ply_token(&p, end, &v);
+                    if (!bad && pr->count_size) {
+                        if (v >= (face ? 3 : 0) && v <= 1e6 && v == floor(v)) items = (long)v;
+                        else bad = 1;
+                        for (long t = 0; t < items && !bad; t++) {
+                            bad = ply_token(&p, end, &v);
+                            if (face && !(v >= 0 && v < nvert && v == floor(v))) bad = 1;
+                        }
+                    }
+                } else {
+                    if (pr->count_size) {
+                        if (end - p < pr->count_size) bad = 1;
+                        else items = ply_count(p, pr->count_size, format == 2), p += pr->count_size;
+                        if (items < (face ? 3 : 0)) bad = 1;
+                    }
+                    if (!bad && (end - p) / pr->size < items) bad = 1;
+                    for (long t = 0; face && !bad && t < items; t++) /* indices are integers: read them */
+                        if (pr->size > 4 || !(ply_count(p + t * pr->size, pr->size, format == 2) < nvert)) bad = 1;
+                    if (!bad) p += items * pr->size;
+                }
+                if (bad)
+                    snprintf(err, errlen, "%s: the header promises %ld %s elements but the file ends (or is malformed) "
+                                          "at number %ld",
+                             path, el[e].count, el[e].name, i);
+            }
+    if (!bad && format == 0)
+        while (p < end && isspace(*p)) p++;
+    if (!bad && p != end) {
+        snprintf(err, errlen, "%s: %ld bytes follow the elements the header announces (a header whose counts do "
+                              "not match the data)", path, (long)(end - p));
+        bad = 1;
+    }
+    free(text);
+    return bad ? -1 : 0;
+}
+
 br_mesh *br_mesh_load(const char *path, double scale, const double R[9], const double t[3], char *err,
                       size_t errlen)
 {
@@ -70,6 +231,7 @@ br_mesh *br_mesh_load(const char *path, double scale, const double R[9], const d
         return NULL;
     }
     fclose(fp);
+    if (ply_check(path, err, errlen)) return NULL;
     const struct aiScene *sc = aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
                                                       aiProcess_PreTransformVertices |
                                                       aiProcess_ValidateDataStructure);
@@ -197,20 +359,36 @@ long br_mesh_sample_vertices(const br_mesh *m, double **r, double **area)
     return np;
 }
 
+/* triangle t, spacing h -> k, the splits of each edge (1..4096): its longest edge over h, rounded up */
+static int tri_splits(const br_mesh *m, long t, double h)
+{
+    double L = 0;
+    for (int e = 0; e < 3; e++) {
+        const double *a = m->V + 3 * m->T[3 * t + e], *b = m->V + 3 * m->T[3 * t + (e + 1) % 3];
+        const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        L = fmax(L, br_norm3(d));
+    }
+    const double k = ceil(L / h);
+    return k < 1 ? 1 : k > 4096 ? 4096 : (int)k;
+}
+
+double br_mesh_count_spacing(const br_mesh *m, double h)
+{
+    double np = 0;
+    for (long t = 0; t < m->nt; t++) {
+        const double k = tri_splits(m, t, h);
+        np += k * k;
+    }
+    return np;
+}
+
 long br_mesh_sample_spacing(const br_mesh *m, double h, double **r, double **area)
 {
     long np = 0;
     int *kk = malloc((size_t)m->nt * sizeof(int));
     if (!kk) return -1;
     for (long t = 0; t < m->nt; t++) {
-        double L = 0;
-        for (int e = 0; e < 3; e++) {
-            const double *a = m->V + 3 * m->T[3 * t + e], *b = m->V + 3 * m->T[3 * t + (e + 1) % 3];
-            const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-            L = fmax(L, br_norm3(d));
-        }
-        const double k = ceil(L / h);
-        kk[t] = k < 1 ? 1 : k > 4096 ? 4096 : (int)k;
+        kk[t] = tri_splits(m, t, h);
         np += (long)kk[t] * kk[t];
     }
     *r = malloc((size_t)np * 3 * sizeof(double));

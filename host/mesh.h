@@ -35,6 +35,10 @@ void br_mesh_normal(const br_mesh *m, double n[3]);
  * *r (3 np) and *area (np) allocated; returns np, or -1 */
 long br_mesh_sample_vertices(const br_mesh *m, double **r, double **area);
 
+/* mesh, spacing h -> the number of points br_mesh_sample_spacing gives, without allocating (the size
+ * guard asks it first) */
+double br_mesh_count_spacing(const br_mesh *m, double h);
+
 /* mesh, spacing h -> every triangle split into k^2 similar triangles (k = ceil(longest edge / h)),
  * one point at each centroid with its area: near-uniform points on planar and curved faces;
  * *r, *area allocated; returns np, or -1 */

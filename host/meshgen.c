@@ -4,6 +4,7 @@
  * (.ply) or Wavefront OBJ (.obj); either is read back through assimp. Writing
  * these two formats is a few lines; reading is always the library's job. */
 #include "meshgen.h"
+#include "parse.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -116,6 +117,15 @@ static int gen_grid(gen_mesh *g, double lx, double ly, long nx, long ny, int up)
     return 0;
 }
 
+/* option, text, range -> *v, a whole number in [lo, hi] as a double; 0, or -1 with a message */
+static int whole(const char *opt, const char *s, long lo, long hi, double *v)
+{
+    long n;
+    if (br_arg_long("mesh", opt, s, lo, hi, &n)) return -1;
+    *v = (double)n;
+    return 0;
+}
+
 int br_meshgen_main(int argc, char **argv)
 {
     if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) return usage(argc < 1 ? stderr : stdout);
@@ -125,14 +135,22 @@ int br_meshgen_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const int more = i + 1 < argc, two = i + 2 < argc;
+        /* lengths: positive, at most 1e6 (metres or file units); counts: at most 1e5 per direction,
+         * so a mesh has at most 1e10 elements' worth of indices in range and no overflow */
+        const double LMAX = 1e6, NMAX = 1e5;
+        int bad = 0;
         if (!strcmp(a, "--out") && more) out = argv[++i];
-        else if (!strcmp(a, "--r-in") && more) r0 = atof(argv[++i]);
-        else if (!strcmp(a, "--r-out") && more) r1 = atof(argv[++i]);
-        else if (!strcmp(a, "--radius") && more) R = atof(argv[++i]);
-        else if (!strcmp(a, "--n-radial") && more) nr = atof(argv[++i]);
-        else if (!strcmp(a, "--n-around") && more) m = atof(argv[++i]);
-        else if (!strcmp(a, "--size") && two) lx = atof(argv[i + 1]), ly = atof(argv[i + 2]), i += 2;
-        else if (!strcmp(a, "--count") && two) nx = atof(argv[i + 1]), ny = atof(argv[i + 2]), i += 2;
+        else if (!strcmp(a, "--r-in") && more) bad = br_arg_double("mesh", a, argv[++i], 0, LMAX, &r0);
+        else if (!strcmp(a, "--r-out") && more) bad = br_arg_double("mesh", a, argv[++i], 1e-12, LMAX, &r1);
+        else if (!strcmp(a, "--radius") && more) bad = br_arg_double("mesh", a, argv[++i], 1e-12, LMAX, &R);
+        else if (!strcmp(a, "--n-radial") && more) bad = whole(a, argv[++i], 1, NMAX, &nr);
+        else if (!strcmp(a, "--n-around") && more) bad = whole(a, argv[++i], 3, NMAX, &m);
+        else if (!strcmp(a, "--size") && two)
+            bad = br_arg_double("mesh", a, argv[i + 1], 1e-12, LMAX, &lx) ||
+                  br_arg_double("mesh", a, argv[i + 2], 1e-12, LMAX, &ly),
+            i += 2;
+        else if (!strcmp(a, "--count") && two)
+            bad = whole(a, argv[i + 1], 1, NMAX, &nx) || whole(a, argv[i + 2], 1, NMAX, &ny), i += 2;
         else if (!strcmp(a, "--facing") && more) {
             const char *f = argv[++i];
             if (!strcmp(f, "+z")) up = 1;
@@ -141,9 +159,16 @@ int br_meshgen_main(int argc, char **argv)
             fprintf(stderr, "bristle mesh: unknown or incomplete option '%s'\n", a);
             return usage(stderr);
         }
+        if (bad) return 2;
     }
     gen_mesh g = {0, 0, NULL, NULL};
     int rc = -2;
+    /* the PLY file holds 32-bit indices; 1e8 triangles (about 5 GB in memory) is the cap */
+    const double ntri = !strcmp(kind, "grid") ? 2 * nx * ny : 2 * nr * m + m;
+    if (ntri > 1e8) {
+        fprintf(stderr, "bristle mesh: %.3g triangles asked for; at most 1e8\n", ntri);
+        return 2;
+    }
     if (!out) fprintf(stderr, "bristle mesh: --out FILE is required\n");
     else if (!strcmp(kind, "annulus") && r0 > 0 && r1 > r0 && nr >= 1 && m >= 3)
         rc = gen_round(&g, r0, r1, (long)nr, (long)m, up);
@@ -155,9 +180,9 @@ int br_meshgen_main(int argc, char **argv)
         free(g.V), free(g.T);
         return usage(stderr);
     }
-    if (rc == 0) rc = write_mesh(&g, out);
-    if (rc == 0) printf("%s: %ld vertices, %ld triangles\n", out, g.nv, g.nt);
-    else fprintf(stderr, "bristle mesh: cannot write %s\n", out);
+    if (rc != 0) fprintf(stderr, "bristle mesh: out of memory for %ld vertices\n", g.nv);
+    else if ((rc = write_mesh(&g, out)) != 0) fprintf(stderr, "bristle mesh: cannot write %s\n", out);
+    else printf("%s: %ld vertices, %ld triangles\n", out, g.nv, g.nt);
     free(g.V), free(g.T);
     return rc == 0 ? 0 : 1;
 }

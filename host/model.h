@@ -49,6 +49,7 @@ typedef struct br_beam {
     double E, nu, rho, b, t;
     double width[3];       /* unit vector along the section side b, normal to the elements */
     double ray_a, ray_b;
+    int line;              /* line of its entry in the scenario file (messages) */
 } br_beam;
 
 /* A frame with prescribed motion: x(t) = x0 + v t + d(t), spinning at a constant

@@ -1,7 +1,11 @@
 /* output.c: time-series columns, CSV rows, points.csv and summary.json (cJSON). */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "output.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <unistd.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <errno.h>
@@ -238,6 +242,7 @@ struct br_csv_writer {
     double *ring;          /* BR_CSV_RING rows */
     long head, tail;       /* rows pushed, rows written (the ring holds head - tail) */
     int done;
+    int flush;             /* br_csv_writer_sync waits: write what there is, even less than a batch */
     pthread_mutex_t mu;
     pthread_cond_t more, room;
     pthread_t th;
@@ -249,7 +254,8 @@ static void *csv_writer_main(void *arg)
     br_csv_writer *w = arg;
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (w->head - w->tail < BR_CSV_BATCH && !w->done) pthread_cond_wait(&w->more, &w->mu);
+        while (w->head - w->tail < BR_CSV_BATCH && !w->done && !(w->flush && w->head > w->tail))
+            pthread_cond_wait(&w->more, &w->mu);
         const long t = w->tail, h = w->head;
         if (t == h) break; /* done and drained */
         pthread_mutex_unlock(&w->mu);
@@ -288,6 +294,19 @@ void br_csv_writer_push(br_csv_writer *w, const double *row)
     while (w->head - w->tail >= BR_CSV_RING) pthread_cond_wait(&w->room, &w->mu);
     memcpy(w->ring + (w->head % BR_CSV_RING) * w->ncols, row, (size_t)w->ncols * sizeof(double));
     if (++w->head % BR_CSV_BATCH == 0) pthread_cond_signal(&w->more);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void br_csv_writer_sync(br_csv_writer *w)
+{
+    if (!w) return;
+    pthread_mutex_lock(&w->mu);
+    w->flush = 1;
+    while (w->tail < w->head) {
+        pthread_cond_signal(&w->more);
+        pthread_cond_wait(&w->room, &w->mu);
+    }
+    w->flush = 0;
     pthread_mutex_unlock(&w->mu);
 }
 
@@ -345,6 +364,90 @@ int br_mkdir_p(const char *path)
     return (mkdir(buf, 0777) && errno != EEXIST) ? -1 : 0;
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)ftw;
+    return (flag == FTW_DP ? rmdir(path) : unlink(path)) ? -1 : 0;
+}
+
+int br_rm_tree(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb)) return errno == ENOENT ? 0 : -1;
+    return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* folder -> 1 if it is missing, empty, or holds a Bristle marker (.bristle, or a summary.json of a
+ * run made before the marker existed); 0 if it holds anything else (a user's folder) */
+static int ours_or_empty(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return errno == ENOENT;
+    int empty = 1, marked = 0;
+    for (struct dirent *e; (e = readdir(dp));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        empty = 0;
+        marked |= !strcmp(e->d_name, ".bristle") || !strcmp(e->d_name, "summary.json");
+    }
+    closedir(dp);
+    return empty || marked;
+}
+
+int br_stage_begin(const char *dir, int resume, char *stage, size_t len, char *err, size_t errlen)
+{
+    const char *base = strrchr(dir, '/');
+    base = base ? base + 1 : dir;
+    if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+        snprintf(err, errlen, "the output folder '%s' must end in a name of its own", dir);
+        return -1;
+    }
+    snprintf(stage, len, "%s.part", dir);
+    if (!ours_or_empty(dir)) {
+        snprintf(err, errlen, "%s exists and holds files that are not a Bristle run's; give another --out", dir);
+        return -1;
+    }
+    if (!ours_or_empty(stage)) {
+        snprintf(err, errlen, "%s exists and holds files that are not a Bristle run's", stage);
+        return -1;
+    }
+    if (resume) return 0;
+    if (br_rm_tree(stage) || br_mkdir_p(stage)) {
+        snprintf(err, errlen, "cannot create %s: %s", stage, strerror(errno));
+        return -1;
+    }
+    char mark[1400];
+    snprintf(mark, sizeof mark, "%s/.bristle", stage);
+    FILE *fp = fopen(mark, "w");
+    if (!fp || fputs("a Bristle output folder: bristle run and bristle study replace it as a whole\n", fp) < 0 ||
+        fclose(fp)) {
+        snprintf(err, errlen, "cannot write %s: %s", mark, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int br_stage_publish(const char *stage, const char *dir, char *err, size_t errlen)
+{
+    char old[1400];
+    snprintf(old, sizeof old, "%s.old-%ld", dir, (long)getpid());
+    struct stat sb;
+    const int had = stat(dir, &sb) == 0;
+    if (had && rename(dir, old)) {
+        snprintf(err, errlen, "cannot move the earlier %s aside: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (rename(stage, dir)) {
+        snprintf(err, errlen, "cannot rename %s to %s: %s", stage, dir, strerror(errno));
+        if (had) rename(old, dir);
+        return -1;
+    }
+    if (had && br_rm_tree(old)) {
+        snprintf(err, errlen, "cannot remove the earlier run's %s: %s", old, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int br_json_number(cJSON *obj, const char *name, double v)
 {
     char buf[40];
@@ -369,7 +472,7 @@ int br_output_summary(const br_model *m, const br_data *d, const br_run_info *in
     br_json_number(j, "dt", m->dt);
     br_json_number(j, "t_end", d->t);
     br_json_number(j, "wall_time_s", info->wall);
-    br_json_number(j, "steps_per_second", info->wall > 0 ? d->step / info->wall : 0);
+    br_json_number(j, "steps_per_second", info->wall > 0 ? info->steps / info->wall : 0);
     cJSON *split = cJSON_AddObjectToObject(j, "wall_time_split_s");
     br_json_number(split, "contact_field", info->wall_field);
     br_json_number(split, "host_dynamics", info->wall_host);

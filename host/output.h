@@ -52,6 +52,9 @@ void br_csv_writer_push(br_csv_writer *w, const double *row);
 /* -> every queued row written, the thread joined, the writer freed; the stream stays open */
 void br_csv_writer_finish(br_csv_writer *w);
 
+/* writer -> returns once every row pushed so far has been written to its file (not flushed) */
+void br_csv_writer_sync(br_csv_writer *w);
+
 /* stream -> points.csv header (long format: one line per point and sample) */
 void br_output_points_header(FILE *fp);
 
@@ -63,6 +66,20 @@ double br_wall_seconds(void);
 
 /* path -> it and every missing directory on it created; 0 or -1 (errno set) */
 int br_mkdir_p(const char *path);
+
+/* path -> the file or folder and everything under it removed (symbolic links not followed); 0 or -1 */
+int br_rm_tree(const char *path);
+
+/* Output folders are made whole or not at all. A run or study writes into the stage DIR.part; when
+ * it ends well, br_stage_publish puts the stage in DIR's place (an earlier run in DIR is replaced as a
+ * whole, never mixed with the new files); when it fails or is killed, DIR.part stays, marked
+ * partial by its name, and DIR keeps the earlier complete output.
+ * dir, resume -> stage = dir.part, made fresh and marked (.bristle) unless resuming; 0, or -1 with
+ * err when dir or the stage holds files that are not Bristle's (a user's folder is never replaced) */
+int br_stage_begin(const char *dir, int resume, char *stage, size_t len, char *err, size_t errlen);
+
+/* stage, dir -> the stage renamed to dir, an earlier dir removed; 0, or -1 with err */
+int br_stage_publish(const char *stage, const char *dir, char *err, size_t errlen);
 
 struct cJSON;
 
@@ -78,7 +95,8 @@ typedef struct br_run_info {
     double wall_field;       /* contact-field steps */
     double wall_host;        /* frames, loads, integration, checks */
     double wall_output;      /* CSV, points, plots */
-    const char *status;      /* "complete" or "failed" */
+    long steps;              /* steps taken by this process (a resumed run: since the checkpoint) */
+    const char *status;      /* "complete", "failed" or "interrupted" */
     const char *error;       /* failure message or NULL */
     const char **files;      /* output files written, NULL-terminated */
     const char **warnings;   /* NULL-terminated */

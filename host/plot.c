@@ -1,6 +1,8 @@
 /* plot.c: min/max bucket buffer and cairo line plots. */
 #include "plot.h"
 
+#include "checkpoint.h"
+
 #include <cairo.h>
 #include <math.h>
 #include <png.h>
@@ -52,6 +54,23 @@ void br_plotbuf_add(br_plotbuf *pb, const double *row)
     if (++pb->fill == pb->per) pb->fill = 0;
 }
 
+int br_plotbuf_checkpoint(br_plotbuf *pb, br_ckpt *c)
+{
+    long dims[4] = {pb->ncols, pb->per, pb->cap, 0}, want[4];
+    memcpy(want, dims, sizeof dims);
+    br_ckpt_io(c, "plot_dims", dims, sizeof dims);
+    if (!c->failed && memcmp(dims, want, sizeof dims)) {
+        snprintf(c->err, sizeof c->err, "the checkpoint's plot buffer has another size");
+        c->failed = 1;
+    }
+    br_ckpt_io(c, "plot_fill", &pb->nb, sizeof pb->nb);
+    br_ckpt_io(c, "plot_fill2", &pb->fill, sizeof pb->fill);
+    if (!c->failed && !(pb->nb >= 0 && pb->nb <= pb->cap)) c->failed = 1;
+    br_ckpt_io(c, "plot_lo", pb->lo, (size_t)pb->nb * pb->ncols * sizeof(double));
+    br_ckpt_io(c, "plot_hi", pb->hi, (size_t)pb->nb * pb->ncols * sizeof(double));
+    return c->failed ? -1 : 0;
+}
+
 void br_plotbuf_free(br_plotbuf *pb)
 {
     if (!pb) return;
@@ -68,6 +87,18 @@ static double nice_step(double range, int n)
 }
 
 static void pad_range(double *lo, double *hi);
+
+/* range [lo, hi], step -> the whole multiples k st inside it, k0..k1 (at most 100 of them; none when
+ * the step is not finite and positive or is below the rounding of the values: near t = 1e15 a
+ * step of 1e-3 would not advance a loop that adds it) */
+static void tick_span(double lo, double hi, double st, long *k0, long *k1)
+{
+    *k0 = 1, *k1 = 0;
+    if (!(st > 0) || !isfinite(st) || !isfinite(lo) || !isfinite(hi)) return;
+    const double a = ceil(lo / st), b = floor(hi / st);
+    if (!(b - a < 100) || a + 1 == a || fabs(a) > 1e15) return;
+    *k0 = (long)a, *k1 = (long)b;
+}
 
 static const double PALETTE[8][3] = {{0.12, 0.47, 0.71}, {0.84, 0.15, 0.16}, {0.17, 0.63, 0.17},
                                      {0.0, 0.0, 0.0},    {1.0, 0.5, 0.05},   {0.58, 0.4, 0.74},
@@ -94,7 +125,10 @@ static void draw_panel(cairo_t *cr, const br_plotbuf *pb, const br_panel *p, dou
     char lab[64];
     /* grid and ticks */
     const double ys = nice_step(hi - lo, 5);
-    for (double v = ceil(lo / ys) * ys; v <= hi; v += ys) {
+    long k0, k1;
+    tick_span(lo, hi, ys, &k0, &k1);
+    for (long k = k0; k <= k1; k++) {
+        const double v = (double)k * ys;
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
         cairo_move_to(cr, x0, PY(v));
         cairo_line_to(cr, x1, PY(v));
@@ -107,7 +141,9 @@ static void draw_panel(cairo_t *cr, const br_plotbuf *pb, const br_panel *p, dou
         cairo_show_text(cr, lab);
     }
     const double ts = nice_step(t1 - t0, 8);
-    for (double t = ceil(t0 / ts) * ts; t <= t1 + 1e-9 * ts; t += ts) {
+    tick_span(t0, t1 + 1e-9 * ts, ts, &k0, &k1);
+    for (long k = k0; k <= k1; k++) {
+        const double t = (double)k * ts;
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
         cairo_move_to(cr, PX(t), top);
         cairo_line_to(cr, PX(t), bot);
@@ -285,9 +321,15 @@ static int axis_ticks(double lo, double hi, int logax, double *tick, int max)
     int n = 0;
     if (!logax) {
         const double st = nice_step(hi - lo, 6);
-        for (double v = ceil(lo / st) * st; v <= hi && n < max; v += st) tick[n++] = fabs(v) < 1e-9 * st ? 0.0 : v;
+        long k0, k1;
+        tick_span(lo, hi, st, &k0, &k1);
+        for (long k = k0; k <= k1 && n < max; k++) {
+            const double v = (double)k * st;
+            tick[n++] = fabs(v) < 1e-9 * st ? 0.0 : v;
+        }
         return n;
     }
+    if (!isfinite(lo) || !isfinite(hi) || hi - lo > 400) return 0;
     const int dec = (int)(floor(hi) - ceil(lo)) + 1;
     static const double sub[3] = {1, 2, 5};
     for (double e = floor(lo); e <= ceil(hi) && n < max; e += 1)

@@ -17,6 +17,10 @@ void br_plotbuf_add(br_plotbuf *pb, const double *row);
 
 void br_plotbuf_free(br_plotbuf *pb);
 
+/* plot buffer, checkpoint -> its rows so far written into c or read from it; 0, or -1 */
+struct br_ckpt;
+int br_plotbuf_checkpoint(br_plotbuf *pb, struct br_ckpt *c);
+
 typedef struct br_curve {
     const char *label;
     int col;

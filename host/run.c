@@ -1,13 +1,19 @@
 /* run.c: `bristle run [SCENARIO] [--out DIR] [--backend auto|cpu|cuda] [--set KEY=VALUE]...`
+ *        [--checkpoint-every T] [--resume DIR]`
  * Loads a scenario, steps it to the end, writes timeseries.csv, points.csv (on
- * request), summary.json and PNG plots into DIR. Files are written under
- * temporary names (.part) and renamed when complete; a failed run leaves its
- * .part files and a summary.json whose status is "failed".
- * Exit status: 0 done, 1 the run failed (non-finite state, I/O), 2 bad input. */
+ * request), summary.json and PNG plots into DIR. Everything is written into the
+ * stage DIR.part, which takes DIR's place only when the run is complete
+ * (output.h); a failed run leaves DIR.part with a summary.json whose status is
+ * "failed", an interrupted one (SIGINT, SIGTERM) a checkpoint and the status
+ * "interrupted"; `--resume DIR` continues from DIR.part/checkpoint.bin and ends
+ * with the files an uninterrupted run writes, bit for bit (docs/robustness.md).
+ * Exit status: 0 done, 1 the run failed (non-finite state, I/O), 2 bad input,
+ * 130 / 143 interrupted by SIGINT / SIGTERM (checkpoint written). */
 #include "run.h"
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "fields.h"
+#include "memory.h"
 #include "output.h"
+#include "parse.h"
 #include "plot.h"
 #include "scenario.h"
 #include "sim.h"
@@ -28,12 +37,19 @@ extern const unsigned long br_builtin_cube_yaml_len;
 static int usage(FILE *o)
 {
     fprintf(o, "usage: bristle run [SCENARIO.yaml] [--out DIR] [--backend auto|cpu|cuda] [--set KEY=VALUE]...\n"
+               "                  [--checkpoint-every T] [--resume DIR]\n"
                "  no SCENARIO: the built-in demo (scenario S1, cube_00)\n"
                "  --out DIR      output folder (default runs/<scenario name>)\n"
                "  --backend B    overrides the scenario's backend\n"
                "  --set K=V      overrides one value of the scenario, e.g. --set time.dt=2e-5,\n"
                "                 --set contacts.base.friction.mu_s=0.2 (list items by name or index)\n"
-               "  --quiet        no progress line\n");
+               "  --quiet        no progress line\n"
+               "  --checkpoint-every T  write DIR.part/checkpoint.bin every T seconds of simulated time\n"
+               "                 (SIGINT and SIGTERM write one too, and stop the run)\n"
+               "  --max-memory S refuse scenarios that would need more than S bytes (4G, 512M; default:\n"
+               "                 the memory available)\n"
+               "  --resume DIR   continue the interrupted run of this scenario (same --set values)\n"
+               "                 from DIR.part/checkpoint.bin\n");
     return o == stderr ? 2 : 0;
 }
 
@@ -72,6 +88,34 @@ typedef struct loop_buf {
     long n, cap;
     double *v; /* cap * nset * 6 */
 } loop_buf;
+
+static volatile sig_atomic_t g_signal; /* SIGINT or SIGTERM received: checkpoint and stop */
+
+static void on_signal(int sig) { g_signal = sig; }
+
+/* what the run loop adds to br_data's state: the step it resumes at, the snapshots written, the
+ * bytes of its CSV files that belong to the steps before, the loop window's samples */
+typedef struct run_state {
+    long n;
+    long ts_bytes, pts_bytes;
+    long nsnap;
+    double snap_t[64];
+    long lb_n;
+} run_state;
+
+/* model, data, run-loop state, plot and loop buffers, c -> all of them written into c or read */
+static int run_checkpoint(const br_model *m, br_data *d, run_state *rs, br_plotbuf *pb, loop_buf *lb, br_ckpt *c)
+{
+    br_ckpt_io(c, "run", rs, sizeof *rs);
+    if (!c->failed && !(rs->lb_n >= 0 && rs->lb_n <= lb->cap && rs->nsnap >= 0 && rs->nsnap <= 64)) {
+        snprintf(c->err, sizeof c->err, "the checkpoint's loop buffer does not fit this scenario");
+        c->failed = 1;
+    }
+    br_data_checkpoint(m, d, c);
+    br_plotbuf_checkpoint(pb, c);
+    if (lb->cap > 0) br_ckpt_io(c, "loop", lb->v, (size_t)rs->lb_n * (size_t)m->nset * 6 * sizeof(double));
+    return c->failed ? -1 : 0;
+}
 
 static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, run_files *rf, double *wall_out)
 {
@@ -154,17 +198,32 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
 
 int br_run_main(int argc, char **argv)
 {
-    const char *scen = NULL, *out = NULL, *backend_arg = NULL;
+    const char *scen = NULL, *out = NULL, *backend_arg = NULL, *resume = NULL;
     const char *sets[256];
     int nsets = 0, quiet = 0;
+    double ck_T = 0.0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
         if (!strcmp(a, "--quiet")) quiet = 1;
-        else if ((!strcmp(a, "--out") || !strcmp(a, "--backend") || !strcmp(a, "--set")) && i + 1 >= argc) {
+        else if ((!strcmp(a, "--out") || !strcmp(a, "--backend") || !strcmp(a, "--set") ||
+                  !strcmp(a, "--checkpoint-every") || !strcmp(a, "--resume") || !strcmp(a, "--max-memory")) &&
+                 i + 1 >= argc) {
             fprintf(stderr, "bristle run: %s needs a value\n", a);
             return 2;
         } else if (!strcmp(a, "--out")) out = argv[++i];
+        else if (!strcmp(a, "--resume")) resume = argv[++i];
+        else if (!strcmp(a, "--max-memory")) {
+            double lim;
+            if (br_parse_size(argv[++i], &lim)) {
+                fprintf(stderr, "bristle run: --max-memory takes a size such as 4G, 512M or 1e9 (got '%s')\n", argv[i]);
+                return 2;
+            }
+            br_mem_set_limit(lim);
+        }
+        else if (!strcmp(a, "--checkpoint-every")) {
+            if (br_arg_double("run", a, argv[++i], 1e-12, 1e12, &ck_T)) return 2;
+        }
         else if (!strcmp(a, "--backend")) backend_arg = argv[++i];
         else if (!strcmp(a, "--set")) {
             if (nsets == 256) {
@@ -180,10 +239,22 @@ int br_run_main(int argc, char **argv)
             return 2;
         } else scen = a;
     }
+    if (resume && out) {
+        fprintf(stderr, "bristle run: --resume DIR continues in DIR; give no --out\n");
+        return 2;
+    }
     char err[1024] = "";
-    br_model *m = scen ? br_scenario_load(scen, sets, nsets, err, sizeof err)
-                       : br_scenario_parse("cube_00.yaml (built-in demo)", (const char *)br_builtin_cube_yaml,
-                                           br_builtin_cube_yaml_len, sets, nsets, err, sizeof err);
+    size_t tlen = br_builtin_cube_yaml_len;
+    char *text = scen ? br_read_text(scen, &tlen, err, sizeof err) : NULL;
+    if (scen && !text) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    const char *src = scen ? text : (const char *)br_builtin_cube_yaml;
+    br_model *m = br_scenario_parse(scen ? scen : "cube_00.yaml (built-in demo)", src, tlen, sets, nsets, err,
+                                    sizeof err);
+    const uint64_t hash = br_ckpt_hash(src, tlen, sets, nsets);
+    free(text);
     if (!m) {
         fprintf(stderr, "%s\n", err);
         return 2;
@@ -201,28 +272,32 @@ int br_run_main(int argc, char **argv)
         }
     }
     br_data *d = br_data_create(m, (br_backend_kind)backend, err, sizeof err);
-    if (!d) {
-        fprintf(stderr, "bristle run: %s\n", err);
+    if (!d) { /* "file:line: ..." as it is, other messages after the command's name */
+        fprintf(stderr, "%s%s\n", strncmp(err, m->source, strlen(m->source)) ? "bristle run: " : "", err);
         br_model_free(m);
         return 2;
     }
     run_files rf = {.n = 0};
     rf.list[0] = NULL;
-    if (out) snprintf(rf.dir, sizeof rf.dir, "%s", out);
-    else snprintf(rf.dir, sizeof rf.dir, "runs/%s", m->name);
-    if (br_mkdir_p(rf.dir)) {
-        fprintf(stderr, "bristle run: cannot create %s: %s\n", rf.dir, strerror(errno));
+    char final_dir[900];
+    if (resume) { /* DIR or DIR.part */
+        const size_t rl = strlen(resume);
+        snprintf(final_dir, sizeof final_dir, "%.*s", (int)(rl > 5 && !strcmp(resume + rl - 5, ".part") ? rl - 5 : rl),
+                 resume);
+    } else if (out) snprintf(final_dir, sizeof final_dir, "%s", out);
+    else snprintf(final_dir, sizeof final_dir, "runs/%s", m->name);
+    char serr[1200];
+    if (br_stage_begin(final_dir, resume != NULL, rf.dir, sizeof rf.dir, serr, sizeof serr)) {
+        fprintf(stderr, "bristle run: %s\n", serr);
         br_data_free(d), br_model_free(m);
-        return 1;
+        return 2;
     }
-    /* outputs of an earlier run in this folder would look like this run's: remove them */
-    char path[1200], tmp[1300];
-    static const char *const stale[] = {"timeseries.csv", "points.csv", "summary.json", "energy.png", "bodies.png"};
-    for (int k = 0; k < 5; k++) file_path(&rf, stale[k], path, sizeof path), unlink(path);
-    for (int b = 0; b < m->nbody; b++) snprintf(path, sizeof path, "%s/%s.png", rf.dir, m->body[b].name), unlink(path);
-    for (int s = 0; s < m->nset; s++) {
-        snprintf(path, sizeof path, "%s/%s.png", rf.dir, m->cset[s].name), unlink(path);
-        snprintf(path, sizeof path, "%s/%s_loop.png", rf.dir, m->cset[s].name), unlink(path);
+    char path[1200], tmp[1300], ckpath[1200];
+    file_path(&rf, "checkpoint.bin", ckpath, sizeof ckpath);
+    if (resume && access(ckpath, R_OK)) {
+        fprintf(stderr, "bristle run: --resume %s: no checkpoint %s\n", resume, ckpath);
+        br_data_free(d), br_model_free(m);
+        return 2;
     }
 
     const long nsteps = (long)nearbyint(m->t_end / m->dt);
@@ -240,11 +315,11 @@ int br_run_main(int argc, char **argv)
         if (!lb.v) lb.cap = 0;
     }
     file_path(&rf, "timeseries.csv.part", tmp, sizeof tmp);
-    FILE *ts = fopen(tmp, "w");
+    FILE *ts = fopen(tmp, resume ? "r+" : "w");
     FILE *pts = NULL;
     if (m->out_points && d->field) {
         file_path(&rf, "points.csv.part", path, sizeof path);
-        pts = fopen(path, "w");
+        pts = fopen(path, resume ? "r+" : "w");
     }
     if (!row || !scratch || !pb || !ts || (m->out_points && d->field && !pts)) {
         fprintf(stderr, "bristle run: cannot write into %s: %s\n", rf.dir, strerror(errno));
@@ -255,9 +330,29 @@ int br_run_main(int argc, char **argv)
     }
     static char tsbuf[1 << 16];
     setvbuf(ts, tsbuf, _IOFBF, sizeof tsbuf);
-    br_output_csv_header(m, ts);
-    if (pts) br_output_points_header(pts);
+    run_state rs = {0};
+    if (resume) { /* the state at the checkpoint; the CSV files cut back to the rows before it */
+        br_ckpt c;
+        if (br_ckpt_begin_read(&c, ckpath, hash) == 0) run_checkpoint(m, d, &rs, pb, &lb, &c);
+        br_ckpt_end_read(&c);
+        if (!c.failed && (ftruncate(fileno(ts), rs.ts_bytes) || fseek(ts, rs.ts_bytes, SEEK_SET) ||
+                          (pts && (ftruncate(fileno(pts), rs.pts_bytes) || fseek(pts, rs.pts_bytes, SEEK_SET)))))
+            snprintf(c.err, sizeof c.err, "cannot cut the CSV files back to the checkpoint"), c.failed = 1;
+        if (c.failed) {
+            fprintf(stderr, "bristle run: --resume %s: %s\n", resume, c.err);
+            fclose(ts);
+            if (pts) fclose(pts);
+            free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), br_data_free(d), br_model_free(m);
+            return 2;
+        }
+        lb.n = rs.lb_n;
+    } else {
+        br_output_csv_header(m, ts);
+        if (pts) br_output_points_header(pts);
+    }
     br_csv_writer *csvw = br_csv_writer_start(ts, ncols); /* NULL: rows written in the loop */
+    const long step0 = d->step; /* steps before this process (a resumed run) */
+    const long ck_every = ck_T > 0 ? (long)fmax(1.0, fmin(1e15, nearbyint(ck_T / m->dt))) : 0;
 
     const char *warnings[16];
     int nwarn = 0;
@@ -292,8 +387,7 @@ int br_run_main(int argc, char **argv)
     const int tty = isatty(2);
     const double start = br_wall_seconds();
     double wall_out = 0.0, next_report = start + 2.0;
-    int reported = 0, failed = 0, nsnap = 0;
-    double snap_t[64];
+    int reported = 0, failed = 0, interrupted = 0;
     int has_mesh = 0;
     for (int s = 0; s < m->nset; s++) has_mesh |= m->cset[s].meshed;
     if (has_mesh && m->nfield_times > 0) {
@@ -304,11 +398,34 @@ int br_run_main(int argc, char **argv)
     char ferr[2048] = "";
     /* timing: the field's time is measured inside the step, the output's around it; the host's is the rest */
     double wall_field = 0.0;
-    for (long n = 0; n <= nsteps; n++) {
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int), sigaction(SIGTERM, &sa, &old_term);
+    for (long n = rs.n; n <= nsteps; n++) {
+        if (n > rs.n && ((ck_every && n % ck_every == 0) || g_signal)) { /* a checkpoint at t_n */
+            br_csv_writer_sync(csvw);
+            run_state now = rs;
+            now.n = n, now.lb_n = lb.n;
+            now.ts_bytes = fflush(ts) ? -1 : ftell(ts);
+            now.pts_bytes = pts ? (fflush(pts) ? -1 : ftell(pts)) : 0;
+            br_ckpt c;
+            if (now.ts_bytes < 0 || now.pts_bytes < 0 || br_ckpt_begin_write(&c, ckpath, hash) ||
+                run_checkpoint(m, d, &now, pb, &lb, &c) || br_ckpt_end_write(&c, ckpath)) {
+                snprintf(ferr, sizeof ferr, "cannot write the checkpoint %s%s%s", ckpath, now.ts_bytes < 0 ? "" : ": ",
+                         now.ts_bytes < 0 ? "" : c.err);
+                failed = 1;
+                break;
+            }
+            if (g_signal) {
+                interrupted = g_signal;
+                break;
+            }
+        }
         const int sample = (n % m->out_every == 0) || n == nsteps;
         const int psample = pts && ((n % m->points_every == 0) || n == nsteps);
-        const int fsample = has_mesh && nsnap < m->nfield_times &&
-                            (double)n * m->dt >= m->field_times[nsnap] - 0.5 * m->dt;
+        const int fsample = has_mesh && rs.nsnap < m->nfield_times &&
+                            (double)n * m->dt >= m->field_times[rs.nsnap] - 0.5 * m->dt;
         if (psample || fsample) br_field_record_points(d->field, 1);
         if (br_step_forces(m, d, sample, &wall_field, ferr, sizeof ferr)) {
             failed = 1;
@@ -317,7 +434,7 @@ int br_run_main(int argc, char **argv)
         if (fsample) {
             const double t0 = br_wall_seconds();
             char names[1024];
-            if (br_fields_write(m, d, rf.dir, nsnap, names, sizeof names) == 0) snap_t[nsnap++] = d->t;
+            if (br_fields_write(m, d, rf.dir, (int)rs.nsnap, names, sizeof names) == 0) rs.snap_t[rs.nsnap++] = d->t;
             else {
                 snprintf(ferr, sizeof ferr, "cannot write the field snapshot at t = %g s into %s/fields", d->t, rf.dir);
                 failed = 1;
@@ -357,6 +474,7 @@ int br_run_main(int argc, char **argv)
             }
         }
     }
+    sigaction(SIGINT, &old_int, NULL), sigaction(SIGTERM, &old_term, NULL);
     const double wall_host = br_wall_seconds() - start - wall_field - wall_out;
     const double t_io = br_wall_seconds();
     br_csv_writer_finish(csvw);
@@ -370,7 +488,9 @@ int br_run_main(int argc, char **argv)
         snprintf(ferr, sizeof ferr, "writing into %s failed", rf.dir);
         failed = 1;
     }
-    if (!failed) {
+    if (interrupted) snprintf(ferr, sizeof ferr, "interrupted by %s at t = %.9g s; checkpoint %s",
+                              interrupted == SIGINT ? "SIGINT" : "SIGTERM", d->t, ckpath);
+    if (!failed && !interrupted) {
         file_path(&rf, "timeseries.csv", path, sizeof path);
         if (rename(tmp, path)) failed = 1, snprintf(ferr, sizeof ferr, "cannot rename %s", tmp);
         else file_add(&rf, "timeseries.csv");
@@ -382,8 +502,8 @@ int br_run_main(int argc, char **argv)
         }
     }
     wall_out += br_wall_seconds() - t_io;
-    if (!failed && nsnap > 0) {
-        if (br_fields_collection(m, rf.dir, snap_t, nsnap) == 0) {
+    if (!failed && !interrupted && rs.nsnap > 0) {
+        if (br_fields_collection(m, rf.dir, rs.snap_t, (int)rs.nsnap) == 0) {
             for (int s = 0; s < m->nset; s++)
                 if (m->cset[s].meshed) {
                     char nm[BR_NAME_MAX + 16];
@@ -392,7 +512,7 @@ int br_run_main(int argc, char **argv)
                 }
         }
     }
-    if (!failed && m->out_plots) plots(m, pb, &lb, &rf, &wall_out);
+    if (!failed && !interrupted && m->out_plots) plots(m, pb, &lb, &rf, &wall_out);
     free(lb.v);
     const double wall = br_wall_seconds() - start;
     if (reported && !quiet) progress(1.0, d->t, d->step, wall, tty, 1);
@@ -416,8 +536,9 @@ int br_run_main(int argc, char **argv)
                         wall_field,
                         wall_host,
                         wall_out,
-                        failed ? "failed" : "complete",
-                        failed ? ferr : NULL,
+                        d->step - step0,
+                        failed ? "failed" : interrupted ? "interrupted" : "complete",
+                        failed || interrupted ? ferr : NULL,
                         rf.list,
                         warnings};
     file_path(&rf, "summary.json", path, sizeof path);
@@ -425,17 +546,27 @@ int br_run_main(int argc, char **argv)
         fprintf(stderr, "bristle run: cannot write %s\n", path);
         failed = 1;
     }
-    if (failed) {
+    if (!failed && !interrupted) { /* complete: the stage takes the output folder's place */
+        unlink(ckpath);
+        if (br_stage_publish(rf.dir, final_dir, serr, sizeof serr)) {
+            snprintf(ferr, sizeof ferr, "%s", serr);
+            failed = 1;
+        }
+    }
+    if (interrupted) {
         fprintf(stderr, "bristle run: %s: %s\n", m->name, ferr);
-        fprintf(stderr, "bristle run: partial output left as %s/*.part; summary.json has status \"failed\"\n",
-                rf.dir);
+        fprintf(stderr, "bristle run: continue with: bristle run %s --resume %s (and the same --set values)\n",
+                scen ? scen : "", final_dir);
+    } else if (failed) {
+        fprintf(stderr, "bristle run: %s: %s\n", m->name, ferr);
+        fprintf(stderr, "bristle run: partial output left in %s; summary.json has status \"failed\"\n", rf.dir);
     } else {
         printf("%s: %ld steps in %.3g s (%.3g steps/s) on %s; energy residual %.2g of the input work; "
                "output in %s/\n",
-               m->name, d->step, wall, wall > 0 ? d->step / wall : 0.0, info.backend, d->en.residual_rel,
-               rf.dir);
+               m->name, info.steps, wall, wall > 0 ? info.steps / wall : 0.0, info.backend, d->en.residual_rel,
+               final_dir);
         for (int k = 0; k < nwarn; k++) fprintf(stderr, "warning: %s\n", warnings[k]);
     }
     free(row), free(scratch), br_plotbuf_free(pb), br_data_free(d), br_model_free(m);
-    return failed ? 1 : 0;
+    return interrupted ? 128 + interrupted : failed ? 1 : 0;
 }

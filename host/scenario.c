@@ -6,7 +6,9 @@
  * defaults, and the caller sees "file:line: message". */
 #include "scenario.h"
 
+#include "memory.h"
 #include "mesh.h"
+#include "parse.h"
 #include "rigid.h"
 
 #include <ctype.h>
@@ -24,6 +26,8 @@ typedef struct ysrc {
     char *err;
     size_t errlen;
     int failed;
+    double points;         /* contact points read so far, and structure DOF (the size guard) */
+    double dof;
     int nover;             /* --set overrides applied: node index and key, for messages */
     int over_node[64];
     const char *over_key[64];
@@ -241,6 +245,25 @@ static void yname(ysrc *c, ynode *map, char out[BR_NAME_MAX], const char *what)
     snprintf(out, BR_NAME_MAX, "%s", s);
 }
 
+/* points or DOF about to be allocated -> an error at node when the scenario so far would need more
+ * memory than the process can have (memory.h): contact points at BR_BYTES_PER_POINT, the structure's
+ * dense matrices (M, C, K, the effective inverse, eigenanalysis copies: about 12 n^2 doubles) */
+static void yguard(ysrc *c, ynode *at, double npoints, double ndof)
+{
+    if (c->failed) return;
+    c->points += npoints, c->dof += ndof;
+    char what[160], msg[400];
+    snprintf(what, sizeof what, "the scenario (%.4g contact points, %.4g structure DOF)", c->points, c->dof);
+    if (br_mem_check(c->points * BR_BYTES_PER_POINT + 12.0 * 8.0 * c->dof * c->dof, what, msg, sizeof msg))
+        yerr(c, at, "%s", msg);
+}
+
+/* pointer just allocated -> an "out of memory" error at node when it is NULL */
+static void yalloc(ysrc *c, ynode *at, const void *p)
+{
+    if (!p) yerr(c, at, "out of memory");
+}
+
 /* ---- time functions ---- */
 
 static const char *const TF_KEYS[] = {"constant", "table", "ramp", "harmonic", "sweep", NULL};
@@ -272,6 +295,7 @@ static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
         fn->n = len;
         fn->t = malloc((size_t)len * sizeof(double));
         fn->y = malloc((size_t)len * sizeof(double));
+        yalloc(c, v, fn->t), yalloc(c, v, fn->y);
         for (int k = 0; k < len && !c->failed; k++) {
             ynode *row = yitem(c, v, k);
             if (ylen(c, row, "table row") != 2) {
@@ -299,6 +323,7 @@ static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
         fn->phase = ynum(c, v, "phase", 0, 0);
         ycheck(c, fn->f >= 0, yat(c, v, "frequency"), "frequency must be >= 0");
         fn->amp = calloc(1, sizeof *fn->amp);
+        yalloc(c, v, fn->amp);
         ynode *a = ymap(c, v, "amplitude");
         if (!a) yerr(c, v, "missing key 'amplitude'");
         else ytimefn(c, a, "amplitude", fn->amp);
@@ -315,6 +340,7 @@ static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
         ycheck(c, fn->t1 > fn->t0, v, "sweep needs t1 > t0");
         ycheck(c, fn->f0 > 0 && fn->f1 > 0, v, "sweep frequencies must be > 0");
         fn->amp = calloc(1, sizeof *fn->amp);
+        yalloc(c, v, fn->amp);
         ynode *a = ymap(c, v, "amplitude");
         if (!a) yerr(c, v, "missing key 'amplitude'");
         else ytimefn(c, a, "amplitude", fn->amp);
@@ -354,9 +380,13 @@ static void read_beams(ysrc *c, ynode *seq, br_model *m)
     static const char *const KR[] = {"a", "b", NULL};
     m->nbeam = seq ? ylen(c, seq, "beams") : 0;
     m->beam = calloc((size_t)(m->nbeam ? m->nbeam : 1), sizeof *m->beam);
+    yalloc(c, seq, m->beam);
+    if (!m->beam) m->nbeam = 0;
+    if (c->failed) return;
     for (int k = 0; k < m->nbeam && !c->failed; k++) {
         ynode *n = yitem(c, seq, k);
         br_beam *B = &m->beam[k];
+        B->line = (int)n->start_mark.line + 1;
         if (ykeys(c, n, "a beam", K)) return;
         yname(c, n, B->name, "beam");
         for (int j = 0; j < k; j++)
@@ -368,10 +398,12 @@ static void read_beams(ysrc *c, ynode *seq, br_model *m)
         }
         const int nn = ylen(c, nodes, "nodes");
         ycheck(c, nn >= 2, nodes, "a beam needs at least two nodes");
+        yguard(c, nodes, 0, 6.0 * nn);
         if (c->failed) return;
         B->nnode = nn;
         B->X = malloc((size_t)nn * 3 * sizeof(double));
         B->fix = calloc((size_t)nn, sizeof(int));
+        yalloc(c, nodes, B->X), yalloc(c, nodes, B->fix);
         for (int i = 0; i < nn && !c->failed; i++) {
             ynode *it = yitem(c, nodes, i);
             if (ylen(c, it, "a node") != 3) {
@@ -427,6 +459,9 @@ static void read_bodies(ysrc *c, ynode *seq, br_model *m)
                                     "velocity", "angular_velocity", "lock", "attach", NULL};
     m->nbody = seq ? ylen(c, seq, "bodies") : 0;
     m->body = calloc((size_t)(m->nbody ? m->nbody : 1), sizeof *m->body);
+    yalloc(c, seq, m->body);
+    if (!m->body) m->nbody = 0;
+    if (c->failed) return;
     for (int b = 0; b < m->nbody && !c->failed; b++) {
         ynode *n = yitem(c, seq, b);
         br_body *B = &m->body[b];
@@ -512,6 +547,9 @@ static void read_frames(ysrc *c, ynode *seq, br_model *m)
                                     "displacement", NULL};
     m->nkframe = seq ? ylen(c, seq, "frames") : 0;
     m->kframe = calloc((size_t)(m->nkframe ? m->nkframe : 1), sizeof *m->kframe);
+    yalloc(c, seq, m->kframe);
+    if (!m->kframe) m->nkframe = 0;
+    if (c->failed) return;
     for (int k = 0; k < m->nkframe && !c->failed; k++) {
         ynode *n = yitem(c, seq, k);
         br_kframe *F = &m->kframe[k];
@@ -540,6 +578,9 @@ static void read_loads(ysrc *c, ynode *seq, br_model *m)
     static const char *const K[] = {"name", "type", "body", "point", "direction", "axes", "magnitude", NULL};
     m->nload = seq ? ylen(c, seq, "loads") : 0;
     m->load = calloc((size_t)(m->nload ? m->nload : 1), sizeof *m->load);
+    yalloc(c, seq, m->load);
+    if (!m->load) m->nload = 0;
+    if (c->failed) return;
     for (int l = 0; l < m->nload && !c->failed; l++) {
         ynode *n = yitem(c, seq, l);
         br_load *L = &m->load[l];
@@ -577,6 +618,9 @@ static void read_springs(ysrc *c, ynode *seq, br_model *m)
     static const char *const E[] = {"frame", "point", NULL};
     m->nspring = seq ? ylen(c, seq, "springs") : 0;
     m->spring = calloc((size_t)(m->nspring ? m->nspring : 1), sizeof *m->spring);
+    yalloc(c, seq, m->spring);
+    if (!m->spring) m->nspring = 0;
+    if (c->failed) return;
     for (int s = 0; s < m->nspring && !c->failed; s++) {
         ynode *n = yitem(c, seq, s);
         br_spring *S = &m->spring[s];
@@ -625,6 +669,9 @@ static void read_rotational(ysrc *c, ynode *seq, br_model *m)
                                     "annulus", "normal_force_max", "input", "c_max", NULL};
     m->nrot = seq ? ylen(c, seq, "rotational_friction") : 0;
     m->rot = calloc((size_t)(m->nrot ? m->nrot : 1), sizeof *m->rot);
+    yalloc(c, seq, m->rot);
+    if (!m->rot) m->nrot = 0;
+    if (c->failed) return;
     for (int k = 0; k < m->nrot && !c->failed; k++) {
         ynode *n = yitem(c, seq, k);
         br_rotfric *e = &m->rot[k];
@@ -841,8 +888,14 @@ static void read_mesh_points(ysrc *c, ynode *g, br_cset *cs)
         yerr(c, yat(c, g, "file"), "%s", merr);
         return;
     }
+    yguard(c, spacing ? yat(c, g, "spacing") : g, spacing ? br_mesh_count_spacing(mesh, h) : (double)mesh->nv, 0);
+    if (c->failed) {
+        br_mesh_free(mesh);
+        return;
+    }
     const long np = spacing ? br_mesh_sample_spacing(mesh, h, &cs->r, &cs->area)
                             : br_mesh_sample_vertices(mesh, &cs->r, &cs->area);
+    ycheck(c, np != -1, g, "%s: out of memory sampling the mesh", path);
     ycheck(c, np > 0, g, "%s: sampling gave no points", path);
     cs->desc.npoints = np > 0 ? np : 0;
     br_mesh_normal(mesh, cs->mesh_normal);
@@ -868,8 +921,10 @@ static void read_points(ysrc *c, ynode *n, br_cset *cs)
     if ((g = ymap(c, n, "list"))) {
         np = ylen(c, g, "list");
         ycheck(c, np > 0, g, "list has no points");
+        yguard(c, g, (double)np, 0);
         if (c->failed) return;
         cs->r = malloc((size_t)np * 3 * sizeof(double));
+        yalloc(c, g, cs->r);
         for (long i = 0; i < np && !c->failed; i++) {
             ynode *it = yitem(c, g, (int)i);
             if (ylen(c, it, "a point") != 3) {
@@ -904,10 +959,14 @@ static void read_points(ysrc *c, ynode *n, br_cset *cs)
                           cnt[0] * cnt[1] < 1e9,
                    yat(c, g, "count"), "count must be two positive whole numbers [radial, around]");
             if (c->failed) return;
+            yguard(c, yat(c, g, "count"), cnt[0] * cnt[1], 0);
+            if (c->failed) return;
             const long nr = (long)cnt[0], nt = (long)cnt[1];
             np = nr * nt;
             cs->r = malloc((size_t)np * 3 * sizeof(double));
             cs->area = malloc((size_t)np * sizeof(double));
+            yalloc(c, g, cs->r), yalloc(c, g, cs->area);
+            if (c->failed) return;
             const double dth = 6.283185307179586 / (double)nt;
             for (long a = 0; a < nr; a++) {
                 const double ra = r0 + (r1 - r0) * (double)a / (double)nr, rb = r0 + (r1 - r0) * (double)(a + 1) / (double)nr;
@@ -924,9 +983,12 @@ static void read_points(ysrc *c, ynode *n, br_cset *cs)
             ycheck(c, R > 0, yat(c, g, "radius"), "radius must be > 0");
             ycheck(c, cnt >= 1 && cnt == floor(cnt) && cnt < 1e9, yat(c, g, "count"),
                    "count must be a positive whole number");
+            yguard(c, yat(c, g, "count"), cnt, 0);
             if (c->failed) return;
             np = (long)cnt;
             cs->r = malloc((size_t)np * 3 * sizeof(double));
+            yalloc(c, g, cs->r);
+            if (c->failed) return;
             for (long i = 0; i < np; i++) {
                 const double ph = 6.283185307179586 * (double)i / (double)np;
                 for (int j = 0; j < 3; j++) cs->r[3 * i + j] = ctr[j] + R * (cos(ph) * u[j] + sin(ph) * v[j]);
@@ -939,16 +1001,19 @@ static void read_points(ysrc *c, ynode *n, br_cset *cs)
             ycheck(c, cnt[0] >= 1 && cnt[1] >= 1 && cnt[0] == floor(cnt[0]) && cnt[1] == floor(cnt[1]) &&
                           cnt[0] * cnt[1] < 1e9,
                    yat(c, g, "count"), "count must be two positive whole numbers");
+            yguard(c, yat(c, g, "count"), cnt[0] * cnt[1], 0);
             if (c->failed) return;
             const long nu = (long)cnt[0], nv = (long)cnt[1];
             np = nu * nv;
             cs->r = malloc((size_t)np * 3 * sizeof(double));
+            cs->area = malloc((size_t)np * sizeof(double));
+            yalloc(c, g, cs->r), yalloc(c, g, cs->area);
+            if (c->failed) return;
             for (long a = 0; a < nu; a++)
                 for (long b = 0; b < nv; b++) {
                     const double su = sz[0] * ((a + 0.5) / nu - 0.5), sv = sz[1] * ((b + 0.5) / nv - 0.5);
                     for (int j = 0; j < 3; j++) cs->r[3 * (a * nv + b) + j] = ctr[j] + su * u[j] + sv * v[j];
                 }
-            cs->area = malloc((size_t)np * sizeof(double));
             for (long i = 0; i < np; i++) cs->area[i] = sz[0] * sz[1] / (double)np;
         }
     }
@@ -975,6 +1040,9 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
     static const char *const KN[] = {"law", "sigma", "K", "pK", "D", "d_area", "pD", "force", NULL};
     m->nset = seq ? ylen(c, seq, "contacts") : 0;
     m->cset = calloc((size_t)(m->nset ? m->nset : 1), sizeof *m->cset);
+    yalloc(c, seq, m->cset);
+    if (!m->cset) m->nset = 0;
+    if (c->failed) return;
     for (int s = 0; s < m->nset && !c->failed; s++) {
         ynode *n = yitem(c, seq, s);
         br_cset *cs = &m->cset[s];
@@ -1048,6 +1116,8 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
         const long np = d->npoints;
         cs->K = malloc((size_t)np * sizeof(double));
         cs->D = malloc((size_t)np * sizeof(double));
+        yalloc(c, n, cs->K), yalloc(c, n, cs->D);
+        if (c->failed) return;
         /* areas: `area` for every point, or `total_area` shared in proportion to the generator's
          * own areas (grid, annulus) or equally (ring, list) */
         ynode *nl = ymap(c, n, "normal");
@@ -1067,6 +1137,8 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
                    "a set with a prescribed normal force takes no contact areas");
             if (c->failed) return;
             cs->area = cs->area ? cs->area : malloc((size_t)np * sizeof(double));
+            yalloc(c, n, cs->area);
+            if (c->failed) return;
             for (long i = 0; i < np; i++) cs->K[i] = 0.0, cs->D[i] = 0.0, cs->area[i] = 0.0;
             d->normal.pK = 2.0, d->normal.pD = 0.5;
             d->r = cs->r, d->K = cs->K, d->D = cs->D;
@@ -1084,6 +1156,8 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
         if (c->failed) return;
         const int natural = cs->area != NULL;
         if (!natural) cs->area = malloc((size_t)np * sizeof(double));
+        yalloc(c, n, cs->area);
+        if (c->failed) return;
         double sum = 0.0;
         for (long i = 0; i < np; i++) sum += natural ? cs->area[i] : 1.0;
         const double Ain = an ? ynum_node(c, an, "area") : tn ? ynum_node(c, tn, "total_area") : sum;
@@ -1107,9 +1181,17 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
         ycheck(c, !sg || sig > 0, sg, "sigma must be > 0");
         ycheck(c, !kk || K0 > 0, kk, "K must be > 0");
         ycheck(c, D0 >= 0 && Da >= 0, dd ? dd : da, "damping must be >= 0");
-        for (long i = 0; i < np; i++) {
+        for (long i = 0; i < np && !c->failed; i++) {
             cs->K[i] = sg ? cs->area[i] / pow(sig, d->normal.pK) : K0;
             cs->D[i] = dd ? D0 : Da * cs->area[i];
+            /* finite and positive each: sigma 1e-300 or an area of 1e308 overflow K */
+            ycheck(c, isfinite(cs->area[i]) && cs->area[i] > 0, an ? an : tn ? tn : n,
+                   "point %ld: its contact area (%g m^2) is not a positive finite number", i, cs->area[i]);
+            ycheck(c, isfinite(cs->K[i]) && cs->K[i] > 0, sg ? sg : kk,
+                   "point %ld: the normal stiffness K = %g is not a positive finite number (area %g m^2%s)", i,
+                   cs->K[i], cs->area[i], sg ? "; K = A / sigma^pK" : "");
+            ycheck(c, isfinite(cs->D[i]), dd ? dd : da, "point %ld: the normal damping D = %g is not finite", i,
+                   cs->D[i]);
         }
         d->r = cs->r, d->K = cs->K, d->D = cs->D;
         read_friction(c, ymap(c, n, "friction"), d);
@@ -1207,7 +1289,17 @@ static void apply_set(ysrc *c, const char *kv)
         return;
     }
     char path[256];
+    if (eq - kv >= (long)sizeof path) {
+        snprintf(c->err, c->errlen, "--set %.40s...: the key is too long", kv);
+        c->failed = 1;
+        return;
+    }
     snprintf(path, sizeof path, "%.*s", (int)(eq - kv), kv);
+    if (path[0] == '.' || path[strlen(path) - 1] == '.' || strstr(path, "..")) {
+        snprintf(c->err, c->errlen, "--set %s: a key path is names joined by single dots (a.b.c)", kv);
+        c->failed = 1;
+        return;
+    }
     const char *val = eq + 1;
     int node = 0;
     const int found = ynav(c, path, val, "--set", &node);
@@ -1223,25 +1315,112 @@ static void apply_set(ysrc *c, const char *kv)
         t->data.scalar.value = copy;
         t->data.scalar.length = strlen(val);
     }
-    if (c->nover < 64) {
-        c->over_node[c->nover] = node;
+    for (int k = 0; k < found && c->nover < 64; k++) { /* the value; an added key too (node - 1) */
+        c->over_node[c->nover] = node - k;
         c->over_key[c->nover++] = kv;
     }
 }
 
+/* node -> its i-th child (sequence items, then mapping keys and values in turn), or 0 past the end */
+static int ychild(yaml_document_t *doc, int node, int i)
+{
+    const ynode *n = yaml_document_get_node(doc, node);
+    if (n->type == YAML_SEQUENCE_NODE) {
+        const long len = n->data.sequence.items.top - n->data.sequence.items.start;
+        return i < len ? n->data.sequence.items.start[i] : 0;
+    }
+    if (n->type == YAML_MAPPING_NODE) {
+        const long len = n->data.mapping.pairs.top - n->data.mapping.pairs.start;
+        if (i >= 2 * len) return 0;
+        const yaml_node_pair_t *p = n->data.mapping.pairs.start + i / 2;
+        return i % 2 ? p->value : p->key;
+    }
+    return 0;
+}
+
+/* c->doc -> 0, or -1 with "file:line: ..." when an alias refers to a node that contains it (the
+ * readers would recurse without end) or the nesting is deeper than BR_YAML_DEPTH. One depth-first
+ * pass with an explicit stack: each node is entered once (aliases shared by several parents are
+ * walked once), so the check is linear in the document. */
+#define BR_YAML_DEPTH 64
+static int ygraph_check(yaml_document_t *doc, const char *path, char *err, size_t errlen)
+{
+    const int nn = (int)(doc->nodes.top - doc->nodes.start);
+    if (nn == 0) return 0;
+    unsigned char *state = calloc((size_t)nn + 1, 1); /* 0 new, 1 on the path, 2 done */
+    int node[BR_YAML_DEPTH + 1], next[BR_YAML_DEPTH + 1], top = 0, rc = 0;
+    if (!state) {
+        snprintf(err, errlen, "%s:1: out of memory", path);
+        return -1;
+    }
+    node[0] = 1, next[0] = 0, state[1] = 1;
+    while (top >= 0 && rc == 0) {
+        const int ch = ychild(doc, node[top], next[top]++);
+        if (!ch) {
+            state[node[top--]] = 2;
+            continue;
+        }
+        if (state[ch] == 2) continue;
+        const long line = (long)yaml_document_get_node(doc, ch)->start_mark.line + 1;
+        if (state[ch] == 1) {
+            snprintf(err, errlen, "%s:%ld: an alias refers to a node that contains it (a cycle)", path, line);
+            rc = -1;
+        } else if (top == BR_YAML_DEPTH) {
+            snprintf(err, errlen, "%s:%ld: nested deeper than %d levels", path, line, BR_YAML_DEPTH);
+            rc = -1;
+        } else {
+            state[ch] = 1, node[++top] = ch, next[top] = 0;
+        }
+    }
+    free(state);
+    return rc;
+}
+
+/* text -> 0, or the 1-based line where flow brackets ([ {) open deeper than 256 levels. libyaml's
+ * parser takes time quadratic in the nesting (100000 levels: 18 s), so such text is refused before
+ * it is parsed; quoted strings and comments are skipped (approximately: a quote opens a string
+ * only where a value can start), and the exact limit is ygraph_check's after the parse. */
+static long yprescan(const char *t, size_t len)
+{
+    long line = 1;
+    int depth = 0;
+    char quote = 0, prev = '\n';
+    for (size_t i = 0; i < len; prev = t[i++]) {
+        const char ch = t[i];
+        if (ch == '\n') line++;
+        if (quote) {
+            if (ch == quote || (ch == '\n' && quote == '#')) quote = 0;
+            else if (ch == '\\' && quote == '"' && i + 1 < len) i++;
+            continue;
+        }
+        const int at_start = prev == '\n' || prev == ' ' || prev == '\t' || prev == '[' || prev == '{' ||
+                             prev == ',' || prev == ':';
+        if ((ch == '\'' || ch == '"') && at_start) quote = ch;
+        else if (ch == '#' && (prev == '\n' || prev == ' ' || prev == '\t')) quote = '#';
+        else if (ch == '[' || ch == '{') {
+            if (++depth > 256) return line;
+        } else if ((ch == ']' || ch == '}') && depth > 0) depth--;
+    }
+    return 0;
+}
+
 /* path (for messages), text -> c with the document loaded (c->file, err set); 0, or -1 with
  * "file:line: not valid YAML: ..." in err (nothing to free) */
-static int yload(ysrc *c, const char *path, const char *text, size_t len, char *err, size_t errlen)
+int br_yaml_load(yaml_document_t *doc, const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
-    memset(c, 0, sizeof *c);
-    c->file = path, c->err = err, c->errlen = errlen;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) {
-        snprintf(err, errlen, "%s: cannot initialise the YAML parser", path);
+        snprintf(err, errlen, "%s:1: cannot initialise the YAML parser", path);
+        return -1;
+    }
+    const long deep = yprescan(text, len);
+    if (deep) {
+        snprintf(err, errlen, "%s:%ld: nested deeper than %d levels", path, deep, BR_YAML_DEPTH);
+        yaml_parser_delete(&parser);
         return -1;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &c->doc)) {
+    if (!yaml_parser_load(&parser, doc)) {
         const yaml_mark_t mk = parser.problem_mark;
         snprintf(err, errlen, "%s:%ld: not valid YAML: %s%s%s", path, (long)mk.line + 1,
                  parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
@@ -1250,7 +1429,20 @@ static int yload(ysrc *c, const char *path, const char *text, size_t len, char *
         return -1;
     }
     yaml_parser_delete(&parser);
+    if (ygraph_check(doc, path, err, errlen)) {
+        yaml_document_delete(doc);
+        return -1;
+    }
     return 0;
+}
+
+/* path (for messages), text -> c with the document loaded (c->file, err set); 0, or -1 with
+ * "file:line: ..." in err (nothing to free) */
+static int yload(ysrc *c, const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->file = path, c->err = err, c->errlen = errlen;
+    return br_yaml_load(&c->doc, path, text, len, err, errlen);
 }
 
 int br_scenario_number(const char *path, const char *text, size_t len, const char *key, double *value, long *line,
@@ -1323,13 +1515,24 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
         yaml_document_delete(&c.doc);
         return NULL;
     }
-    if (ykeys(&c, root, "the scenario", K) == 0)
+    /* overrides first, so that a key they add is checked like the file's own (every mapping's
+     * reader lists its keys) */
+    if (root->type == YAML_MAPPING_NODE)
         for (int k = 0; k < nsets; k++) apply_set(&c, sets[k]);
     root = yaml_document_get_root_node(&c.doc); /* adding nodes may have moved the node array */
+    ykeys(&c, root, "the scenario", K);
     snprintf(m->source, sizeof m->source, "%s", path);
     base_name(path, m->name);
     const char *nm = ystring(&c, root, "name", 0);
     if (nm) snprintf(m->name, sizeof m->name, "%s", nm);
+    /* the name becomes a folder under runs/: a portable file name, never a path */
+    const int name_ok = br_portable_name(nm ? nm : m->name, sizeof m->name);
+    if (nm) ycheck(&c, name_ok, yat(&c, root, "name"),
+                   "name '%s' must be a file name of 1-%d letters, digits, '_', '-' or '.' (not . or ..)", nm,
+                   (int)sizeof m->name - 1);
+    else ycheck(&c, name_ok, root,
+                "the file name '%s' is not a portable run name (letters, digits, '_', '-', '.'): give a name: key",
+                m->name);
     ynode *tm = ymap(&c, root, "time");
     static const char *const KT[] = {"end", "dt", "rho_inf", "coupling", NULL};
     if (!tm) yerr(&c, root, "missing key 'time' (end, dt)");
@@ -1375,6 +1578,7 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     }
     if (!c.failed && m->dt > 0) {
         const double r = m->out_interval / m->dt, rp = pint / m->dt;
+        ycheck(&c, r < 1e12 && rp < 1e12, yat(&c, out, "interval"), "an output interval of more than 1e12 steps");
         ycheck(&c, m->out_interval > 0 && fabs(r - nearbyint(r)) < 1e-6 * r && r >= 0.5,
                yat(&c, out, "interval"), "output interval (%g) must be a positive multiple of dt (%g)",
                m->out_interval, m->dt);

@@ -5,6 +5,7 @@
 #define BR_SCENARIO_H
 
 #include <stddef.h>
+#include <yaml.h>
 
 #include "model.h"
 
@@ -12,6 +13,11 @@
  * "file:line: message" in err */
 br_model *br_scenario_parse(const char *path, const char *text, size_t len, const char *const *sets,
                             int nsets, char *err, size_t errlen);
+
+/* path (for messages), text -> *doc loaded with libyaml (the caller deletes it); 0, or -1 with
+ * "file:line: message" in err and nothing to delete: not YAML, nested deeper than 64 levels, or an
+ * alias that refers to a node containing it. Every YAML file Bristle reads goes through here. */
+int br_yaml_load(yaml_document_t *doc, const char *path, const char *text, size_t len, char *err, size_t errlen);
 
 /* path -> the file's text (allocated, NUL-terminated) and its length, or NULL with
  * "file:1: cannot open: reason" in err */

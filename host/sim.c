@@ -217,7 +217,10 @@ br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_
         d->xnode = calloc((size_t)(d->st ? d->st->nnode : 0) * 3 + 1, sizeof(double));
         if (d->ga) d->tau_s = (1.0 - d->ga->af) * m->dt;
         if (!d->st || !d->ga || !d->g || !d->gext || !d->gext_prev || !d->uprev || !d->vprev || !d->xnode || !d->up || !d->vp) {
-            if (d->st && d->ga) snprintf(err, errlen, "out of memory");
+            char why[400];
+            snprintf(why, sizeof why, "%s", d->st && d->ga ? "out of memory" : err);
+            /* the structure's errors belong to the beams: the file and line where they start */
+            snprintf(err, errlen, "%s:%d: the beams: %s", m->source, m->beam[0].line, why);
             br_data_free(d);
             return NULL;
         }
@@ -959,6 +962,23 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
                      m->cset[s].name);
         return -1;
     }
+    /* the energy terms (when this step computed them): a run never ends "complete" with a
+     * non-finite energy balance */
+    static const char *const EN[] = {"work_in", "kinetic", "kinetic0", "spring", "spring0", "spring_loss",
+                                     "contact_el", "contact_el0", "bristle", "friction_loss", "normal_loss",
+                                     "residual", "residual_rel"};
+    _Static_assert(sizeof EN / sizeof *EN == sizeof(br_energy_terms) / sizeof(double), "EN names every term");
+    const double *en = (const double *)&d->en;
+    for (int k = 0; !d->skip_energy && k < (int)(sizeof EN / sizeof *EN); k++)
+        if (!isfinite(en[k])) {
+            snprintf(err, errlen, "t = %.9g s: the energy term %s is not finite (%g)", d->t, EN[k], en[k]);
+            return -1;
+        }
+    for (int s = 0; s < m->nset; s++)
+        if (!isfinite(d->setE[s])) {
+            snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite friction energy", d->t, m->cset[s].name);
+            return -1;
+        }
     return 0;
 }
 

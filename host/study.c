@@ -17,6 +17,8 @@
  * envelope in windows against the excitation's instantaneous frequency), stepped_sine (a list of
  * frequencies, each run to steady state and fitted over whole cycles). */
 #include "study.h"
+#include "memory.h"
+#include "parse.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -464,18 +466,9 @@ static st_study *study_read(const char *path, char *err, size_t errlen)
     sy c;
     memset(&c, 0, sizeof c);
     c.file = path, c.err = err, c.errlen = errlen;
-    yaml_parser_t parser;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &c.doc)) {
-        snprintf(err, errlen, "%s:%ld: not valid YAML: %s", path, (long)parser.problem_mark.line + 1,
-                 parser.problem ? parser.problem : "syntax error");
-        yaml_parser_delete(&parser);
-        free(text);
-        return NULL;
-    }
-    yaml_parser_delete(&parser);
+    const int bad = br_yaml_load(&c.doc, path, text, len, err, errlen);
     free(text);
+    if (bad) return NULL;
     st_study *S = calloc(1, sizeof *S);
     yaml_node_t *root = yaml_document_get_root_node(&c.doc);
     static const char *const K[] = {"name", "description", "scenario", "set", "grid", "random", "analysis", "output", NULL};
@@ -487,6 +480,9 @@ static st_study *study_read(const char *path, char *err, size_t errlen)
     if (dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml"))) *dot = 0;
     yaml_node_t *nm = get(&c, root, "name");
     if (nm && nm->type == YAML_SCALAR_NODE) snprintf(S->name, sizeof S->name, "%s", sval(nm));
+    if (!br_portable_name(nm && nm->type == YAML_SCALAR_NODE ? sval(nm) : S->name, sizeof S->name))
+        fail(&c, nm ? nm : root, "the study name '%s' must be a file name of letters, digits, '_', '-' or '.' "
+                                 "(not . or ..; give a name: key)", nm && nm->type == YAML_SCALAR_NODE ? sval(nm) : S->name);
     yaml_node_t *sc = get(&c, root, "scenario");
     if (!sc || sc->type != YAML_SCALAR_NODE) {
         fail(&c, sc ? sc : root, "missing key 'scenario': the base scenario file, relative to the study file");
@@ -740,7 +736,7 @@ static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
         return -1;
     }
     if (S->nseries) {
-        V->series_every = (long)fmax(1.0, nearbyint(S->series_dt / (m->dt * m->out_every))) * m->out_every;
+        V->series_every = (long)fmin(1e12, fmax(1.0, nearbyint(S->series_dt / (m->dt * m->out_every)))) * m->out_every;
         snprintf(V->series_path, sizeof V->series_path, "%.1200s/variants/%05ld/series.csv", outdir, v);
         snprintf(V->series_tmp, sizeof V->series_tmp, "%s.part", V->series_path);
         V->series = fopen(V->series_tmp, "w");
@@ -1245,6 +1241,7 @@ static int usage(FILE *o)
                "  (default runs/<study name>)\n"
                "  --threads T    OpenMP threads over the variants (default: all cores); results do not depend on it\n"
                "  --backend B    the contact field's backend for every variant (default: the scenario's)\n"
+               "  --max-memory S refuse a variant that would need more than S bytes (4G, 512M)\n"
                "  --quiet        no progress line\n");
     return o == stderr ? 2 : 0;
 }
@@ -1265,11 +1262,21 @@ int br_study_main(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
         if (!strcmp(a, "--quiet")) quiet = 1;
-        else if ((!strcmp(a, "--out") || !strcmp(a, "--backend") || !strcmp(a, "--threads")) && i + 1 >= argc) {
+        else if ((!strcmp(a, "--out") || !strcmp(a, "--backend") || !strcmp(a, "--threads") ||
+                  !strcmp(a, "--max-memory")) &&
+                 i + 1 >= argc) {
             fprintf(stderr, "bristle study: %s needs a value\n", a);
             return 2;
         } else if (!strcmp(a, "--out")) out = argv[++i];
         else if (!strcmp(a, "--backend")) backend_arg = argv[++i];
+        else if (!strcmp(a, "--max-memory")) {
+            double lim;
+            if (br_parse_size(argv[++i], &lim)) {
+                fprintf(stderr, "bristle study: --max-memory takes a size such as 4G, 512M or 1e9 (got '%s')\n", argv[i]);
+                return 2;
+            }
+            br_mem_set_limit(lim);
+        }
         else if (!strcmp(a, "--threads")) {
             char *end;
             const long t = strtol(argv[++i], &end, 10);
@@ -1303,14 +1310,21 @@ int br_study_main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    char dir[1200];
-    if (out) snprintf(dir, sizeof dir, "%s", out);
-    else snprintf(dir, sizeof dir, "runs/%s", S->name);
+    /* everything is written into the stage dir = final_dir.part, which takes final_dir's place when the
+     * study ends (output.h) */
+    char dir[1200], final_dir[1100], serr[1400];
+    if (out) snprintf(final_dir, sizeof final_dir, "%s", out);
+    else snprintf(final_dir, sizeof final_dir, "runs/%s", S->name);
+    if (br_stage_begin(final_dir, 0, dir, sizeof dir, serr, sizeof serr)) {
+        fprintf(stderr, "bristle study: %s\n", serr);
+        study_free(S);
+        return 2;
+    }
     const long nv = S->nvar;
     st_var *V = calloc((size_t)nv, sizeof *V);
     st_res *R = calloc((size_t)nv, sizeof *R);
-    if (!V || !R || br_mkdir_p(dir)) {
-        fprintf(stderr, "bristle study: cannot create %s: %s\n", dir, strerror(errno));
+    if (!V || !R) {
+        fprintf(stderr, "bristle study: out of memory for %ld variants\n", nv);
         free(V), free(R), study_free(S);
         return 1;
     }
@@ -1332,8 +1346,9 @@ int br_study_main(int argc, char **argv)
         }
         if (v == 0 && backend < 0 && V[0].m) backend = V[0].m->backend;
     }
-    if (bad) {
+    if (bad) { /* nothing was stepped: no stage left behind */
         for (long v = 0; v < nv; v++) var_free(&V[v]);
+        br_rm_tree(dir);
         free(V), free(R), study_free(S);
         return bad;
     }
@@ -1461,9 +1476,14 @@ int br_study_main(int argc, char **argv)
     FILE *fp = txt ? fopen(tmp, "w") : NULL;
     if (!fp || fputs(txt, fp) < 0 || fputc('\n', fp) < 0 || fclose(fp) != 0 || rename(tmp, path)) io_fail = 1;
     free(txt);
+    if (!io_fail && br_stage_publish(dir, final_dir, serr, sizeof serr)) {
+        fprintf(stderr, "bristle study: %s\n", serr);
+        io_fail = 1;
+    }
     printf("%s: %ld variants, %ld complete, %ld failed; %ld variant-steps in %.3g s (%.3g variant-steps/s on %d "
            "threads); output in %s/\n",
-           S->name, nv, ndone, nv - ndone, steps, wall, wall > 0 ? steps / wall : 0.0, nthreads, dir);
+           S->name, nv, ndone, nv - ndone, steps, wall, wall > 0 ? steps / wall : 0.0, nthreads,
+           io_fail ? dir : final_dir);
     for (long v = 0; v < nv; v++)
         if (R[v].status != ST_DONE) fprintf(stderr, "bristle study: variant %ld failed at t = %.9g s: %s\n", v, R[v].t, V[v].err);
     if (io_fail) fprintf(stderr, "bristle study: writing into %s failed\n", dir);
@@ -1471,4 +1491,14 @@ int br_study_main(int argc, char **argv)
     for (long v = 0; v < nv; v++) var_free(&V[v]);
     free(V), free(R), study_free(S);
     return io_fail || ndone < nv ? 1 : 0;
+}
+
+/* study file -> 0 if it reads as `bristle study` reads it before stepping (study_read: keys, the base
+ * scenario, values and draws), or -1 with "file:line: message" in err; nothing kept (fuzz/fuzz_study.c) */
+int br_study_check(const char *path, char *err, size_t errlen)
+{
+    st_study *S = study_read(path, err, errlen);
+    if (!S) return -1;
+    study_free(S);
+    return 0;
 }

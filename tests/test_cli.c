@@ -292,12 +292,48 @@ Test(cli, non_finite_state_stops_with_time_set_point_and_no_complete_output)
     cr_expect_eq(st, 1);
     cr_expect(strstr(err, "t = ") && strstr(err, "contact set 'pad', point 0: non-finite"), "%s", err);
     struct stat sb;
-    snprintf(path, sizeof path, "%s/out/timeseries.csv", dir);
-    cr_expect(stat(path, &sb) != 0, "a failed run left a complete-looking timeseries.csv");
-    snprintf(path, sizeof path, "%s/out/timeseries.csv.part", dir);
-    cr_expect(stat(path, &sb) == 0, "the partial time series should be kept as .part");
-    const char *summary = read_text("out/summary.json");
+    snprintf(path, sizeof path, "%s/out", dir);
+    cr_expect(stat(path, &sb) != 0, "a failed run left a complete-looking output folder");
+    snprintf(path, sizeof path, "%s/out.part/timeseries.csv.part", dir);
+    cr_expect(stat(path, &sb) == 0, "the partial time series should be kept in out.part as .part");
+    const char *summary = read_text("out.part/summary.json");
     cr_expect(strstr(summary, "\"status\":\t\"failed\"") != NULL, "%s", summary);
+}
+
+/* An output folder is replaced as a whole: a complete run into a folder that holds an earlier run's
+ * files (an old face.pvd, old PNGs) leaves none of them; a failed run leaves the earlier complete
+ * output as it was; a folder with files that are not a Bristle run's is never written into. */
+Test(cli, output_folder_is_replaced_whole_or_not_at_all)
+{
+    char args[1200], err[4096], path[800];
+    const char *ok = write_file("ok.yaml", BASE);
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu --set time.end=0.01", ok, dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/out/old_run_face.pvd", dir);
+    FILE *fp = fopen(path, "w");
+    cr_assert(fp);
+    fclose(fp);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    struct stat sb;
+    cr_expect(stat(path, &sb) != 0, "a stale file of an earlier run survived in the output folder");
+    snprintf(path, sizeof path, "%s/out/timeseries.csv", dir);
+    cr_expect(stat(path, &sb) == 0);
+    /* a failing run into the same folder: the complete output stays */
+    snprintf(args, sizeof args, "'%s' --out '%s/out' --backend cpu --set loads.push.magnitude=1e308", ok, dir);
+    cr_expect_eq(run(args, err, sizeof err), 1, "%s", err);
+    const char *summary = read_text("out/summary.json");
+    cr_expect(strstr(summary, "\"status\":\t\"complete\"") != NULL, "%s", summary);
+    /* a user's folder */
+    snprintf(path, sizeof path, "%s/mine", dir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/mine/thesis.tex", dir);
+    fp = fopen(path, "w");
+    cr_assert(fp);
+    fclose(fp);
+    snprintf(args, sizeof args, "'%s' --out '%s/mine' --backend cpu --set time.end=0.01", ok, dir);
+    cr_expect_eq(run(args, err, sizeof err), 2, "%s", err);
+    cr_expect(strstr(err, "not a Bristle run's"), "%s", err);
+    cr_expect(stat(path, &sb) == 0, "the user's file is gone");
 }
 
 Test(cli, builtin_demo_is_cube_00)
