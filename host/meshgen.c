@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct gen_mesh {
     long nv, nt;
@@ -37,10 +38,23 @@ static void quad(gen_mesh *g, long a, long b, long c, long d, int up)
     g->nt += 2;
 }
 
+/* mesh, path -> written to path.part and renamed to path when whole; 0 or -1 */
+static int write_mesh_file(const gen_mesh *g, const char *path, const char *tmp);
+
 static int write_mesh(const gen_mesh *g, const char *path)
 {
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    const int rc = write_mesh_file(g, path, tmp);
+    if (rc == 0 && rename(tmp, path) == 0) return 0;
+    unlink(tmp);
+    return -1;
+}
+
+static int write_mesh_file(const gen_mesh *g, const char *path, const char *tmp)
+{
     const char *dot = strrchr(path, '.');
-    FILE *fp = fopen(path, "wb");
+    FILE *fp = fopen(tmp, "wb");
     if (!fp) return -1;
     if (dot && !strcmp(dot, ".obj")) {
         fprintf(fp, "# bristle mesh: %ld vertices, %ld triangles\n", g->nv, g->nt);
