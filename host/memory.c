@@ -79,3 +79,14 @@ int br_parse_size(const char *s, double *bytes)
     *bytes = v * mul;
     return 0;
 }
+
+int br_arg_max_memory(const char *cmd, const char *s)
+{
+    double lim;
+    if (br_parse_size(s, &lim)) {
+        fprintf(stderr, "bristle %s: --max-memory takes a size such as 4G, 512M or 1e9 (got '%s')\n", cmd, s);
+        return -1;
+    }
+    br_mem_set_limit(lim);
+    return 0;
+}

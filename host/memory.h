@@ -25,4 +25,8 @@ int br_mem_check(double bytes, const char *what, char *msg, size_t len);
 /* "4G", "512M", "100k" or a plain byte count -> bytes; 0, or -1 (not a size) */
 int br_parse_size(const char *s, double *bytes);
 
+/* command name, the --max-memory argument -> the limit set (br_mem_set_limit); 0, or -1 with
+ * "bristle CMD: --max-memory takes a size ..." on stderr (the caller exits with 2) */
+int br_arg_max_memory(const char *cmd, const char *s);
+
 #endif

@@ -214,12 +214,7 @@ int br_run_main(int argc, char **argv)
         } else if (!strcmp(a, "--out")) out = argv[++i];
         else if (!strcmp(a, "--resume")) resume = argv[++i];
         else if (!strcmp(a, "--max-memory")) {
-            double lim;
-            if (br_parse_size(argv[++i], &lim)) {
-                fprintf(stderr, "bristle run: --max-memory takes a size such as 4G, 512M or 1e9 (got '%s')\n", argv[i]);
-                return 2;
-            }
-            br_mem_set_limit(lim);
+            if (br_arg_max_memory("run", argv[++i])) return 2;
         }
         else if (!strcmp(a, "--checkpoint-every")) {
             if (br_arg_double("run", a, argv[++i], 1e-12, 1e12, &ck_T)) return 2;

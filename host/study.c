@@ -1270,12 +1270,7 @@ int br_study_main(int argc, char **argv)
         } else if (!strcmp(a, "--out")) out = argv[++i];
         else if (!strcmp(a, "--backend")) backend_arg = argv[++i];
         else if (!strcmp(a, "--max-memory")) {
-            double lim;
-            if (br_parse_size(argv[++i], &lim)) {
-                fprintf(stderr, "bristle study: --max-memory takes a size such as 4G, 512M or 1e9 (got '%s')\n", argv[i]);
-                return 2;
-            }
-            br_mem_set_limit(lim);
+            if (br_arg_max_memory("study", argv[++i])) return 2;
         }
         else if (!strcmp(a, "--threads")) {
             char *end;

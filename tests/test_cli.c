@@ -10,26 +10,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "testdir.h"
+
 #include "csvread.h"
 #include "field.h"
 #include "jsonread.h"
 
 static char dir[512];
 
-static void setup(void)
-{
-    snprintf(dir, sizeof dir, "%s/cli-%d", TEST_TMP, (int)getpid());
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
-    cr_assert_eq(system(cmd), 0);
-}
+static void setup(void) { cr_assert_eq(testdir_make(dir, sizeof dir, "cli"), 0); }
 
-static void teardown(void)
-{
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
-}
+static void teardown(void) { testdir_remove(dir); }
 
 TestSuite(cli, .init = setup, .fini = teardown);
 

@@ -15,24 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testdir.h"
+
 #define H SOURCE_DIR "/tests/hostile/"
 
 static char dir[512];
 
-static void setup(void)
-{
-    snprintf(dir, sizeof dir, "%s/hostile-%d", TEST_TMP, (int)getpid());
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
-    cr_assert_eq(system(cmd), 0);
-}
+static void setup(void) { cr_assert_eq(testdir_make(dir, sizeof dir, "hostile"), 0); }
 
-static void teardown(void)
-{
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
-}
+static void teardown(void) { testdir_remove(dir); }
 
 TestSuite(hostile, .init = setup, .fini = teardown);
 
