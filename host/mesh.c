@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "br_hd.h"
 #include "scenario.h" /* br_read_text */
@@ -120,23 +121,21 @@ static int ply_token(const unsigned char **p, const unsigned char *end, double *
     return 0;
 }
 
-/* path -> 0 if the file is not a PLY or its body holds what its header promises; -1 with err */
+/* path of a .ply file -> 0 if it starts with the line "ply" and its body holds what its header
+ * promises; -1 with err. assimp reads any .ply file as PLY, whatever its first line (a "ply" followed
+ * by a blank, or no magic at all, once crashed or hung it), so every .ply file passes here. */
 static int ply_check(const char *path, char *err, size_t errlen)
 {
     size_t len;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "%s: cannot open the mesh file", path);
-        return -1;
-    }
-    char magic[4] = {0};
-    const int is_ply = fread(magic, 1, 4, fp) == 4 && !memcmp(magic, "ply", 3) && (magic[3] == '\n' || magic[3] == '\r');
-    fclose(fp);
-    if (!is_ply) return 0;
     char rerr[256];
     char *text = br_read_text(path, &len, rerr, sizeof rerr);
     if (!text) {
         snprintf(err, errlen, "%s", rerr);
+        return -1;
+    }
+    if (len < 4 || memcmp(text, "ply", 3) || (text[3] != '\n' && text[3] != '\r')) {
+        snprintf(err, errlen, "%s: not a PLY file (its first line must be 'ply')", path);
+        free(text);
         return -1;
     }
     ply_elem el[8];
@@ -231,7 +230,17 @@ br_mesh *br_mesh_load(const char *path, double scale, const double R[9], const d
         return NULL;
     }
     fclose(fp);
-    if (ply_check(path, err, errlen)) return NULL;
+    /* the format by the extension alone: assimp then uses that one importer (with an extension it
+     * does not know it guesses by content, through readers nobody here fuzzes) */
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    const int ply = dot && !strcasecmp(dot, ".ply"), known = dot && (!slash || dot > slash) &&
+                                                             (ply || !strcasecmp(dot, ".stl") || !strcasecmp(dot, ".obj"));
+    if (!known) {
+        snprintf(err, errlen, "%s: a mesh file is STL (.stl), PLY (.ply) or Wavefront OBJ (.obj), named by its extension",
+                 path);
+        return NULL;
+    }
+    if (ply && ply_check(path, err, errlen)) return NULL;
     const struct aiScene *sc = aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
                                                       aiProcess_PreTransformVertices |
                                                       aiProcess_ValidateDataStructure);

@@ -1585,8 +1585,10 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
         ycheck(&c, pint > 0 && fabs(rp - nearbyint(rp)) < 1e-6 * rp && rp >= 0.5,
                yat(&c, out, "points_interval"), "points_interval (%g) must be a positive multiple of dt (%g)",
                pint, m->dt);
-        m->out_every = (long)nearbyint(r);
-        m->points_every = (long)nearbyint(rp);
+        if (!c.failed) { /* in range: checked above */
+            m->out_every = (long)nearbyint(r);
+            m->points_every = (long)nearbyint(rp);
+        }
     }
     const char *be = ystring(&c, root, "backend", 0);
     m->backend = BR_BACKEND_AUTO;

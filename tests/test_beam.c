@@ -196,6 +196,7 @@ Test(genalpha, lowrank_term_equals_assembled_spring_and_damper)
     }
     /* the explicit force alone */
     br_genalpha *g3 = br_genalpha_create(n, M, C, K, rho, h, err, sizeof err);
+    cr_assert(g3);
     br_genalpha_start(g3, f0);
     double big = 0;
     for (long s = 0; s < 2000 && big < 1e3; s++) {
@@ -214,5 +215,6 @@ Test(genalpha, lowrank_term_equals_assembled_spring_and_damper)
     cr_expect(big > 1e3 * scale, "the explicit spring and damper should have diverged");
     br_genalpha_free(g1);
     br_genalpha_free(g2);
+    br_genalpha_free(g3);
     }
 }
