@@ -1,9 +1,13 @@
 #!/bin/sh
-# scripts/setup.sh: install the Debian packages Bristle needs (if missing) and
-# build it into build/. Safe to run again: installs nothing that is present.
+# scripts/setup.sh [--sanitize]: install the Debian packages Bristle needs (if missing) and
+# build it into build/. Safe to run again: installs nothing that is present. With --sanitize
+# also what scripts/test-sanitize.sh needs (clang and its sanitizer and OpenMP runtimes for the
+# libFuzzer build), and no build.
 set -eu
 cd "$(dirname "$0")/.."
 PKGS="cmake make gcc g++ pkg-config libcriterion-dev libyaml-dev libcjson-dev libcairo2-dev libpng-dev liblapacke-dev libopenblas-dev libassimp-dev libsundials-dev"
+SANITIZE=0
+[ "${1:-}" = "--sanitize" ] && SANITIZE=1 && PKGS="$PKGS clang libclang-rt-dev libomp-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -15,5 +19,6 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >&2
 fi
+[ "$SANITIZE" = 1 ] && exit 0
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)" >&2

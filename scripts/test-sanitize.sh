@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/test-sanitize.sh: the test suite under AddressSanitizer + UBSan (build-asan/, gcc, CPU
-# only), then each libFuzzer target for 10 s (build-fuzz/, clang; scripts/fuzz.sh). Run after
-# scripts/setup.sh (.ci/run runs it after scripts/test.sh).
+# only), then each libFuzzer target for 10 s (build-fuzz/, clang; scripts/fuzz.sh). Installs what
+# it needs (scripts/setup.sh --sanitize); .ci/run runs it after scripts/test.sh.
 # Every sanitizer report fails the test that triggered it: abort_on_error turns each one, leaks at
 # exit included, into SIGABRT, which ctest, Criterion (also from a worker's exit) and test_cli's
 # `bristle` runs all count as failures. Leak suppressions, third-party libraries only:
@@ -10,6 +10,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+sh scripts/setup.sh --sanitize
 t0=$(date +%s)
 cmake -S . -B build-asan -DBRISTLE_SANITIZE=ON -DBRISTLE_NATIVE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-asan -j 2 >&2
