@@ -92,10 +92,20 @@ br_struct *br_struct_build(const br_model *m, char *err, size_t errlen)
 {
     if (m->nbeam == 0) return NULL;
     br_struct *s = calloc(1, sizeof *s);
-    s->node0 = calloc((size_t)m->nbeam, sizeof(int));
+    if (s) s->node0 = calloc((size_t)m->nbeam, sizeof(int));
+    if (!s || !s->node0) {
+        snprintf(err, errlen, "out of memory assembling the structure");
+        br_struct_free(s);
+        return NULL;
+    }
     for (int b = 0; b < m->nbeam; b++) s->node0[b] = s->nnode, s->nnode += m->beam[b].nnode;
     s->dof = malloc((size_t)s->nnode * 6 * sizeof(int));
     s->X = malloc((size_t)s->nnode * 3 * sizeof(double));
+    if (!s->dof || !s->X) {
+        snprintf(err, errlen, "out of memory assembling the structure");
+        br_struct_free(s);
+        return NULL;
+    }
     for (int b = 0; b < m->nbeam; b++)
         for (int k = 0; k < m->beam[b].nnode; k++) {
             const int n = s->node0[b] + k;
@@ -270,8 +280,9 @@ void br_struct_add_link(const br_struct *s, int node_a, int node_b, const double
 int br_struct_twist_rows(const br_struct *s, int node_a, int node_b, const double p[3], double *L)
 {
     const int n = s->ndof;
-    double *Ga = malloc((size_t)6 * n * sizeof(double)), *Gb = Ga + 3 * n;
+    double *Ga = malloc((size_t)6 * n * sizeof(double));
     if (!Ga) return -1;
+    double *Gb = Ga + 3 * n;
     point_map(s, node_a, p, Ga);
     point_map(s, node_b, p, Gb);
     memset(L, 0, (size_t)6 * n * sizeof(double));

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "compare.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,11 @@ int br_compare_main(int argc, char **argv)
         char path[1200];
         snprintf(path, sizeof path, "%s/timeseries.csv", dirs[r]);
         tab[r] = csv_read(path);
+        if (!tab[r] && errno == ENOMEM) {
+            fprintf(stderr, "bristle compare: %s: out of memory reading it\n", path);
+            rc = 1;
+            goto done;
+        }
         if (!tab[r] || tab[r]->nrows < 1) {
             fprintf(stderr, "bristle compare: %s: cannot read it (a finished `bristle run` writes it)\n", path);
             goto done;
@@ -148,8 +154,9 @@ int br_compare_main(int argc, char **argv)
     }
     char title[512];
     snprintf(title, sizeof title, "bristle compare: %d runs", nrun);
-    if (br_plot_png(out, title, pb, panels, ncol)) {
-        fprintf(stderr, "bristle compare: cannot write %s\n", out);
+    const int prc = br_plot_png(out, title, pb, panels, ncol);
+    if (prc) {
+        fprintf(stderr, "bristle compare: cannot write %s%s\n", out, prc == -2 ? ": out of memory" : "");
         rc = 1;
     } else {
         printf("bristle compare: %d runs, %d columns -> %s\n", nrun, ncol, out);

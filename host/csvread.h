@@ -4,6 +4,7 @@
 #ifndef BR_CSVREAD_H
 #define BR_CSVREAD_H
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,8 @@ static inline void csv_free(csv_table *t)
     free(t);
 }
 
-/* path -> table, or NULL when the file cannot be read or a row has the wrong width */
+/* path -> table, or NULL with errno: the file cannot be opened (fopen's errno), is empty or a row has
+ * the wrong width (EINVAL), out of memory (ENOMEM) */
 static inline csv_table *csv_read(const char *path)
 {
     FILE *fp = fopen(path, "r");
@@ -34,16 +36,20 @@ static inline csv_table *csv_read(const char *path)
     char *line = NULL;
     size_t cap = 0;
     long cap_rows = 1024;
-    if (getline(&line, &cap, fp) <= 0) goto fail;
+    int oom = !t;
+    if (oom || getline(&line, &cap, fp) <= 0) goto fail;
     line[strcspn(line, "\r\n")] = 0;
     t->names = calloc(strlen(line) + 1, sizeof(char *));
+    if ((oom = !t->names)) goto fail;
     for (char *save = NULL, *tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        t->names[t->ncols++] = strdup(tok);
+        if ((oom = !(t->names[t->ncols++] = strdup(tok)))) goto fail;
     t->v = malloc((size_t)cap_rows * (size_t)t->ncols * sizeof(double));
+    if ((oom = !t->v)) goto fail;
     while (getline(&line, &cap, fp) > 0) {
         if (t->nrows == cap_rows) {
-            cap_rows *= 2;
-            t->v = realloc(t->v, (size_t)cap_rows * (size_t)t->ncols * sizeof(double));
+            double *nv = realloc(t->v, (size_t)(2 * cap_rows) * (size_t)t->ncols * sizeof(double));
+            if ((oom = !nv)) goto fail;
+            t->v = nv, cap_rows *= 2;
         }
         double *row = t->v + t->nrows * t->ncols;
         char *p = line;
@@ -64,6 +70,7 @@ fail:
     free(line);
     fclose(fp);
     csv_free(t);
+    errno = oom ? ENOMEM : EINVAL;
     return NULL;
 }
 

@@ -47,6 +47,7 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
     const int n = s->ndof;
     double *scratch = malloc((size_t)n * 9 * sizeof(double));
     int rc = scratch ? 0 : -1;
+    if (!scratch) snprintf(err, errlen, "out of memory");
     for (int c = 0; c < m->nset && rc == 0; c++) {
         const br_contact_set_desc *cs = &m->cset[c].desc;
         const int na = br_struct_frame_node(m, s, cs->frame_a), nb = br_struct_frame_node(m, s, cs->frame_b);
@@ -59,7 +60,8 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
         const long np = cs->npoints;
         double *F = malloc((size_t)np * 4 * sizeof(double));
         if (!F || br_field_points(d->field, c, F, F + 3 * np)) {
-            snprintf(err, errlen, "contact set '%s': per-point forces unavailable", m->cset[c].name);
+            snprintf(err, errlen, "contact set '%s': %s", m->cset[c].name,
+                     !F ? "out of memory" : "the contact field recorded no per-point forces (out of memory)");
             free(F);
             rc = -1;
             break;
@@ -143,10 +145,11 @@ int br_eig_main(int argc, char **argv)
         br_model_free(m);
         return 2;
     }
-    double *f = malloc((size_t)s->ndof * sizeof(double));
+    double *f = malloc((size_t)(s->ndof ? s->ndof : 1) * sizeof(double));
     double *Kc = NULL;
     int rc = 0;
-    if (bonded && m->nset > 0) {
+    if (!f) rc = -1, snprintf(err, sizeof err, "out of memory");
+    if (rc == 0 && bonded && m->nset > 0) {
         br_data *d = br_data_create(m, BR_BACKEND_CPU, err, sizeof err);
         const double T = at >= 0 ? at : m->t_end;
         const long nsteps = (long)nearbyint(T / m->dt);
@@ -156,6 +159,7 @@ int br_eig_main(int argc, char **argv)
             br_field_record_points(d->field, 1);
             rc = br_fwd_contacts(m, d, m->dt, err, sizeof err);
             Kc = calloc((size_t)s->ndof * (size_t)s->ndof, sizeof(double));
+            if (rc == 0 && !Kc) rc = -1, snprintf(err, sizeof err, "out of memory");
             if (rc == 0) rc = contact_stiffness(m, d, s, Kc, err, sizeof err);
         }
         if (!d) rc = -1;

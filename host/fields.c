@@ -22,7 +22,8 @@ typedef struct br_field_snap {
     double nrm[3];
 } br_field_snap;
 
-/* model, data (after a recorded field step), set -> per-point arrays in snap (allocated) */
+/* model, data (after a recorded field step), set -> per-point arrays in snap (allocated); 0, -2 (out
+ * of memory) or -3 (the field holds no per-point forces of this step) */
 static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
 {
     const br_cset *cs = &m->cset[s];
@@ -36,11 +37,11 @@ static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
     double *st = ns > 0 ? malloc((size_t)n * ns * sizeof(double)) : NULL;
     if (!snap->x || !snap->F || !snap->vt || !snap->z || (ns > 0 && !st)) {
         free(st);
-        return -1;
+        return -2;
     }
     if (br_field_points(d->field, s, snap->F, snap->F + 3 * n)) {
         free(st);
-        return -1;
+        return -3;
     }
     if (ns >= 3 && br_field_get_state(d->field, s, st) == 0)
         for (long i = 0; i < n; i++)
@@ -84,24 +85,29 @@ static void vtp_array(FILE *fp, const char *name, int ncomp, long n, const doubl
     fputs("        </DataArray>\n", fp);
 }
 
+/* path, set, snapshot -> the .vtp file; 0, -1 (cannot write) or -2 (out of memory) */
 static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S, double v_stick)
 {
     char tmp[1300];
     snprintf(tmp, sizeof tmp, "%s.part", path);
-    FILE *fp = fopen(tmp, "w");
-    if (!fp) return -1;
     const long n = S->n;
+    double *stick = malloc((size_t)n * sizeof(double)), *N = S->F + 3 * n;
+    if (!stick) return -2;
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) {
+        free(stick);
+        return -1;
+    }
     fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
                 "  <PolyData>\n    <Piece NumberOfPoints=\"%ld\" NumberOfVerts=\"%ld\" NumberOfLines=\"0\" "
                 "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <PointData Scalars=\"pressure\">\n",
             n, n);
-    double *stick = malloc((size_t)n * sizeof(double)), *N = S->F + 3 * n;
-    for (long i = 0; stick && i < n; i++)
+    for (long i = 0; i < n; i++)
         stick[i] = (N[i] > 0 && br_point_stuck(cs->desc.law, &cs->desc.fric, S->vt[i], v_stick, S->F + 3 * i, N[i]));
     vtp_array(fp, "pressure", 1, n, N, 1, 1.0, cs->area);
     vtp_array(fp, "normal_force", 1, n, N, 1, 0, NULL);
     vtp_array(fp, "sliding_speed", 1, n, S->vt, 1, 0, NULL);
-    if (stick) vtp_array(fp, "stick", 1, n, stick, 1, 0, NULL);
+    vtp_array(fp, "stick", 1, n, stick, 1, 0, NULL);
     vtp_array(fp, "friction_force", 3, n, S->F, 3, 0, NULL);
     vtp_array(fp, "bristle_deflection", 3, n, S->z, 3, 0, NULL);
     vtp_array(fp, "area", 1, n, cs->area, 1, 0, NULL);
@@ -133,6 +139,7 @@ static void cmap(double x, double *r, double *g, double *b)
     *b = s[k][2] + t * (s[k + 1][2] - s[k][2]);
 }
 
+/* path, title, set, snapshot -> the PNG map; 0, -1 or -2 (br_plot_finish) */
 static int write_map(const char *path, const char *title, const br_cset *cs, const br_field_snap *S, double v_stick)
 {
     const long n = S->n;
@@ -194,9 +201,10 @@ int br_fields_write(const br_model *m, br_data *d, const char *dir, int k, char 
         if (!cs->meshed) continue;
         br_field_snap S;
         memset(&S, 0, sizeof S);
-        if (gather(m, d, s, &S)) {
+        const int gr = gather(m, d, s, &S);
+        if (gr) {
             snap_free(&S);
-            return -1;
+            return gr;
         }
         snprintf(path, sizeof path, "%s/fields/%s_%d.vtp", dir, cs->name, k);
         int rc = write_vtp(path, cs, &S, cs->desc.v_stick);
@@ -204,7 +212,7 @@ int br_fields_write(const br_model *m, br_data *d, const char *dir, int k, char 
         snprintf(title, sizeof title, "%s: %s at t = %.6g s (%ld points)", m->name, cs->name, d->t, S.n);
         if (rc == 0) rc = write_map(path, title, cs, &S, cs->desc.v_stick);
         snap_free(&S);
-        if (rc) return -1;
+        if (rc) return rc;
         used += (size_t)snprintf(names + used, used < nameslen ? nameslen - used : 0, "%sfields/%s_%d.vtp",
                                  used ? " " : "", cs->name, k);
     }

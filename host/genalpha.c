@@ -64,6 +64,10 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
                                 double h, char *err, size_t errlen)
 {
     br_genalpha *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     const size_t nn = (size_t)n * (size_t)n;
     g->n = n, g->M = M, g->C = C, g->K = K, g->h = h;
     g->am = (2 * rho_inf - 1) / (rho_inf + 1);
@@ -131,7 +135,7 @@ int br_genalpha_start(br_genalpha *g, const double *f)
 {
     const int n = g->n;
     double *Mc = malloc((size_t)n * n * sizeof(double));
-    if (!Mc) return -1;
+    if (!Mc) return -2;
     memcpy(Mc, g->M, (size_t)n * n * sizeof(double));
     matvec(g, g->C, g->v, g->r);
     matvec(g, g->K, g->u, g->w);

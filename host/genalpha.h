@@ -41,7 +41,7 @@ typedef struct br_genalpha {
 br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const double *K, double rho_inf,
                                 double h, char *err, size_t errlen);
 
-/* f at t = 0 -> a_0 = M^-1 (f - C v - K u); 0 or -1 */
+/* f at t = 0 -> a_0 = M^-1 (f - C v - K u); 0, -1 (M not positive definite) or -2 (out of memory) */
 int br_genalpha_start(br_genalpha *g, const double *f);
 
 /* nr (a multiple of 6), L (nr x n, row-major) -> the integrator can carry a term L^T E L (a1 - a0)

@@ -46,7 +46,7 @@ static int edge_cmp(const void *pa, const void *pb)
     return a->dir - b->dir;
 }
 
-/* mesh -> number of shared edges whose two triangles traverse it in the same direction */
+/* mesh -> number of shared edges whose two triangles traverse it in the same direction; -1: out of memory */
 static long orientation_conflicts(const br_mesh *m)
 {
     edge *e = malloc((size_t)m->nt * 3 * sizeof *e);
@@ -259,9 +259,8 @@ br_mesh *br_mesh_load(const char *path, double scale, const double R[9], const d
         return NULL;
     }
     br_mesh *m = calloc(1, sizeof *m);
-    m->V = malloc((size_t)nv * 3 * sizeof(double));
-    m->T = malloc((size_t)nt * 3 * sizeof(long));
-    if (!m->V || !m->T) {
+    if (m) m->V = malloc((size_t)nv * 3 * sizeof(double)), m->T = malloc((size_t)nt * 3 * sizeof(long));
+    if (!m || !m->V || !m->T) {
         snprintf(err, errlen, "%s: out of memory", path);
         aiReleaseImport(sc);
         br_mesh_free(m);
@@ -313,6 +312,11 @@ br_mesh *br_mesh_load(const char *path, double scale, const double R[9], const d
     }
     m->nt = keep;
     const long bad = orientation_conflicts(m);
+    if (bad < 0) {
+        snprintf(err, errlen, "%s: out of memory checking the orientation", path);
+        br_mesh_free(m);
+        return NULL;
+    }
     if (bad != 0) {
         snprintf(err, errlen, "%s: inconsistent orientation: %ld shared edges run the same way in both of their "
                               "triangles (flip the offending faces so every normal points out of the surface)",

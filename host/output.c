@@ -271,19 +271,20 @@ static void *csv_writer_main(void *arg)
 br_csv_writer *br_csv_writer_start(FILE *fp, int ncols)
 {
     br_csv_writer *w = calloc(1, sizeof *w);
-    if (!w) return NULL;
+    if (!w) return errno = ENOMEM, NULL;
     w->fp = fp, w->ncols = ncols;
     w->ring = malloc((size_t)BR_CSV_RING * (size_t)ncols * sizeof(double));
-    if (!w->ring || pthread_mutex_init(&w->mu, NULL)) {
+    int e = w->ring ? pthread_mutex_init(&w->mu, NULL) : ENOMEM;
+    if (e) {
         free(w->ring), free(w);
-        return NULL;
+        return errno = e, NULL;
     }
     pthread_cond_init(&w->more, NULL);
     pthread_cond_init(&w->room, NULL);
-    if (pthread_create(&w->th, NULL, csv_writer_main, w)) {
+    if ((e = pthread_create(&w->th, NULL, csv_writer_main, w))) {
         pthread_cond_destroy(&w->more), pthread_cond_destroy(&w->room), pthread_mutex_destroy(&w->mu);
         free(w->ring), free(w);
-        return NULL;
+        return errno = e, NULL;
     }
     return w;
 }

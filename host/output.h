@@ -42,8 +42,8 @@ void br_output_csv_row(const double *row, int ncols, FILE *fp);
  * them (br_output_csv_row) and writes them in order, so formatting overlaps with stepping. */
 typedef struct br_csv_writer br_csv_writer;
 
-/* stream (kept open), columns per row -> a running writer, or NULL (the caller then writes
- * rows itself) */
+/* stream (kept open), columns per row -> a running writer, or NULL with errno (ENOMEM: out of
+ * memory; the caller then writes rows itself) */
 br_csv_writer *br_csv_writer_start(FILE *fp, int ncols);
 
 /* row -> queued for writing (waits while the queue is full) */
@@ -58,7 +58,8 @@ void br_csv_writer_sync(br_csv_writer *w);
 /* stream -> points.csv header (long format: one line per point and sample) */
 void br_output_points_header(FILE *fp);
 
-/* model, data, field with recording on -> one line per contact point at the current time */
+/* model, data, field with recording on -> one line per contact point at the current time; 0, or -1
+ * when the field holds no per-point forces (br_field_points) */
 int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double *scratch);
 
 /* -> seconds of a monotonic clock (for wall times) */

@@ -237,7 +237,7 @@ cairo_t *br_plot_canvas(int w, int h, const char *title, double x, double y)
     return cr;
 }
 
-/* RGB24 image surface -> PNG file at path; 0 or -1. libpng directly rather than cairo's writer:
+/* RGB24 image surface -> PNG file at path; 0, -1 (cannot write) or -2 (out of memory). libpng directly rather than cairo's writer:
  * zlib's fastest level and no row filter (white plots with thin lines compress well either way)
  * write the 13 PNGs of a blade run in a fifth of the time of cairo's default (level 6 and an
  * adaptive filter per row: 0.3 s of a 1.6 s run at dt = 1e-4) */
@@ -255,8 +255,8 @@ static int write_png(cairo_surface_t *sf, const char *path)
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     unsigned char *rgb = malloc((size_t)3 * (size_t)w);
-    int rc = -1;
-    if (png && info && rgb && !setjmp(png_jmpbuf(png))) {
+    int rc = png && info && rgb ? -1 : -2;
+    if (rc == -1 && !setjmp(png_jmpbuf(png))) {
         png_init_io(png, fp);
         png_set_compression_level(png, 1);
         png_set_filter(png, 0, PNG_FILTER_NONE);
@@ -283,11 +283,13 @@ int br_plot_finish(cairo_t *cr, const char *path)
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.part", path);
-    const int rc = cairo_status(cr) == CAIRO_STATUS_SUCCESS ? write_png(cairo_get_target(cr), tmp) : -1;
+    const cairo_status_t cs = cairo_status(cr);
+    const int rc = cs == CAIRO_STATUS_SUCCESS ? write_png(cairo_get_target(cr), tmp)
+                   : cs == CAIRO_STATUS_NO_MEMORY ? -2 : -1;
     cairo_destroy(cr);
     if (rc) {
         unlink(tmp);
-        return -1;
+        return rc;
     }
     return rename(tmp, path) == 0 ? 0 : -1;
 }

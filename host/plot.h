@@ -32,7 +32,10 @@ typedef struct br_panel {
     br_curve curves[8];
 } br_panel;
 
-/* path, title, buffer, panels -> PNG written (via a temporary name); 0 or -1 */
+/* The plot writers return 0 (written), -1 (nothing to draw, or the file could not be written) or
+ * -2 (out of memory). */
+
+/* path, title, buffer, panels -> PNG written (via a temporary name); 0, -1 or -2 */
 int br_plot_png(const char *path, const char *title, const br_plotbuf *pb, const br_panel *panels,
                 int npanels);
 
@@ -54,17 +57,18 @@ typedef struct br_series {
 
 enum { BR_PLOT_LOGX = 1, BR_PLOT_LOGY = 2 };
 
-/* path, title, axis labels, flags (BR_PLOT_LOGX, BR_PLOT_LOGY), curves -> PNG; 0 or -1 (nothing finite) */
+/* path, title, axis labels, flags (BR_PLOT_LOGX, BR_PLOT_LOGY), curves -> PNG; 0, -1 (also: nothing
+ * finite) or -2 */
 int br_plot_series_png(const char *path, const char *title, const char *xlabel, const char *ylabel, int flags,
                        const br_series *s, int ns);
 
-/* path, title, x label, n values, bins (1..200) -> histogram of the finite values as PNG; 0 or -1 */
+/* path, title, x label, n values, bins (1..200) -> histogram of the finite values as PNG; 0, -1 or -2 */
 int br_plot_hist_png(const char *path, const char *title, const char *xlabel, long n, const double *v, int nbins);
 
 /* width, height, title at (x, y) -> white canvas with the title drawn (for other plot kinds) */
 cairo_t *br_plot_canvas(int w, int h, const char *title, double x, double y);
 
-/* canvas, path -> PNG written under a temporary name and renamed; the canvas freed; 0 or -1 */
+/* canvas, path -> PNG written under a temporary name and renamed; the canvas freed; 0, -1 or -2 */
 int br_plot_finish(cairo_t *cr, const char *path);
 
 #endif

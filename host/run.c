@@ -117,8 +117,21 @@ static int run_checkpoint(const br_model *m, br_data *d, run_state *rs, br_plotb
     return c->failed ? -1 : 0;
 }
 
-static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, run_files *rf, double *wall_out)
+/* a plot's return value (br_plot_png), its file name -> on success the name added to the outputs; out
+ * of memory counted in *noom, the first such name kept in oom (a warning: plots are optional) */
+static void plot_done(int rc, const char *name, run_files *rf, int *noom, char *oom, size_t oomlen)
 {
+    if (rc == 0) file_add(rf, name);
+    else if (rc == -2 && (*noom)++ == 0) snprintf(oom, oomlen, "%s", name);
+}
+
+/* model, plot and loop buffers -> the run's PNG plots in rf->dir; a warning in warn (empty if none)
+ * when some could not be drawn for want of memory */
+static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, run_files *rf, double *wall_out,
+                  char *warn, size_t warnlen)
+{
+    int noom = 0;
+    char oom[BR_NAME_MAX + 16] = "";
     const double t0 = br_wall_seconds();
     char path[1200], title[300], name[BR_NAME_MAX + 16];
     for (int s = 0; s < m->nset; s++) {
@@ -131,7 +144,7 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
         snprintf(title, sizeof title, "%s: contact set %s", m->name, m->cset[s].name);
         snprintf(name, sizeof name, "%s.png", m->cset[s].name);
         file_path(rf, name, path, sizeof path);
-        if (br_plot_png(path, title, pb, p, 3) == 0) file_add(rf, name);
+        plot_done(br_plot_png(path, title, pb, p, 3), name, rf, &noom, oom, sizeof oom);
         /* F_t against V_t in the loop window, along the axis where V_t varies most */
         if (lb->n >= 2) {
             int best = 0;
@@ -146,6 +159,8 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
                 if (range[j] > range[best]) best = j;
             }
             double *x = malloc((size_t)lb->n * sizeof(double)), *y = malloc((size_t)lb->n * sizeof(double));
+            snprintf(name, sizeof name, "%s_loop.png", m->cset[s].name);
+            if (!x || !y) plot_done(-2, name, rf, &noom, oom, sizeof oom);
             for (long k = 0; x && y && k < lb->n; k++) {
                 x[k] = lb->v[(k * m->nset + s) * 6 + best];
                 y[k] = lb->v[(k * m->nset + s) * 6 + 3 + best];
@@ -155,9 +170,8 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
             snprintf(yl, sizeof yl, "friction force F%c [N]", "xyz"[best]);
             snprintf(title, sizeof title, "%s: %s, friction loop, t in [%.4g, %.4g] s", m->name, m->cset[s].name,
                      m->loop_t0, m->loop_t1);
-            snprintf(name, sizeof name, "%s_loop.png", m->cset[s].name);
             file_path(rf, name, path, sizeof path);
-            if (x && y && br_plot_xy_png(path, title, xl, yl, lb->n, x, y) == 0) file_add(rf, name);
+            if (x && y) plot_done(br_plot_xy_png(path, title, xl, yl, lb->n, x, y), name, rf, &noom, oom, sizeof oom);
             free(x), free(y);
         }
     }
@@ -168,7 +182,7 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
         snprintf(title, sizeof title, "%s: body %s (centre of mass)", m->name, m->body[b].name);
         snprintf(name, sizeof name, "%s.png", m->body[b].name);
         file_path(rf, name, path, sizeof path);
-        if (br_plot_png(path, title, pb, p, 2) == 0) file_add(rf, name);
+        plot_done(br_plot_png(path, title, pb, p, 2), name, rf, &noom, oom, sizeof oom);
     }
     if (m->nbody >= 2) { /* all bodies side by side: the three tips of the blade studies */
         br_panel p[3] = {{"x displacement [m]", 0, {{0}}}, {"y displacement [m]", 0, {{0}}},
@@ -178,7 +192,7 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
                 p[j].curves[p[j].ncurves++] = (br_curve){m->body[b].name, br_output_col_body(m, b) + j};
         snprintf(title, sizeof title, "%s: displacement of every body", m->name);
         file_path(rf, "bodies.png", path, sizeof path);
-        if (br_plot_png(path, title, pb, p, 3) == 0) file_add(rf, "bodies.png");
+        plot_done(br_plot_png(path, title, pb, p, 3), "bodies.png", rf, &noom, oom, sizeof oom);
     }
     const int e0 = br_output_col_energy(m);
     char labels[8][BR_NAME_MAX + 8];
@@ -192,7 +206,11 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
     }
     snprintf(title, sizeof title, "%s: power loss and energy balance", m->name);
     file_path(rf, "energy.png", path, sizeof path);
-    if (br_plot_png(path, title, pb, m->nset ? p : p + 1, m->nset ? 2 : 1) == 0) file_add(rf, "energy.png");
+    plot_done(br_plot_png(path, title, pb, m->nset ? p : p + 1, m->nset ? 2 : 1), "energy.png", rf, &noom, oom,
+              sizeof oom);
+    if (noom) snprintf(warn, warnlen, "out of memory drawing %d plot%s (%s%s): not written", noom, noom > 1 ? "s" : "",
+                       oom, noom > 1 ? ", ..." : "");
+    else warn[0] = 0;
     *wall_out += br_wall_seconds() - t0;
 }
 
@@ -307,7 +325,11 @@ int br_run_main(int argc, char **argv)
         const double span = fmin(m->loop_t1, m->t_end) - fmax(m->loop_t0, 0.0);
         lb.cap = span > 0 ? (long)fmin(1e6, span / (m->out_every * m->dt) + 2) : 0;
         if (lb.cap > 0) lb.v = malloc((size_t)lb.cap * (size_t)m->nset * 6 * sizeof(double));
-        if (!lb.v) lb.cap = 0;
+    }
+    if (!row || !scratch || !pb || (lb.cap > 0 && !lb.v)) {
+        fprintf(stderr, "bristle run: out of memory for the output buffers\n");
+        free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), br_data_free(d), br_model_free(m);
+        return 1;
     }
     file_path(&rf, "timeseries.csv.part", tmp, sizeof tmp);
     FILE *ts = fopen(tmp, resume ? "r+" : "w");
@@ -316,11 +338,11 @@ int br_run_main(int argc, char **argv)
         file_path(&rf, "points.csv.part", path, sizeof path);
         pts = fopen(path, resume ? "r+" : "w");
     }
-    if (!row || !scratch || !pb || !ts || (m->out_points && d->field && !pts)) {
+    if (!ts || (m->out_points && d->field && !pts)) {
         fprintf(stderr, "bristle run: cannot write into %s: %s\n", rf.dir, strerror(errno));
         if (ts) fclose(ts);
         if (pts) fclose(pts);
-        free(row), free(scratch), br_plotbuf_free(pb), br_data_free(d), br_model_free(m);
+        free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), br_data_free(d), br_model_free(m);
         return 1;
     }
     static char tsbuf[1 << 16];
@@ -346,6 +368,9 @@ int br_run_main(int argc, char **argv)
         if (pts) br_output_points_header(pts);
     }
     br_csv_writer *csvw = br_csv_writer_start(ts, ncols); /* NULL: rows written in the loop */
+    char wcsv[200];
+    if (!csvw) snprintf(wcsv, sizeof wcsv, "the CSV writer thread did not start (%s): the rows were written by the "
+                        "stepping thread", errno == ENOMEM ? "out of memory" : strerror(errno));
     const long step0 = d->step; /* steps before this process (a resumed run) */
     const long ck_every = ck_T > 0 ? (long)fmax(1.0, fmin(1e15, nearbyint(ck_T / m->dt))) : 0;
 
@@ -379,6 +404,7 @@ int br_run_main(int argc, char **argv)
                  m->t_end, nsteps * m->dt);
         warnings[nwarn++] = wbuf[0];
     }
+    if (!csvw) warnings[nwarn++] = wcsv;
     const int tty = isatty(2);
     const double start = br_wall_seconds();
     double wall_out = 0.0, next_report = start + 2.0;
@@ -429,9 +455,13 @@ int br_run_main(int argc, char **argv)
         if (fsample) {
             const double t0 = br_wall_seconds();
             char names[1024];
-            if (br_fields_write(m, d, rf.dir, (int)rs.nsnap, names, sizeof names) == 0) rs.snap_t[rs.nsnap++] = d->t;
+            const int fr = br_fields_write(m, d, rf.dir, (int)rs.nsnap, names, sizeof names);
+            if (fr == 0) rs.snap_t[rs.nsnap++] = d->t;
             else {
-                snprintf(ferr, sizeof ferr, "cannot write the field snapshot at t = %g s into %s/fields", d->t, rf.dir);
+                snprintf(ferr, sizeof ferr, "cannot write the field snapshot at t = %g s into %s/fields%s", d->t, rf.dir,
+                         fr == -2 ? ": out of memory"
+                         : fr == -3 ? ": the contact field recorded no per-point forces (out of memory, or a failed "
+                                      "copy from the GPU)" : "");
                 failed = 1;
                 break;
             }
@@ -454,7 +484,12 @@ int br_run_main(int argc, char **argv)
                     lb.n++;
                 }
             }
-            if (psample) br_output_points_rows(m, d, pts, scratch);
+            if (psample && br_output_points_rows(m, d, pts, scratch)) {
+                snprintf(ferr, sizeof ferr, "cannot write points.csv at t = %g s: the contact field recorded no "
+                         "per-point forces (out of memory, or a failed copy from the GPU)", d->t);
+                failed = 1;
+                break;
+            }
             if (psample) br_field_record_points(d->field, 0);
             wall_out += br_wall_seconds() - t0;
         }
@@ -507,7 +542,9 @@ int br_run_main(int argc, char **argv)
                 }
         }
     }
-    if (!failed && !interrupted && m->out_plots) plots(m, pb, &lb, &rf, &wall_out);
+    char wplot[300] = "";
+    if (!failed && !interrupted && m->out_plots) plots(m, pb, &lb, &rf, &wall_out, wplot, sizeof wplot);
+    if (wplot[0]) warnings[nwarn++] = wplot;
     free(lb.v);
     const double wall = br_wall_seconds() - start;
     if (reported && !quiet) progress(1.0, d->t, d->step, wall, tty, 1);

@@ -326,7 +326,7 @@ static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
         yalloc(c, v, fn->amp);
         ynode *a = ymap(c, v, "amplitude");
         if (!a) yerr(c, v, "missing key 'amplitude'");
-        else ytimefn(c, a, "amplitude", fn->amp);
+        else if (fn->amp) ytimefn(c, a, "amplitude", fn->amp);
     } else if ((v = ymap(c, n, "sweep"))) {
         static const char *const K[] = {"amplitude", "f0", "f1", "t0", "t1", "mode", NULL};
         if (ykeys(c, v, "sweep", K)) return;
@@ -343,7 +343,7 @@ static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
         yalloc(c, v, fn->amp);
         ynode *a = ymap(c, v, "amplitude");
         if (!a) yerr(c, v, "missing key 'amplitude'");
-        else ytimefn(c, a, "amplitude", fn->amp);
+        else if (fn->amp) ytimefn(c, a, "amplitude", fn->amp);
     }
 }
 
@@ -1308,6 +1308,7 @@ static void apply_set(ysrc *c, const char *kv)
         ynode *t = yget(c, node);
         yaml_char_t *copy = (yaml_char_t *)strdup(val);
         if (!copy) {
+            snprintf(c->err, c->errlen, "--set %s: out of memory", kv);
             c->failed = 1;
             return;
         }
@@ -1511,7 +1512,7 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
                                     "bodies", "frames", "loads", "springs", "contacts",
                                     "rotational_friction", NULL};
     if (!m) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(err, errlen, "%s:1: out of memory", path);
         yaml_document_delete(&c.doc);
         return NULL;
     }

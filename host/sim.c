@@ -255,8 +255,9 @@ br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_
     /* energy reference state at t = 0 */
     br_fwd_frames(m, d);
     br_fwd_loads(m, d);
-    if (d->ga && br_genalpha_start(d->ga, d->g)) {
-        snprintf(err, errlen, "the structure's mass matrix is singular (a free DOF without mass)");
+    const int ga_rc = d->ga ? br_genalpha_start(d->ga, d->g) : 0;
+    if (ga_rc) {
+        snprintf(err, errlen, "%s", ga_rc == -2 ? "out of memory" : "the structure's mass matrix is singular (a free DOF without mass)");
         br_data_free(d);
         return NULL;
     }

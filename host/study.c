@@ -197,7 +197,11 @@ static double *values(sy *c, yaml_node_t *n, const char *what, int *count, int *
             return NULL;
         }
         double *v = malloc((size_t)len * sizeof(double));
-        for (int i = 0; v && i < len; i++) v[i] = num(c, item(c, n, i), what);
+        if (!v) {
+            fail(c, n, "%s: out of memory", what);
+            return NULL;
+        }
+        for (int i = 0; i < len; i++) v[i] = num(c, item(c, n, i), what);
         *count = len;
         return v;
     }
@@ -224,11 +228,15 @@ static double *values(sy *c, yaml_node_t *n, const char *what, int *count, int *
     }
     const int k = (int)m;
     double *v = malloc((size_t)k * sizeof(double));
-    for (int i = 0; v && i < k; i++) {
+    if (!v) {
+        fail(c, r, "%s: out of memory", what);
+        return NULL;
+    }
+    for (int i = 0; i < k; i++) {
         const double s = k > 1 ? (double)i / (k - 1) : 0.0;
         v[i] = lg ? a * pow(b / a, s) : a + (b - a) * s;
     }
-    if (v && k > 1) v[k - 1] = b;
+    if (k > 1) v[k - 1] = b;
     *count = k, *logax = lg != NULL;
     return v;
 }
@@ -341,7 +349,11 @@ static void read_grid(sy *c, st_study *S, yaml_node_t *g)
             A->val = values(c, v, A->name, &A->n, &A->logax);
             if (c->failed) return;
             A->kval = malloc((size_t)A->n * sizeof(double));
-            if (A->kval) memcpy(A->kval, A->val, (size_t)A->n * sizeof(double));
+            if (!A->kval) {
+                fail(c, k, "%s: out of memory", A->name);
+                return;
+            }
+            memcpy(A->kval, A->val, (size_t)A->n * sizeof(double));
             continue;
         }
         static const char *const K[] = {"values", "set", NULL};
@@ -354,6 +366,10 @@ static void read_grid(sy *c, st_study *S, yaml_node_t *g)
             return;
         }
         A->kval = calloc((size_t)MAXKEY * A->n, sizeof(double));
+        if (!A->kval) {
+            fail(c, st, "axis %s: out of memory", A->name);
+            return;
+        }
         for (yaml_node_pair_t *q = st->data.mapping.pairs.start; q < st->data.mapping.pairs.top && !c->failed; q++) {
             if (A->nkeys == MAXKEY) {
                 fail(c, node_at(c, q->key), "axis %s sets more than %d keys", A->name, MAXKEY);
@@ -470,6 +486,11 @@ static st_study *study_read(const char *path, char *err, size_t errlen)
     free(text);
     if (bad) return NULL;
     st_study *S = calloc(1, sizeof *S);
+    if (!S) {
+        snprintf(err, errlen, "%s:1: out of memory", path);
+        yaml_document_delete(&c.doc);
+        return NULL;
+    }
     yaml_node_t *root = yaml_document_get_root_node(&c.doc);
     static const char *const K[] = {"name", "description", "scenario", "set", "grid", "random", "analysis", "output", NULL};
     snprintf(S->file, sizeof S->file, "%s", path);
@@ -531,8 +552,12 @@ static st_study *study_read(const char *path, char *err, size_t errlen)
     }
     if (S->nrand) { /* drawn in variant order, key order: the same values for any thread count */
         S->rval = calloc((size_t)S->nvar * S->nrand, sizeof(double));
+        if (!S->rval) {
+            fail(&c, get(&c, root, "random"), "random: out of memory for %ld variants", S->nvar);
+            goto done;
+        }
         uint64_t state = S->seed;
-        for (long v = 1; S->rval && v < S->nvar; v++)
+        for (long v = 1; v < S->nvar; v++)
             for (int k = 0; k < S->nrand; k++) {
                 const st_rand *R = &S->rnd[k];
                 double xi;
@@ -614,6 +639,7 @@ typedef struct st_var {
     double cycle_end, prevR, amp0;
     double ls[MAXCOL][9];       /* least-squares sums: 1, c, s, cc, cs, ss, x, x c, x s */
     long errline;               /* setup errors: the study-file line they come from */
+    int oom;                    /* failed for want of memory, not by its physics: the study is incomplete */
     FILE *series;
     char series_tmp[1300], series_path[1280];
     long series_every;
@@ -622,13 +648,18 @@ typedef struct st_var {
 /* ncolumns of a frequency-point record: f, cycles, converged, then amplitude and phase per column */
 static int frec(const st_study *S) { return 3 + 2 * S->ncol; }
 
+/* a frequency-point record -> appended to V->f; 0, or -1 with the variant failed (out of memory) */
 static int push_point(const st_study *S, st_var *V, const double *rec)
 {
     const int w = frec(S);
     if (V->nf == V->capf) {
         const long cap = V->capf ? 2 * V->capf : 64;
         double *nf = realloc(V->f, (size_t)cap * w * sizeof(double));
-        if (!nf) return -1;
+        if (!nf) {
+            snprintf(V->err, sizeof V->err, "out of memory for the frequency response");
+            V->status = ST_FAILED, V->oom = 1;
+            return -1;
+        }
         V->f = nf, V->capf = cap;
     }
     memcpy(V->f + V->nf * w, rec, (size_t)w * sizeof(double));
@@ -689,6 +720,10 @@ static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
     br_model *m = V->m;
     V->ncols = br_output_ncols(m);
     V->row = calloc((size_t)V->ncols, sizeof(double));
+    if (!V->row) {
+        snprintf(V->err, sizeof V->err, "out of memory");
+        return -1;
+    }
     for (int k = 0; k < S->ncol + S->nseries; k++) {
         const char *want = k < S->ncol ? S->col[k] : S->series[k - S->ncol];
         int found = -1;
@@ -769,12 +804,12 @@ static void sweep_sample(const st_study *S, st_var *V, double t)
     rec[0] = br_timefn_frequency(&V->m->load[V->exload].mag, V->wend - 0.5 * S->window);
     rec[1] = 0, rec[2] = 1;
     for (int c = 0; c < S->ncol; c++) {
-        const double amp = 0.5 * (V->whi[c] - V->wlo[c]);
-        rec[3 + 2 * c] = amp, rec[4 + 2 * c] = NAN;
-        if (amp > V->peak[c]) V->peak[c] = amp, V->ipeak[c] = V->nf;
+        rec[3 + 2 * c] = 0.5 * (V->whi[c] - V->wlo[c]), rec[4 + 2 * c] = NAN;
         V->wlo[c] = INFINITY, V->whi[c] = -INFINITY;
     }
-    push_point(S, V, rec);
+    if (push_point(S, V, rec)) return;
+    for (int c = 0; c < S->ncol; c++)
+        if (rec[3 + 2 * c] > V->peak[c]) V->peak[c] = rec[3 + 2 * c], V->ipeak[c] = V->nf - 1;
     V->wend += S->window;
 }
 
@@ -819,9 +854,10 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
         ls_solve(V->ls[c], &a, &b); /* x = c0 + R sin(th + psi): R = |(a, b)|, psi = atan2(a, b) */
         rec[3 + 2 * c] = hypot(a, b) / fabs(A);
         rec[4 + 2 * c] = atan2(a, b) * 180.0 / 3.141592653589793;
-        if (rec[3 + 2 * c] > V->peak[c]) V->peak[c] = rec[3 + 2 * c], V->ipeak[c] = V->nf;
     }
-    push_point(S, V, rec);
+    if (push_point(S, V, rec)) return 0;
+    for (int c = 0; c < S->ncol; c++)
+        if (rec[3 + 2 * c] > V->peak[c]) V->peak[c] = rec[3 + 2 * c], V->ipeak[c] = V->nf - 1;
     if (++V->fi >= S->nfreq) return 1;
     set_frequency(V->m, V->exload, S->freq[V->fi], t);
     V->phase_fit = 0, V->cycles = 0, V->prevR = 0, V->cycle_end = -1.0;
@@ -860,6 +896,7 @@ static void var_step_end(const st_study *S, st_var *V, int sample)
             for (int c = 0; c < S->nseries; c++) br_format_g12(V->row[V->scol[c]], buf), fputc(',', V->series), fputs(buf, V->series);
             fputc('\n', V->series);
         }
+        if (V->status != ST_RUNNING) return; /* out of memory in the analysis */
     }
     if (done) {
         V->status = ST_DONE;
@@ -1113,20 +1150,32 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* a plot's return value (br_plot_series_png), its name -> added to files when written; 1 when out of memory */
+static int plot_done(int rc, const char *name, char files[][64], int *nfiles)
+{
+    if (rc == 0 && *nfiles < 60) snprintf(files[(*nfiles)++], 64, "%s", name);
+    return rc == -2;
+}
+
 /* the study's PNGs: each result against each grid axis, the FRF overlay or envelope, the AF
- * histogram; names added to files */
-static void study_plots(const st_study *S, const br_model *m0, st_var *V, const st_res *R, const char *dir,
-                        char files[][64], int *nfiles)
+ * histogram; names added to files. 0, or 1 when some were not drawn for want of memory */
+static int study_plots(const st_study *S, const br_model *m0, st_var *V, const st_res *R, const char *dir,
+                       char files[][64], int *nfiles)
 {
     char path[1400], title[400], ylab[200];
     const long nv = S->nvar;
+    int oom = 0;
     double *x = malloc((size_t)nv * sizeof(double)), *y = malloc((size_t)nv * MAXCOL * sizeof(double));
-    if (!x || !y) goto out;
+    if (!x || !y) {
+        oom = 1;
+        goto out;
+    }
     for (int a = 0; a < S->naxis && S->analysis != AN_TIME; a++) {
         const st_axis *A = &S->axis[a];
         /* against this axis: the variants whose other axes sit at their first value, first draw */
         long n = 0;
         long *idx = malloc((size_t)nv * sizeof(long));
+        oom |= !idx;
         for (long v = 1; idx && v < nv; v++) {
             int gi[MAXAX], other = 0;
             variant_index(S, v, gi);
@@ -1154,8 +1203,7 @@ static void study_plots(const st_study *S, const br_model *m0, st_var *V, const 
             char name[64];
             snprintf(name, sizeof name, "%s_vs_axis%d.png", kind == 0 ? "peak" : "energy", a);
             snprintf(path, sizeof path, "%s/%s", dir, name);
-            if (n > 0 && br_plot_series_png(path, title, A->name, ylab, A->logax ? BR_PLOT_LOGX : 0, sr, ns) == 0 && *nfiles < 60)
-                snprintf(files[(*nfiles)++], 64, "%s", name);
+            if (n > 0) oom |= plot_done(br_plot_series_png(path, title, A->name, ylab, A->logax ? BR_PLOT_LOGX : 0, sr, ns), name, files, nfiles);
         }
         free(idx);
     }
@@ -1168,6 +1216,7 @@ static void study_plots(const st_study *S, const br_model *m0, st_var *V, const 
         const char *yl = S->analysis == AN_SWEEP ? "amplitude (half range of each window)" : "receptance |x / F| [m/N]";
         snprintf(ylab, sizeof ylab, "%s: %s", S->col[0], yl);
         double *f0 = malloc((size_t)nf * sizeof(double)), *buf = malloc((size_t)nf * (nv < 13 ? nv : 4) * sizeof(double));
+        oom |= !f0 || !buf;
         if (f0 && buf) {
             for (long i = 0; i < nf; i++) f0[i] = V[0].f[i * w];
             br_series sr[16];
@@ -1190,6 +1239,7 @@ static void study_plots(const st_study *S, const br_model *m0, st_var *V, const 
                 }
             } else if (same) { /* envelope: min, median, max over the complete variants; the base over it */
                 double *col = malloc((size_t)nv * sizeof(double));
+                oom |= !col;
                 for (long i = 0; col && i < nf; i++) {
                     long k = 0;
                     for (long v = 0; v < nv; v++)
@@ -1203,7 +1253,7 @@ static void study_plots(const st_study *S, const br_model *m0, st_var *V, const 
                 sr[1] = (br_series){"median", nf, f0, buf + nf, 2, 1.2, 0};
                 sr[2] = (br_series){"max", nf, f0, buf + 2 * nf, 1, 1.2, 0};
                 sr[3] = (br_series){"base (variant 0)", nf, f0, buf + 3 * nf, 3, 2.0, 0};
-                ns = 4;
+                ns = col ? 4 : 0;
             }
             snprintf(title, sizeof title, "%s: frequency response of %s%s", S->name, S->col[0], nv > 12 ? " (envelope)" : "");
             /* stepped sine: receptance on a log axis (frf.png) and on a linear one, where the peaks'
@@ -1211,9 +1261,7 @@ static void study_plots(const st_study *S, const br_model *m0, st_var *V, const 
             for (int lin = S->analysis == AN_STEPPED ? 0 : 1; lin < 2; lin++) {
                 const char *name = lin && S->analysis == AN_STEPPED ? "frf_linear.png" : "frf.png";
                 snprintf(path, sizeof path, "%s/%s", dir, name);
-                if (ns && br_plot_series_png(path, title, "excitation frequency [Hz]", ylab, lin ? 0 : BR_PLOT_LOGY, sr, ns) == 0 &&
-                    *nfiles < 60)
-                    snprintf(files[(*nfiles)++], 64, "%s", name);
+                if (ns) oom |= plot_done(br_plot_series_png(path, title, "excitation frequency [Hz]", ylab, lin ? 0 : BR_PLOT_LOGY, sr, ns), name, files, nfiles);
             }
         }
         free(f0), free(buf);
@@ -1225,12 +1273,11 @@ static void study_plots(const st_study *S, const br_model *m0, st_var *V, const 
         snprintf(title, sizeof title, "%s: amplification factor over %ld variants", S->name, n);
         snprintf(path, sizeof path, "%s/af_histogram.png", dir);
         const int bins = n < 16 ? 4 : n < 64 ? 8 : n < 256 ? 12 : 20;
-        if (n > 0 && br_plot_hist_png(path, title, "AF = largest peak / base variant's peak of the first column", n, x, bins) == 0 &&
-            *nfiles < 60)
-            snprintf(files[(*nfiles)++], 64, "af_histogram.png");
+        if (n > 0) oom |= plot_done(br_plot_hist_png(path, title, "AF = largest peak / base variant's peak of the first column", n, x, bins), "af_histogram.png", files, nfiles);
     }
 out:
     free(x), free(y);
+    return oom;
 }
 
 static int usage(FILE *o)
@@ -1418,7 +1465,11 @@ int br_study_main(int argc, char **argv)
         for (int c = 0; c < S->ncol; c++) mx = fmax(mx, R[v].peak[c]);
         R[v].af = R[0].status == ST_DONE && R[v].status == ST_DONE && R[0].peak[0] > 0 ? mx / R[0].peak[0] : NAN;
     }
-    int io_fail = 0;
+    /* a variant that ran out of memory leaves the study incomplete: its folder stays the stage */
+    long oom = -1;
+    for (long v = nv - 1; v >= 0; v--)
+        if (V[v].oom) oom = v;
+    int io_fail = oom >= 0;
     char files[64][64];
     int nfiles = 0;
     for (long v = 0; v < nv; v++) {
@@ -1433,7 +1484,8 @@ int br_study_main(int argc, char **argv)
     if (S->nseries) snprintf(files[nfiles++], 64, "variants/NNNNN/series.csv");
     if (write_table(S, V[0].m, V, R, dir)) io_fail = 1;
     else snprintf(files[nfiles++], 64, "study.csv");
-    if (S->plots) study_plots(S, V[0].m, V, R, dir, files, &nfiles);
+    if (S->plots && study_plots(S, V[0].m, V, R, dir, files, &nfiles))
+        fprintf(stderr, "bristle study: warning: out of memory drawing the plots: some were not written\n");
     /* summary.json */
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "study", S->name);
@@ -1481,7 +1533,8 @@ int br_study_main(int argc, char **argv)
            io_fail ? dir : final_dir);
     for (long v = 0; v < nv; v++)
         if (R[v].status != ST_DONE) fprintf(stderr, "bristle study: variant %ld failed at t = %.9g s: %s\n", v, R[v].t, V[v].err);
-    if (io_fail) fprintf(stderr, "bristle study: writing into %s failed\n", dir);
+    if (oom >= 0) fprintf(stderr, "bristle study: variant %ld ran out of memory; partial output left in %s\n", oom, dir);
+    else if (io_fail) fprintf(stderr, "bristle study: writing into %s failed\n", dir);
     batch_free(&B);
     for (long v = 0; v < nv; v++) var_free(&V[v]);
     free(V), free(R), study_free(S);
