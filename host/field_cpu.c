@@ -104,7 +104,32 @@ BR_HD void cpu_chunk(int law, int surf, int rec, const br_set_view *vp, const br
     default: OTHER; break;                                                          \
     }
 
-#define BR_CPU_PLAIN(LAW, SURF, REC) cpu_chunk(LAW, SURF, REC, v, fr, h, i0, i1, out)
+/* BR_CPU_EACH(X) runs X(LAW, SURF, REC) for every law, surface and recording flag of
+ * BR_CPU_DISPATCH. */
+#define BR_CPU_EACH_SURF(X, LAW, SURF) X(LAW, SURF, 0) X(LAW, SURF, 1)
+#define BR_CPU_EACH_LAW(X, LAW)                                                     \
+    BR_CPU_EACH_SURF(X, LAW, BR_SURF_PLANE)                                         \
+    BR_CPU_EACH_SURF(X, LAW, BR_SURF_SPHERE) BR_CPU_EACH_SURF(X, LAW, BR_SURF_CYLINDER)
+#define BR_CPU_EACH(X)                                                              \
+    BR_CPU_EACH_LAW(X, BR_LAW_LUGRE3D) BR_CPU_EACH_LAW(X, BR_LAW_LUGRE3D_CLASSIC)   \
+    BR_CPU_EACH_LAW(X, BR_LAW_DAHL3D) BR_CPU_EACH_LAW(X, BR_LAW_GKF)                \
+    BR_CPU_EACH_LAW(X, BR_LAW_STATIC_REG) BR_CPU_EACH_LAW(X, BR_LAW_BRISTLE2)       \
+    BR_CPU_EACH_LAW(X, BR_LAW_BRISTLE_IMPLICIT) BR_CPU_EACH_LAW(X, BR_LAW_GMS)      \
+    BR_CPU_EACH_LAW(X, BR_LAW_JENKINS)
+
+/* Each specialised chunk loop is a function of its own (cpu_chunk_LAW_SURF_REC), not inlined into
+ * the dispatch: gcc optimizes a function as a whole, and with all 54 loops inlined into one
+ * function it ran some of them through their scalar version (gkf and static_reg 7 times slower:
+ * 1.7e7 against 1.3e8 updates/s on one thread; docs/performance.md). */
+#define BR_CPU_CHUNK_FN(LAW, SURF, REC)                                                              \
+    static __attribute__((noinline)) void cpu_chunk_##LAW##_##SURF##_##REC(                          \
+        const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
+    {                                                                                                \
+        cpu_chunk(LAW, SURF, REC, v, fr, h, i0, i1, out);                                            \
+    }
+BR_CPU_EACH(BR_CPU_CHUNK_FN)
+
+#define BR_CPU_PLAIN(LAW, SURF, REC) cpu_chunk_##LAW##_##SURF##_##REC(v, fr, h, i0, i1, out)
 
 static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
                           br_set_sums *out)
@@ -270,7 +295,17 @@ BR_HD void cpu_chunk_tangent(int law, int surf, int rec, const br_set_view *vp, 
     *tout = T;
 }
 
-#define BR_CPU_TANGENT(LAW, SURF, REC) cpu_chunk_tangent(LAW, SURF, REC, v, fr, h, i0, i1, out, tout)
+/* the tangent chunk loops, one function each (as BR_CPU_CHUNK_FN) */
+#define BR_CPU_TANGENT_FN(LAW, SURF, REC)                                                            \
+    static __attribute__((noinline)) void cpu_chunk_tangent_##LAW##_##SURF##_##REC(                  \
+        const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out, \
+        br_tangent_sums *tout)                                                                       \
+    {                                                                                                \
+        cpu_chunk_tangent(LAW, SURF, REC, v, fr, h, i0, i1, out, tout);                              \
+    }
+BR_CPU_EACH(BR_CPU_TANGENT_FN)
+
+#define BR_CPU_TANGENT(LAW, SURF, REC) cpu_chunk_tangent_##LAW##_##SURF##_##REC(v, fr, h, i0, i1, out, tout)
 
 /* the tangent chunk specialised for the set's law, surface and recording flag */
 static void cpu_chunk_tangent_law(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
@@ -450,11 +485,23 @@ BR_HD void cpu_lanes(int law, int surf, int tan, int rec, const cpu_group *gp, d
     }
 }
 
-#define BR_CPU_LANES(LAW, SURF, REC)                                                                          \
-    do {                                                                                                      \
+/* the lane loops, one function per law, surface and recording flag (as BR_CPU_CHUNK_FN; gms sets
+ * are never grouped) */
+#define BR_CPU_LANES_FN(LAW, SURF, REC)                                                                       \
+    static __attribute__((noinline)) void cpu_lanes_##LAW##_##SURF##_##REC(                                   \
+        int tan, const cpu_group *gp, double h, long j0, long m, br_set_sums *out, br_tangent_sums *tout)     \
+    {                                                                                                         \
         if (tan) cpu_lanes(LAW, SURF, 1, REC, gp, h, j0, m, out, tout);                                       \
         else cpu_lanes(LAW, SURF, 0, REC, gp, h, j0, m, out, tout);                                           \
-    } while (0)
+    }
+#define BR_CPU_LANES_EACH(X)                                                                                  \
+    BR_CPU_EACH_LAW(X, BR_LAW_LUGRE3D) BR_CPU_EACH_LAW(X, BR_LAW_LUGRE3D_CLASSIC)                             \
+    BR_CPU_EACH_LAW(X, BR_LAW_DAHL3D) BR_CPU_EACH_LAW(X, BR_LAW_GKF)                                          \
+    BR_CPU_EACH_LAW(X, BR_LAW_STATIC_REG) BR_CPU_EACH_LAW(X, BR_LAW_BRISTLE2)                                 \
+    BR_CPU_EACH_LAW(X, BR_LAW_BRISTLE_IMPLICIT) BR_CPU_EACH_LAW(X, BR_LAW_JENKINS)
+BR_CPU_LANES_EACH(BR_CPU_LANES_FN)
+
+#define BR_CPU_LANES(LAW, SURF, REC) cpu_lanes_##LAW##_##SURF##_##REC(tan, gp, h, j0, m, out, tout)
 
 #define BR_LANES_SURF(LAW, SURF)                                                                              \
     case SURF:                                                                                                \
