@@ -158,7 +158,10 @@ static double num(sy *c, yaml_node_t *n, const char *what)
     char *end;
     errno = 0;
     const double v = strtod(sval(n), &end);
-    if (end == sval(n) || *end || errno || !isfinite(v)) fail(c, n, "%s: '%s' is not a finite number", what, sval(n));
+    if (end == sval(n) || *end || errno || !isfinite(v)) {
+        fail(c, n, "%s: '%s' is not a finite number", what, sval(n));
+        return 0.0; /* never the parsed prefix: a caller may convert it */
+    }
     return v;
 }
 
@@ -176,7 +179,7 @@ static int oint(sy *c, yaml_node_t *map, const char *key, int def, int lo, int h
     if (!n) return def;
     const double v = num(c, n, key);
     if (!c->failed && (v != floor(v) || v < lo || v > hi)) fail(c, n, "%s must be a whole number in [%d, %d] (got %g)", key, lo, hi, v);
-    return (int)v;
+    return c->failed ? def : (int)v; /* cast only in range (found by fuzz_study) */
 }
 
 static int seqlen(const yaml_node_t *n)
@@ -399,13 +402,18 @@ static void read_random(sy *c, st_study *S, yaml_node_t *r)
         return;
     }
     const double cnt = num(c, cn, "count");
-    if (!c->failed && (cnt != floor(cnt) || cnt < 1 || cnt > 1000000)) {
+    if (c->failed) return; /* no cast of a value that failed (found by fuzz_study) */
+    if (cnt != floor(cnt) || cnt < 1 || cnt > 1000000) {
         fail(c, cn, "count must be a whole number from 1 to 1000000 (got %g)", cnt);
         return;
     }
     S->count = (int)cnt;
     const double sd = onum(c, r, "seed", 1.0);
-    if (!c->failed && (sd != floor(sd) || sd < 0 || sd > 9007199254740992.0)) fail(c, get(c, r, "seed"), "seed must be a whole number >= 0");
+    if (c->failed) return;
+    if (sd != floor(sd) || sd < 0 || sd > 9007199254740992.0) {
+        fail(c, get(c, r, "seed"), "seed must be a whole number >= 0");
+        return;
+    }
     S->seed = (uint64_t)sd;
     yaml_node_t *ks = get(c, r, "keys");
     if (!ks || ks->type != YAML_MAPPING_NODE || ks->data.mapping.pairs.top == ks->data.mapping.pairs.start) {

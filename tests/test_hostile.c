@@ -78,6 +78,8 @@ static const hostile_case CASES[] = {
      "more than 1e12 steps"},
     {"8 output interval 1e24 (fuzz)", "", "run " H "fuzz-scenario-interval-overflow.yaml", 2,
      "fuzz-scenario-interval-overflow.yaml:4: an output interval of more than 1e12 steps"},
+    {"8 study random count not a number (fuzz)", "", "study " H "fuzz-study-count-overflow.yaml --threads 1", 2,
+     "fuzz-study-count-overflow.yaml:7: count: '66666666666>6666666666666666666666666666666623' is not a finite number"},
     {"8 checkpoint-every nan", "", "run " H "name_escape.yaml --set name=ok --checkpoint-every nan", 2,
      "--checkpoint-every needs a number"},
     {"10 eig with two scenarios", "", "eig a.yaml b.yaml", 2, "one scenario at a time"},
