@@ -69,6 +69,15 @@ BR_HD double br_from_bits(uint64_t b)
 #endif
 }
 
+/* BR_UNROLL_ELEMENTS before a loop over a law's elements (gms: at most BR_GMS_MAX): gcc unrolls
+ * it completely when the count is a constant (the CPU chunk loops of gms pass it as one), so
+ * the point loop around it has no inner loop left and vectorizes. Nothing on the GPU. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define BR_UNROLL_ELEMENTS _Pragma("GCC unroll 8")
+#else
+#define BR_UNROLL_ELEMENTS
+#endif
+
 /* c, a, b -> c ? a : b, for a condition c that is the same for every point
  * (it depends on set parameters only). In C it is a bit-mask blend: gcc 12
  * does not vectorize a select whose condition is a loop-invariant scalar, and

@@ -311,7 +311,7 @@ BR_HD void br_law_gms(const br_friction_params *p, double h, const double Vt[3],
     const double sv = br_mu_static_reg(p, v) * N;
     const double cv = p->gms_C / (v > 0.0 ? v : 1.0);
     for (int k = 0; k < 3; k++) F[k] = p->sigma2 * N * Vt[k];
-    double e[3], rel = 0.0;
+    double e[3] = {0.0, 0.0, 0.0}, rel = 0.0; /* e used with T only (zeroed for gcc's unrolled element loop) */
     if (T) {
         const double inv = v > 0.0 ? 1.0 / v : 0.0, mu = br_mu_static_reg(p, v);
         rel = mu > 0.0 ? br_mu_slope(p, v) / mu : 0.0; /* mu'/mu */
@@ -319,7 +319,9 @@ BR_HD void br_law_gms(const br_friction_params *p, double h, const double Vt[3],
         br_tan_zero(T);
         for (int k = 0; k < 3; k++) T->J[4 * k] = p->sigma2 * N, T->jN[k] = p->sigma2 * Vt[k];
     }
-    for (int i = 0; i < p->gms_M; i++) {
+    const int M = p->gms_M < BR_GMS_MAX ? p->gms_M : BR_GMS_MAX; /* validated; the bound for gcc */
+    BR_UNROLL_ELEMENTS
+    for (int i = 0; i < M; i++) {
         double z[3], zsv[3];
         for (int k = 0; k < 3; k++) z[k] = st[(3 * i + k) * stride];
         const int slip = br_gms_slips(p, i, Vt, sv, z);

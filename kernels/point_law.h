@@ -61,7 +61,9 @@ BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, dou
 {
     double e = 0.0;
     if (law == BR_LAW_GMS) {
-        for (int i = 0; i < p->gms_M; i++) {
+        const int M = p->gms_M < BR_GMS_MAX ? p->gms_M : BR_GMS_MAX; /* validated; the bound for gcc */
+        BR_UNROLL_ELEMENTS
+        for (int i = 0; i < M; i++) {
             double z2 = 0.0;
             for (int k = 0; k < 3; k++) z2 += st[(3 * i + k) * stride] * st[(3 * i + k) * stride];
             e += 0.5 * p->gms_k[i] * z2;
