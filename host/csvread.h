@@ -45,7 +45,12 @@ static inline csv_table *csv_read(const char *path)
         if ((oom = !(t->names[t->ncols++] = strdup(tok)))) goto fail;
     t->v = malloc((size_t)cap_rows * (size_t)t->ncols * sizeof(double));
     if ((oom = !t->v)) goto fail;
-    while (getline(&line, &cap, fp) > 0) {
+    for (;;) {
+        errno = 0;
+        if (getline(&line, &cap, fp) <= 0) {
+            if ((oom = errno == ENOMEM)) goto fail; /* not the end of the file: no partial table */
+            break;
+        }
         if (t->nrows == cap_rows) {
             double *nv = realloc(t->v, (size_t)(2 * cap_rows) * (size_t)t->ncols * sizeof(double));
             if ((oom = !nv)) goto fail;

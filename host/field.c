@@ -317,6 +317,12 @@ void br_field_record_points(br_field *f, int on)
     if (on && !f->outF) {
         f->outF = calloc((size_t)(3 * f->npoints), sizeof(double));
         f->outN = calloc((size_t)f->npoints, sizeof(double));
+        if (!f->outF || !f->outN) { /* out of memory: no recording (br_field_points then fails) */
+            free(f->outF), free(f->outN);
+            f->outF = f->outN = NULL;
+            f->record = 0;
+            return;
+        }
         long off = 0;
         for (int s = 0; s < f->nsets; s++) {
             f->sets[s].view.outF = f->outF + 3 * off;

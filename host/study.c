@@ -779,7 +779,9 @@ static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
         return -1;
     }
     if (S->nseries) {
-        V->series_every = (long)fmin(1e12, fmax(1.0, nearbyint(S->series_dt / (m->dt * m->out_every)))) * m->out_every;
+        /* a multiple of the output interval, the product within a long */
+        const double k = fmin(1e12, fmax(1.0, nearbyint(S->series_dt / (m->dt * m->out_every))));
+        V->series_every = (long)fmin(k, fmax(1.0, floor(9e18 / (double)m->out_every))) * m->out_every;
         snprintf(V->series_path, sizeof V->series_path, "%.1200s/variants/%05ld/series.csv", outdir, v);
         snprintf(V->series_tmp, sizeof V->series_tmp, "%s.part", V->series_path);
         V->series = fopen(V->series_tmp, "w");
