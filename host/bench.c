@@ -77,6 +77,7 @@ typedef __m512d bv;
 #define bv_div _mm512_div_pd
 #define bv_sqrt _mm512_sqrt_pd
 #define bv_add _mm512_add_pd
+#define bv_mul _mm512_mul_pd
 #define bv_first(x) _mm512_cvtsd_f64(x)
 #define BV_NAME "AVX-512, 8 doubles"
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -87,6 +88,7 @@ typedef __m256d bv;
 #define bv_div _mm256_div_pd
 #define bv_sqrt _mm256_sqrt_pd
 #define bv_add _mm256_add_pd
+#define bv_mul _mm256_mul_pd
 #define bv_first(x) _mm256_cvtsd_f64(x)
 #define BV_NAME "AVX2, 4 doubles"
 #else
@@ -97,35 +99,40 @@ typedef double bv;
 #define bv_div(a, b) ((a) / (b))
 #define bv_sqrt(a) sqrt(a)
 #define bv_add(a, b) ((a) + (b))
+#define bv_mul(a, b) ((a) * (b))
 #define bv_first(x) (x)
 #define BV_NAME "scalar"
 #endif
 #define BV_CHAINS 12 /* independent chains: enough to cover each unit's latency */
 
-/* kind (0: FMA, 1: divide, 2: square root), iterations -> one thread's chains run; their sum */
+/* kind (0: FMA, 1: divide, 2: square root, 3: an add and a multiply, separate chains),
+ * iterations -> one thread's chains run; their sum */
 static double peak_loop(int kind, long iters)
 {
-    bv acc[BV_CHAINS];
-    for (int k = 0; k < BV_CHAINS; k++) acc[k] = bv_set1(1.0 + 1e-3 * k);
+    bv acc[BV_CHAINS], acc2[BV_CHAINS];
+    for (int k = 0; k < BV_CHAINS; k++) acc[k] = bv_set1(1.0 + 1e-3 * k), acc2[k] = bv_set1(2.0 + 1e-3 * k);
     const bv m = bv_set1(0.999999999), a = bv_set1(1e-9), c = bv_set1(1.000000001);
     for (long r = 0; r < iters; r++) {
         if (kind == 0)
             for (int k = 0; k < BV_CHAINS; k++) acc[k] = bv_fma(acc[k], m, a);
         else if (kind == 1)
             for (int k = 0; k < BV_CHAINS; k++) acc[k] = bv_div(c, acc[k]);
-        else
+        else if (kind == 2)
             for (int k = 0; k < BV_CHAINS; k++) acc[k] = bv_sqrt(acc[k]);
+        else
+            for (int k = 0; k < BV_CHAINS; k++) acc[k] = bv_mul(acc[k], m), acc2[k] = bv_add(acc2[k], a);
     }
     bv s = acc[0];
     for (int k = 1; k < BV_CHAINS; k++) s = bv_add(s, acc[k]);
+    for (int k = 0; k < BV_CHAINS && kind == 3; k++) s = bv_add(s, acc2[k]);
     return bv_first(s);
 }
 
 /* kind, threads -> double-precision operations per second of that kind on all threads (an FMA
- * counted as 2 flops), best of 3 */
+ * counted as 2 flops; kind 3: adds and multiplies together), best of 3 */
 static double peak_rate(int kind, int nthreads)
 {
-    const long iters = kind == 0 ? 4000000 : 400000;
+    const long iters = kind == 0 || kind == 3 ? 4000000 : 400000;
     double best = 1e300, sink = 0.0;
     for (int rep = 0; rep < 3; rep++) {
         const double t0 = now();
@@ -136,16 +143,18 @@ static double peak_rate(int kind, int nthreads)
     }
     volatile double keep = sink;
     (void)keep;
-    return (kind == 0 ? 2.0 : 1.0) * BV_W * BV_CHAINS * (double)iters * nthreads / best;
+    return (kind == 0 || kind == 3 ? 2.0 : 1.0) * BV_W * BV_CHAINS * (double)iters * nthreads / best;
 }
 
 /* ---- the two regimes of the patch (patch.h) ---- */
 /* stick: t in [0, 5e-4] s, where the carrier's sliding speed (at most 6.3e-5 m/s) and the spin's
- * rim speed stay below v_stick = 1e-4 m/s; slip: from t = 0.02 s, sliding at 1.2 to 2 mm/s (above
- * the Stribeck speed 1 mm/s) for up to 0.02 s. The field gets to t = 0.02 s in 40 untimed
- * steps (every law's update is stable at any step: the exponential update, the implicit laws). */
+ * rim speed stay below v_stick = 1e-4 m/s; slip: t in [0.02, 0.04] s, sliding at 1.2 to 2 mm/s
+ * (above the Stribeck speed 1 mm/s). Each phase's step is the asked one or less, so that its steps
+ * stay inside its window. The field gets to t = 0.02 s in 40 untimed steps (every law's update is
+ * stable at any step: the exponential update, the implicit laws). */
 #define BENCH_T_STICK 5e-4
 #define BENCH_T_SLIP 0.02
+#define BENCH_T_SLIP_SPAN 0.02
 #define BENCH_TRAVEL 40
 
 /* The floating-point operations one point update needs by its formula (plane surface, no
@@ -169,13 +178,15 @@ static const bench_ops bench_law_ops[BR_LAW_COUNT][2] = {
     [BR_LAW_JENKINS] = {{77, 92, 2, 4}, {77, 93, 3, 4}},
 };
 
-/* operation counts, peak rates (FMA flops/s, divides/s, square roots/s) -> the compute ceiling in
- * updates/s: adds and multiplies at the FMA units' rate (one FMA slot each, half the FMA flop
- * rate), divides and square roots at the divider's; the slower of the two bounds (they run on
- * different units) */
-static double bench_compute_ceiling(const bench_ops *o, const double pk[3])
+/* operation counts, peak rates (FMA flops/s, divides/s, square roots/s, adds and multiplies/s)
+ * -> the compute ceiling in updates/s: adds and multiplies at the rate of a loop of independent
+ * adds and multiplies, one each (every law's formula has about as many of one as of the other;
+ * where adds have pipes of their own, as on AMD's cores, this is twice the FMA slot rate),
+ * divides and square roots at the divider's; the slower of the two bounds (they run on different
+ * units) */
+static double bench_compute_ceiling(const bench_ops *o, const double pk[4])
 {
-    const double t_arith = (o->add + o->mul) / (0.5 * pk[0]);
+    const double t_arith = (o->add + o->mul) / pk[3];
     const double t_div = o->div / pk[1] + o->sqrt / pk[2];
     return 1.0 / fmax(t_arith, t_div);
 }
@@ -242,11 +253,13 @@ typedef struct bench_law {
     double N, F;             /* last slip step: total normal force, |friction force| */
 } bench_law;
 
-/* stepper, n, stick h, slip h, steps -> the stick and slip rates in ups, stuck fractions in stuck;
- * 0 or -1 with err */
-static int bench_regimes(bench_stepper *s, long n, double hs, double dt, long steps, double ups[2], double stuck[2],
+/* stepper, n, asked step dt, steps -> the stick and slip rates in ups, stuck fractions in stuck
+ * (each phase's step kept inside its window); 0 or -1 with err */
+static int bench_regimes(bench_stepper *s, long n, double dt, long steps, double ups[2], double stuck[2],
                          char *err, size_t errlen)
 {
+    const double hs = fmin(dt, BENCH_T_STICK / (double)(steps + 3));
+    const double hp = fmin(dt, BENCH_T_SLIP_SPAN / (double)(steps + 3));
     double t = bench_phase(s, 0.0, hs, steps, err, errlen);
     if (t < 0) return -1;
     ups[0] = (double)n * (double)steps / t;
@@ -255,7 +268,7 @@ static int bench_regimes(bench_stepper *s, long n, double hs, double dt, long st
     const double hj = (BENCH_T_SLIP - tc) / BENCH_TRAVEL;
     for (int k = 0; k < BENCH_TRAVEL; k++, tc += hj)
         if (bench_step(s, tc, hj, err, errlen)) return -1;
-    t = bench_phase(s, BENCH_T_SLIP, dt, steps, err, errlen);
+    t = bench_phase(s, BENCH_T_SLIP, hp, steps, err, errlen);
     if (t < 0) return -1;
     ups[1] = (double)n * (double)steps / t;
     stuck[1] = s->ncontact ? (double)s->nstick / (double)s->ncontact : 0.0;
@@ -292,10 +305,8 @@ static int bench_one(const bench_opts *o, int law, bench_law *r, char *backend, 
     snprintf(backend, blen, "%s", br_field_backend_name(f));
     snprintf(device, dlen, "%s", br_field_device_name(f));
     const int cuda = !strcmp(backend, "cuda");
-    /* the stick phase's step keeps it inside [0, BENCH_T_STICK] */
-    const double hs = fmin(o->dt, BENCH_T_STICK / (double)(o->steps + 3));
     bench_stepper s = {f, NULL, &patch.desc, 0, 0, 0, 0};
-    int rc = bench_regimes(&s, o->n, hs, o->dt, o->steps, r->ups, r->stuck, err, sizeof err);
+    int rc = bench_regimes(&s, o->n, o->dt, o->steps, r->ups, r->stuck, err, sizeof err);
     r->N = s.N, r->F = s.F;
     /* bytes each point update must move: geometry and K, D read; state read and written */
     const int ns = br_law_nstate(law, &patch.desc.fric);
@@ -316,8 +327,9 @@ static int bench_one(const bench_opts *o, int law, bench_law *r, char *backend, 
         r->copy = cpu_copy_bandwidth(copy_bytes, 20, o->n > BR_CPU_CHUNK);
     if (r->copy < 0) /* the figures without it stand; the comparison is left out */
         fprintf(stderr, "bristle bench: warning: no copy bandwidth measured (%s)\n", err);
-    /* the plain single-loop peer on the same patch, the same threads, the same two regimes */
-    if (o->plain && !o->tangent) {
+    /* the plain single-loop peer on the same patch, the same threads, the same two regimes (a CPU
+     * loop: not run against the GPU) */
+    if (o->plain && !o->tangent && !cuda) {
         s = (bench_stepper){NULL, br_plain_create(&patch.desc), &patch.desc, 0, 0, 0, 0};
         if (!s.plain) {
             fprintf(stderr, "bristle bench: out of memory\n");
@@ -325,8 +337,7 @@ static int bench_one(const bench_opts *o, int law, bench_law *r, char *backend, 
             return 1;
         }
         double st[2];
-        const double hp = fmin(o->dt, BENCH_T_STICK / (double)(o->plain_steps + 3));
-        rc = bench_regimes(&s, o->n, hp, o->dt, o->plain_steps, r->plain, st, err, sizeof err);
+        rc = bench_regimes(&s, o->n, o->dt, o->plain_steps, r->plain, st, err, sizeof err);
         br_plain_destroy(s.plain);
         if (rc) {
             fprintf(stderr, "bristle bench: plain loop: %s\n", err);
@@ -360,7 +371,6 @@ static int bench_one(const bench_opts *o, int law, bench_law *r, char *backend, 
         r->base = (double)o->n * (double)bsteps / (now() - t0);
         br_baseline_destroy(b);
     }
-    (void)cuda;
     br_patch_free(&patch);
     return 0;
 }
@@ -430,8 +440,8 @@ static int bench_field(int argc, char **argv)
     if (all) o.baseline = 0;
     if (threads > 0) omp_set_num_threads(threads);
     const int nthreads = omp_get_max_threads();
-    const int cpu = o.backend == BR_BACKEND_CPU;
-    const double pk[3] = {peak_rate(0, nthreads), peak_rate(1, nthreads), peak_rate(2, nthreads)};
+    const double pk[4] = {peak_rate(0, nthreads), peak_rate(1, nthreads), peak_rate(2, nthreads),
+                          peak_rate(3, nthreads)};
     char backend[32] = "", device[128] = "";
     bench_law r[BR_LAW_COUNT];
     int nl = 0;
@@ -441,14 +451,15 @@ static int bench_field(int argc, char **argv)
     }
     const int cuda = !strcmp(backend, "cuda");
     printf("bristle bench field: %s, %ld points, %ld steps per regime (stick: t from 0, dt %.3g s; slip: t from "
-           "%g s, dt %g s)%s\n",
+           "%g s, dt %.3g s)%s\n",
            all ? "every law" : law_name, o.n, o.steps, fmin(o.dt, BENCH_T_STICK / (double)(o.steps + 3)),
-           BENCH_T_SLIP, o.dt, o.tangent ? ", with the wrench tangent" : "");
-    printf("  backend                 %s (%s)%s\n", backend, device, cuda ? "" : "");
+           BENCH_T_SLIP, fmin(o.dt, BENCH_T_SLIP_SPAN / (double)(o.steps + 3)),
+           o.tangent ? ", with the wrench tangent" : "");
+    printf("  backend                 %s (%s)\n", backend, device);
     if (!cuda) printf("  threads                 %d\n", nthreads);
-    printf("  peak rates (same run)   %.1f GFLOP/s FMA, %.2f G divides/s, %.2f G square roots/s (%s, %d threads)\n",
-           1e-9 * pk[0], 1e-9 * pk[1], 1e-9 * pk[2], BV_NAME, nthreads);
-    (void)cpu;
+    printf("  peak rates (same run)   %.1f GFLOP/s FMA, %.1f G adds + multiplies/s, %.2f G divides/s, %.2f G square "
+           "roots/s (%sCPU, %s, %d threads)\n",
+           1e-9 * pk[0], 1e-9 * pk[3], 1e-9 * pk[1], 1e-9 * pk[2], cuda ? "the host " : "", BV_NAME, nthreads);
     if (!all) {
         const bench_law *b = &r[0];
         const int ns = (int)((b->bytes / 8.0 - 5) / 2);
@@ -493,28 +504,48 @@ static int bench_field(int argc, char **argv)
             const bench_law *b = &r[k];
             for (int j = 0; j < 2; j++) {
                 const bench_ops *op = &bench_law_ops[b->law][j];
-                const double cc = bench_compute_ceiling(op, pk), mc = b->copy > 0 ? 1e9 * b->copy / b->bytes : NAN;
-                const double mt = bench_target_fraction(b->law) * mc, target = cc < mt ? 0.5 * cc : mt;
-                printf("| %s | %.0f | %.1f | %s | %.0f %% | %.3g | %.1f | %.0f %% | %.0f (%.0f, %.0f) | %.3g | %.3g | "
-                       "%.3g%s | %.0f %% | %.3g | %.1fx |\n",
-                       j ? "" : br_law_name(b->law), b->bytes, b->copy, j ? "slip" : "stick", 100.0 * b->stuck[j],
-                       b->ups[j], b->bytes * b->ups[j] / 1e9, 100.0 * b->bytes * b->ups[j] / 1e9 / b->copy,
-                       op->add + op->mul + op->div + op->sqrt, op->div, op->sqrt, cc, mc, target,
-                       cc < mt ? " (compute)" : "", 100.0 * b->ups[j] / target, b->plain[j],
-                       b->plain[j] > 0 ? b->ups[j] / b->plain[j] : NAN);
+                /* the compute ceiling is the CPU's (not for a GPU run); "-": not measured */
+                const double cc = cuda ? NAN : bench_compute_ceiling(op, pk);
+                const double mc = b->copy > 0 ? 1e9 * b->copy / b->bytes : NAN;
+                const double mt = bench_target_fraction(b->law) * mc;
+                const int by_cc = cc < mt;
+                const double target = by_cc ? 0.5 * cc : mt;
+                char cp[24] = "-", fr[24] = "-", ccs[24] = "-", mcs[24] = "-", tg[40] = "-", of[24] = "-";
+                char pl[24] = "-", sp[24] = "-";
+                if (b->copy > 0) {
+                    snprintf(cp, sizeof cp, "%.1f", b->copy);
+                    snprintf(fr, sizeof fr, "%.0f %%", 100.0 * b->bytes * b->ups[j] / 1e9 / b->copy);
+                    snprintf(mcs, sizeof mcs, "%.3g", mc);
+                }
+                if (cc > 0) snprintf(ccs, sizeof ccs, "%.3g", cc);
+                if (target > 0) {
+                    snprintf(tg, sizeof tg, "%.3g%s", target, by_cc ? " (compute)" : "");
+                    snprintf(of, sizeof of, "%.0f %%", 100.0 * b->ups[j] / target);
+                }
+                if (b->plain[j] > 0) {
+                    snprintf(pl, sizeof pl, "%.3g", b->plain[j]);
+                    snprintf(sp, sizeof sp, "%.1fx", b->ups[j] / b->plain[j]);
+                }
+                printf("| %s | %.0f | %s | %s | %.0f %% | %.3g | %.1f | %s | %.0f (%.0f, %.0f) | %s | %s | %s | %s | %s | "
+                       "%s |\n",
+                       j ? "" : br_law_name(b->law), b->bytes, cp, j ? "slip" : "stick", 100.0 * b->stuck[j], b->ups[j],
+                       b->bytes * b->ups[j] / 1e9, fr, op->add + op->mul + op->div + op->sqrt, op->div, op->sqrt, ccs,
+                       mcs, tg, of, pl, sp);
             }
         }
         printf("\n");
     }
+    /* one line per law for scripts: updates_per_s and bw_GBs are the slip regime's (before the
+     * regimes were timed apart: a run from t = 0, mostly stick) */
     for (int k = 0; k < nl; k++) {
         const bench_law *b = &r[k];
         printf("RESULT backend=%s device=\"%s\" law=%s points=%ld steps=%ld threads=%d updates_per_s=%.4e "
                "bytes_per_update=%.0f bw_GBs=%.3f copy_GBs=%.3f mem_B_per_point=%.1f baseline_ups=%.4e tangent=%d "
                "stick_updates_per_s=%.4e stick_fraction=%.4f slip_stuck_fraction=%.4f plain_stick_ups=%.4e "
-               "plain_slip_ups=%.4e peak_fma_GFLOPs=%.2f peak_div_G=%.3f peak_sqrt_G=%.3f\n",
+               "plain_slip_ups=%.4e peak_fma_GFLOPs=%.2f peak_div_G=%.3f peak_sqrt_G=%.3f peak_addmul_G=%.2f\n",
                backend, device, br_law_name(b->law), o.n, o.steps, cuda ? 0 : nthreads, b->ups[1], b->bytes,
                b->bytes * b->ups[1] / 1e9, b->copy, b->mem, b->base, o.tangent, b->ups[0], b->stuck[0], b->stuck[1],
-               b->plain[0], b->plain[1], 1e-9 * pk[0], 1e-9 * pk[1], 1e-9 * pk[2]);
+               b->plain[0], b->plain[1], 1e-9 * pk[0], 1e-9 * pk[1], 1e-9 * pk[2], 1e-9 * pk[3]);
     }
     return 0;
 }
