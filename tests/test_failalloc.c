@@ -61,17 +61,7 @@ static int exists(const char *rel)
  * stderr in err */
 static int bristle(const char *env, const char *args, char *err, size_t errlen)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && %s timeout 60 '%s' %s > stdout.txt 2> stderr.txt", dir, env, BRISTLE_EXE,
-             args);
-    const int st = system(cmd);
-    char ep[700];
-    snprintf(ep, sizeof ep, "%s/stderr.txt", dir);
-    FILE *fp = fopen(ep, "r");
-    size_t n = fp ? fread(err, 1, errlen - 1, fp) : 0;
-    err[n] = 0;
-    if (fp) fclose(fp);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return testdir_run(dir, BRISTLE_EXE, env, args, err, errlen);
 }
 
 /* A command: its arguments (run in the test folder), and what it leaves when complete: a folder

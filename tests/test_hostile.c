@@ -31,16 +31,7 @@ TestSuite(hostile, .init = setup, .fini = teardown);
  * stderr in err */
 static int bristle(const char *prefix, const char *args, char *err, size_t errlen)
 {
-    char cmd[4096], ep[700];
-    snprintf(ep, sizeof ep, "%s/stderr.txt", dir);
-    snprintf(cmd, sizeof cmd, "cd '%s' && %s timeout 60 '%s' %s > stdout.txt 2> '%s'", dir, prefix, BRISTLE_EXE, args,
-             ep);
-    const int st = system(cmd);
-    FILE *fp = fopen(ep, "r");
-    size_t n = fp ? fread(err, 1, errlen - 1, fp) : 0;
-    err[n] = 0;
-    if (fp) fclose(fp);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return testdir_run(dir, BRISTLE_EXE, prefix, args, err, errlen);
 }
 
 typedef struct hostile_case {

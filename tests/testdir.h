@@ -1,11 +1,30 @@
 /* testdir.h: a fresh scratch folder per test process for the tests that run the bristle command
- * (test_cli, test_hostile): TEST_TMP/<prefix>-<pid>, made empty before and removed after. */
+ * (test_cli, test_hostile, test_failalloc): TEST_TMP/<prefix>-<pid>, made empty before and removed
+ * after, and the command run in it. */
 #ifndef BR_TESTDIR_H
 #define BR_TESTDIR_H
 
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+/* folder, command, shell prefix ("", "ulimit -v N &&" or "VAR=value"), arguments -> the exit status
+ * of `timeout 60 EXE ARGS` run in dir (-1: not a normal exit of the shell); its stderr in err (dir's
+ * stderr.txt; stdout in stdout.txt) */
+static inline int testdir_run(const char *dir, const char *exe, const char *prefix, const char *args, char *err,
+                              size_t errlen)
+{
+    char cmd[4096], ep[700];
+    snprintf(ep, sizeof ep, "%s/stderr.txt", dir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s timeout 60 '%s' %s > stdout.txt 2> '%s'", dir, prefix, exe, args, ep);
+    const int st = system(cmd);
+    FILE *fp = fopen(ep, "r");
+    size_t n = fp ? fread(err, 1, errlen - 1, fp) : 0;
+    err[n] = 0;
+    if (fp) fclose(fp);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 /* prefix -> dir = TEST_TMP/prefix-pid, removed and made again; 0, or the shell's status */
 static inline int testdir_make(char *dir, size_t len, const char *prefix)
