@@ -49,18 +49,13 @@ static const char *read_text(const char *rel)
     return buf;
 }
 
-/* command ("run", "compare"), arguments -> exit status of `bristle <command> ...`; its stderr in err */
+/* command ("run", "compare"), arguments -> exit status of `bristle <command> ...` run in the test
+ * folder; its stderr in err */
 static int bristle(const char *command, const char *args, char *err, size_t errlen)
 {
-    char cmd[4096], ep[700];
-    snprintf(ep, sizeof ep, "%s/stderr.txt", dir);
-    snprintf(cmd, sizeof cmd, "'%s' %s %s > '%s/stdout.txt' 2> '%s'", BRISTLE_EXE, command, args, dir, ep);
-    const int st = system(cmd);
-    FILE *fp = fopen(ep, "r");
-    size_t n = fp ? fread(err, 1, errlen - 1, fp) : 0;
-    err[n] = 0;
-    if (fp) fclose(fp);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char a[3000];
+    snprintf(a, sizeof a, "%s %s", command, args);
+    return testdir_run(dir, BRISTLE_EXE, "", a, err, errlen);
 }
 
 /* arguments -> exit status of `bristle run ... --quiet`; its stderr in err */

@@ -15,7 +15,7 @@
 static inline int testdir_run(const char *dir, const char *exe, const char *prefix, const char *args, char *err,
                               size_t errlen)
 {
-    char cmd[4096], ep[700];
+    char cmd[8192], ep[700];
     snprintf(ep, sizeof ep, "%s/stderr.txt", dir);
     snprintf(cmd, sizeof cmd, "cd '%s' && %s timeout 60 '%s' %s > stdout.txt 2> '%s'", dir, prefix, exe, args, ep);
     const int st = system(cmd);
