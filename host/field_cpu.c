@@ -2,6 +2,8 @@
  * chunks of BR_CPU_CHUNK points; each chunk is summed sequentially into its
  * own slot and the slots are combined in index order, so the sums are bitwise
  * the same whatever the thread count or schedule. */
+#include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +176,63 @@ static int cpu_chunk_gms(const br_set_view *v, const br_set_frame *fr, double h,
     default: break;
     }
     return 0;
+}
+
+/* bristle_implicit with its slip solve (SOLVE 1) or without it (0: the stick pass, where a
+ * slipping point's force and state come out NaN): cpu_chunk_biSOLVE_SURF_REC. */
+#define BR_CPU_BI_FN(SOLVE, SURF, REC)                                                              \
+    static __attribute__((noinline)) void cpu_chunk_bi##SOLVE##_##SURF##_##REC(                      \
+        const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
+    {                                                                                                \
+        br_set_view vm = *v;                                                                         \
+        vm.fric.slip_unsolved = !(SOLVE);                                                            \
+        cpu_chunk(BR_LAW_BRISTLE_IMPLICIT, SURF, REC, &vm, fr, h, i0, i1, out);                      \
+    }
+#define BR_CPU_BI_EACH(SOLVE)                                                                        \
+    BR_CPU_BI_FN(SOLVE, BR_SURF_PLANE, 0) BR_CPU_BI_FN(SOLVE, BR_SURF_PLANE, 1)                      \
+    BR_CPU_BI_FN(SOLVE, BR_SURF_SPHERE, 0) BR_CPU_BI_FN(SOLVE, BR_SURF_SPHERE, 1)                    \
+    BR_CPU_BI_FN(SOLVE, BR_SURF_CYLINDER, 0) BR_CPU_BI_FN(SOLVE, BR_SURF_CYLINDER, 1)
+BR_CPU_BI_EACH(0) BR_CPU_BI_EACH(1)
+
+#define BR_CPU_BI_CALL(SOLVE, SURF)                                                 \
+    case SURF:                                                                      \
+        if (v->outF) cpu_chunk_bi##SOLVE##_##SURF##_1(v, fr, h, i0, i1, out);       \
+        else cpu_chunk_bi##SOLVE##_##SURF##_0(v, fr, h, i0, i1, out);               \
+        break;
+#define BR_CPU_BI_SWITCH(SOLVE)                                                     \
+    switch (fr->surface) {                                                          \
+        BR_CPU_BI_CALL(SOLVE, BR_SURF_SPHERE)                                       \
+        BR_CPU_BI_CALL(SOLVE, BR_SURF_CYLINDER)                                     \
+        default: BR_CPU_BI_CALL(SOLVE, BR_SURF_PLANE)                               \
+    }
+
+/* Steps a bristle_implicit chunk runs with the solve after its stick pass met a slipping point,
+ * before it tries the stick pass again. */
+#define BR_BI_RETRY 16
+
+/* bristle_implicit set view, frame, h, points [i0, i1) of one chunk, its predictor byte *pred ->
+ * as cpu_chunk_law. The slip solve (BR_SLIP_ITER Newton steps in every lane) costs several times
+ * the rest of a point's step, and a vectorized loop pays it for every point as soon as one slips,
+ * so a chunk whose points all stick runs the loop without it: its states are saved, the stick
+ * pass runs, and if a point slipped (a NaN in the sums) the states are restored and the chunk
+ * runs again with the solve, which it keeps for BR_BI_RETRY steps (*pred counts them down).
+ * Either way the chunk's results are those of the loop with the solve, bit for bit: a stuck
+ * point's arithmetic is the same in both, and nothing else of the stick pass is kept. */
+static void cpu_chunk_bi(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
+                         br_set_sums *out, unsigned char *pred)
+{
+    if (*pred == 0) {
+        static_assert(BR_CPU_CHUNK <= 2048, "the saved states live on the stack");
+        double save[3][BR_CPU_CHUNK];
+        const long m = i1 - i0;
+        for (int k = 0; k < 3; k++) memcpy(save[k], v->state + k * v->n + i0, (size_t)m * sizeof(double));
+        BR_CPU_BI_SWITCH(0)
+        if (!isnan(out->F[0] + out->F[1] + out->F[2] + out->P)) return;
+        for (int k = 0; k < 3; k++) memcpy(v->state + k * v->n + i0, save[k], (size_t)m * sizeof(double));
+        *pred = BR_BI_RETRY;
+    } else
+        (*pred)--;
+    BR_CPU_BI_SWITCH(1)
 }
 
 #define BR_CPU_PLAIN(LAW, SURF, REC) cpu_chunk_##LAW##_##SURF##_##REC(v, fr, h, i0, i1, out)
@@ -362,13 +421,15 @@ static void cpu_chunk_tangent_law(const br_set_view *v, const br_set_frame *fr, 
     BR_CPU_DISPATCH(BR_CPU_TANGENT, (br_sums_zero(out), br_tangent_zero(tout)))
 }
 
-/* chunk c of set v -> its partial sums (and tangent when tpart is not NULL) */
+/* chunk c of set v, the set's predictor bytes pred -> its partial sums (and tangent when tpart
+ * is not NULL) */
 static void cpu_chunk_any(const br_set_view *v, const br_set_frame *fr, double h, long c, br_set_sums *part,
-                          br_tangent_sums *tpart)
+                          br_tangent_sums *tpart, unsigned char *pred)
 {
     const long i0 = c * BR_CPU_CHUNK;
     const long i1 = i0 + BR_CPU_CHUNK < v->n ? i0 + BR_CPU_CHUNK : v->n;
     if (tpart) cpu_chunk_tangent_law(v, fr, h, i0, i1, &part[c], &tpart[c]);
+    else if (v->law == BR_LAW_BRISTLE_IMPLICIT) cpu_chunk_bi(v, fr, h, i0, i1, &part[c], &pred[c]);
     else cpu_chunk_law(v, fr, h, i0, i1, &part[c]);
 }
 
@@ -377,14 +438,14 @@ static void cpu_chunk_any(const br_set_view *v, const br_set_frame *fr, double h
  * calling thread without entering an OpenMP region at all: even a serialized region (if(0))
  * makes libgomp allocate a team. */
 static void cpu_set_step(const br_set_view *v, const br_set_frame *fr, double h,
-                         br_set_sums *partials, br_tangent_sums *tpartials, long nchunks)
+                         br_set_sums *partials, br_tangent_sums *tpartials, unsigned char *pred, long nchunks)
 {
     if (nchunks == 1) {
-        cpu_chunk_any(v, fr, h, 0, partials, tpartials);
+        cpu_chunk_any(v, fr, h, 0, partials, tpartials, pred);
         return;
     }
 #pragma omp parallel for schedule(static)
-    for (long c = 0; c < nchunks; c++) cpu_chunk_any(v, fr, h, c, partials, tpartials);
+    for (long c = 0; c < nchunks; c++) cpu_chunk_any(v, fr, h, c, partials, tpartials, pred);
 }
 
 /* ---- small sets in lanes: sets of one chunk that share law, surface, point count, tangent and
@@ -416,6 +477,7 @@ typedef struct cpu_backend {
     cpu_group *g;
     int *grouped; /* per set: its group, or -1 */
     long nblock;  /* lane blocks over all groups */
+    unsigned char *pred; /* per chunk (indexed as f->partials): bristle_implicit's cpu_chunk_bi */
 } cpu_backend;
 
 /* frame f -> column j of the frame table fs (BR_FRAME_NF rows of L) */
@@ -588,13 +650,13 @@ static void cpu_lanes_law(const cpu_group *gp, double h, long j0, long m, int re
  * structs is not compared) */
 static int fric_equal(const br_friction_params *a, const br_friction_params *b)
 {
-    if (a->update != b->update || a->gms_M != b->gms_M) return 0;
+    if (a->update != b->update || a->gms_M != b->gms_M || a->slip_unsolved != b->slip_unsolved) return 0;
     const double x[] = {a->mu_s, a->mu_k, a->V_st, a->alpha, a->sigma0, a->sigma1, a->sigma2, a->eps, a->f_v,
                         a->v_r,  a->nu,   a->G_min, a->kt,   a->kt_K,   a->c_t,    a->gms_C};
     const double y[] = {b->mu_s, b->mu_k, b->V_st, b->alpha, b->sigma0, b->sigma1, b->sigma2, b->eps, b->f_v,
                         b->v_r,  b->nu,   b->G_min, b->kt,   b->kt_K,   b->c_t,    b->gms_C};
     /* every field of br_friction_params is listed above or is a gms array (gms sets are not grouped) */
-    _Static_assert(sizeof(br_friction_params) == 16 * sizeof(double) + 2 * sizeof(double) + 3 * BR_GMS_MAX * sizeof(double),
+    _Static_assert(sizeof(br_friction_params) == 16 * sizeof(double) + 3 * sizeof(double) + 3 * BR_GMS_MAX * sizeof(double),
                    "br_friction_params changed: update fric_equal");
     for (size_t k = 0; k < sizeof x / sizeof x[0]; k++)
         if (!(x[k] == y[k])) return 0;
@@ -615,7 +677,7 @@ static void cpu_free_backend(cpu_backend *cb)
 {
     if (!cb) return;
     for (int g = 0; g < cb->ngroup; g++) free(cb->g[g].set), free(cb->g[g].block);
-    free(cb->g), free(cb->grouped), free(cb);
+    free(cb->g), free(cb->grouped), free(cb->pred), free(cb);
 }
 
 /* field -> its sets of one chunk (not gms) in groups, geometry and states interleaved; 0 or -1 */
@@ -681,7 +743,8 @@ static void cpu_group_states(br_field *f, const cpu_backend *cb, int to_group)
 static int cpu_create(br_field *f, char *err, size_t errlen)
 {
     cpu_backend *cb = calloc(1, sizeof *cb);
-    if (!cb || cpu_make_groups(f, cb)) {
+    if (cb) cb->pred = calloc((size_t)(f->npartials ? f->npartials : 1), 1);
+    if (!cb || !cb->pred || cpu_make_groups(f, cb)) {
         cpu_free_backend(cb);
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -738,7 +801,7 @@ static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_su
         if (!f->record) v.outF = v.outN = NULL;
         br_set_sums *part = f->partials + fs->partial_off;
         br_tangent_sums *tpart = fs->tangent ? f->tpartials + fs->partial_off : NULL;
-        cpu_set_step(&v, &frames[s], h, part, tpart, fs->npartial);
+        cpu_set_step(&v, &frames[s], h, part, tpart, cb->pred + fs->partial_off, fs->npartial);
         br_sums_zero(&sums[s]);
         for (long c = 0; c < fs->npartial; c++) br_sums_combine(&sums[s], &part[c]);
         if (tpart) {

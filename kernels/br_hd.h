@@ -72,10 +72,14 @@ BR_HD double br_from_bits(uint64_t b)
 /* BR_UNROLL_ELEMENTS before a loop over a law's elements (gms: at most BR_GMS_MAX): gcc unrolls
  * it completely when the count is a constant (the CPU chunk loops of gms pass it as one), so
  * the point loop around it has no inner loop left and vectorizes. Nothing on the GPU. */
+/* BR_UNROLL_ITERATIONS likewise before a fixed-count iteration inside the point loop
+ * (bristle_implicit's slip solve: BR_SLIP_ITER). */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define BR_UNROLL_ELEMENTS _Pragma("GCC unroll 8")
+#define BR_UNROLL_ITERATIONS _Pragma("GCC unroll 16")
 #else
 #define BR_UNROLL_ELEMENTS
+#define BR_UNROLL_ITERATIONS
 #endif
 
 /* c, a, b -> c ? a : b, for a condition c that is the same for every point

@@ -74,6 +74,10 @@ typedef struct br_friction_params {
     double gms_k[BR_GMS_MAX];      /* element stiffness [N/m] */
     double gms_s[BR_GMS_MAX];      /* element micro-damping [N s/m] */
     double gms_alpha[BR_GMS_MAX];  /* element share of the steady curve (sum 1) */
+    /* bristle_implicit, set by the CPU backend only (0 everywhere else): 1 skips the slip solve and
+     * leaves a slipping point's force and state NaN, for a pass over points expected to stick
+     * that is redone with the solve when one slips (host/field_cpu.c) */
+    int slip_unsolved;
 } br_friction_params;
 
 /* v -> Stribeck curve lo + (hi - lo) exp(-(v/V_st)^alpha) */
