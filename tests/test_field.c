@@ -239,6 +239,57 @@ Test(field, field_equals_sum_of_single_points, .timeout = 120)
     }
 }
 
+/* bristle_implicit on the CPU: a chunk whose points all stick runs without the slip solve and is
+ * redone with it when a point slips (host/field_cpu.c, cpu_chunk_bi). Through stick, a jump into
+ * sliding and sliding, every point's state after every step equals, bit for bit, that of
+ * br_point_step one point at a time (which always solves), and the set totals agree to 1e-12. */
+Test(field, bristle_implicit_stick_pass_leaves_no_trace, .timeout = 60)
+{
+    const long n = 3 * 2048 + 100; /* four chunks, the last one short */
+    br_patch pa;
+    cr_assert_eq(br_patch_make(&pa, n, BR_LAW_BRISTLE_IMPLICIT, 7), 0);
+    char err[256];
+    br_field *f = br_field_create(&pa.desc, 1, BR_BACKEND_CPU, err, sizeof err);
+    cr_assert_not_null(f, "%s", err);
+    double *geo = malloc(5 * n * sizeof(double)), *ref = calloc(3 * n, sizeof(double));
+    double *got = malloc(3 * n * sizeof(double));
+    cr_assert(geo && ref && got);
+    br_set_view v = {.n = n, .law = BR_LAW_BRISTLE_IMPLICIT, .nstate = 3, .rx = geo, .ry = geo + n,
+                     .rz = geo + 2 * n, .K = geo + 3 * n, .D = geo + 4 * n, .v_stick = pa.desc.v_stick,
+                     .normal = pa.desc.normal, .fric = pa.desc.fric, .state = ref};
+    for (long i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) geo[k * n + i] = pa.r[3 * i + k];
+        geo[3 * n + i] = pa.K[i], geo[4 * n + i] = pa.D[i];
+    }
+    int all_stuck = 0, sliding = 0;
+    for (int s = 0; s < 120; s++) {
+        /* 60 steps of 2.5 us from rest (every point sticks), then 60 of 10 us from t = 0.02 s (sliding) */
+        const double h = s < 60 ? 2.5e-6 : 1e-5, t = s < 60 ? s * h : 0.02 + (s - 60) * h;
+        br_frame_state fr[2];
+        br_patch_frames(t, fr);
+        br_set_result r;
+        cr_assert_eq(br_field_step(f, fr, NULL, h, &r, err, sizeof err), 0, "%s", err);
+        br_set_frame sf;
+        br_set_frame_build(&pa.desc, &fr[1], &fr[0], &sf);
+        br_set_sums m;
+        br_sums_zero(&m);
+        for (long i = 0; i < n; i++) br_point_step(BR_LAW_BRISTLE_IMPLICIT, BR_SURF_PLANE, &v, &sf, h, i, &m);
+        cr_assert_eq(br_field_get_state(f, 0, got), 0);
+        cr_assert_eq(memcmp(got, ref, 3 * n * sizeof(double)), 0, "step %d: the states differ", s);
+        cr_assert_float_eq(r.N, m.N, 1e-12 * m.N);
+        for (int j = 0; j < 3; j++) cr_assert_float_eq(r.Ff_A[j], m.F[j], 1e-12 * (fabs(m.N) + 1.0));
+        cr_assert_float_eq(r.P, m.P, 1e-12 * (fabs(m.P) + 1e-12));
+        all_stuck += r.ncontact > 0 && r.nstick == r.ncontact;
+        sliding += r.nstick < r.ncontact / 2;
+    }
+    cr_log_info("bristle_implicit: %d steps with every point stuck, %d with most sliding", all_stuck, sliding);
+    cr_assert_gt(all_stuck, 10, "the test must run stuck chunks");
+    cr_assert_gt(sliding, 10, "the test must run sliding chunks");
+    free(geo), free(ref), free(got);
+    br_field_destroy(f);
+    br_patch_free(&pa);
+}
+
 /* run n steps of the patch with the given thread count -> flattened results of every step */
 static void run_patch(int threads, double *out, int steps)
 {
