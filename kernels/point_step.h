@@ -140,7 +140,8 @@ BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br
     const double Kd_all = K * br_pow_half(k.delta, s->normal.pK); /* NaN for delta < 0 */
     const int spring = hc & !pres;
     const double Kd = spring ? Kd_all : 0.0;
-    const double Eel = br_normal_energy(&s->normal, Kd, k.delta);
+    /* selected after the division, not before: gcc would compute 0 delta / (pK + 1) as a second arm */
+    const double Eel = spring ? br_normal_energy(&s->normal, Kd_all, k.delta) : 0.0;
     const double Pnd = spring ? (N - Kd) * k.deltadot : 0.0; /* damping part of N times deltadot */
     const double Eb = br_friction_stored_energy(law, &s->fric, N, K, st, stride);
     const int stuck = br_point_stuck(law, &s->fric, k.v, s->v_stick, F, N);
