@@ -580,6 +580,10 @@ int br_run_main(int argc, char **argv)
     }
     if (!failed && !interrupted) { /* complete: the stage takes the output folder's place */
         unlink(ckpath);
+        /* and no checkpoint that a SIGKILL cut off while it was being written */
+        char cktmp[sizeof ckpath + 8];
+        snprintf(cktmp, sizeof cktmp, "%s.tmp", ckpath);
+        unlink(cktmp);
         if (br_stage_publish(rf.dir, final_dir, serr, sizeof serr)) {
             snprintf(ferr, sizeof ferr, "%s", serr);
             failed = 1;

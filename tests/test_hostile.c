@@ -147,7 +147,20 @@ static void kill_and_resume(int sig, double delay)
     cr_expect(!exists("cut.part/timeseries.csv"), "a killed run left a final-named time series");
     cr_expect(exists("cut.part/timeseries.csv.part"));
     cr_assert(exists("cut.part/checkpoint.bin"), "no checkpoint after %g s (one every 0.25 s of 3 s)", delay);
-    cr_expect(!exists("cut.part/checkpoint.bin.tmp"), "a checkpoint was left half-written");
+    /* SIGKILL cannot be caught: when it lands while a checkpoint is being written, that one stays
+     * behind as checkpoint.bin.tmp, and checkpoint.bin is the one before (renamed into place whole).
+     * SIGTERM lets the run finish its checkpoint. */
+    const int cut_write = exists("cut.part/checkpoint.bin.tmp");
+    if (sig != SIGKILL) cr_expect(!cut_write, "a checkpoint was left half-written");
+    if (cut_write) printf("the SIGKILL landed inside a checkpoint's write\n");
+    if (sig == SIGKILL && !cut_write) { /* as if it had: half a checkpoint beside the whole one */
+        char tmpf[1200];
+        snprintf(tmpf, sizeof tmpf, "%s/cut.part/checkpoint.bin.tmp", dir);
+        FILE *fp = fopen(tmpf, "wb");
+        cr_assert(fp);
+        fputs("BRISTLE-CKPT half", fp);
+        fclose(fp);
+    }
     if (sig == SIGTERM) {
         FILE *fp = fopen(strcat(strcpy((char[1200]){0}, dir), "/cut.part/summary.json"), "r");
         cr_assert(fp, "no summary.json after SIGTERM");
@@ -162,6 +175,7 @@ static void kill_and_resume(int sig, double delay)
     cr_assert_eq(bristle("", "run " S2 " --resume cut --quiet", err, sizeof err), 0, "%s", err);
     cr_expect(!exists("cut.part"), "the stage should have become cut/");
     cr_expect(!exists("cut/checkpoint.bin"), "a complete run keeps no checkpoint");
+    cr_expect(!exists("cut/checkpoint.bin.tmp"), "a complete run keeps no cut-off checkpoint");
     cr_expect(same_bytes("full/timeseries.csv", "cut/timeseries.csv"), "the resumed time series differs");
     char cmd[2400];
     /* summary.json: every line but the wall times and rates */
