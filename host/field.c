@@ -163,6 +163,7 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
         v->v_stick = d->v_stick;
         v->normal = d->normal;
         v->fric = d->fric;
+        v->fric.slip_unsolved = 0; /* the CPU stick pass's switch: never the caller's */
         v->state = p;
         p += (size_t)v->nstate * n;
         fs->partial_off = poff;

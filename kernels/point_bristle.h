@@ -12,27 +12,61 @@
 #include "point_friction.h"
 
 /* Iterations of bristle_implicit's slip solve: a fixed count, so that the CPU point loop
- * vectorizes (a lane that has converged holds its root). Safeguarded Newton from the middle of
- * a bracket whose width is the Stribeck drop: 99.965 % of the benchmark's slipping points and
- * 945 of 946 sampled solves of S4's converge within it; the rest, where the residual's slope nearly
- * vanishes, keep their last iterate, inside the bracket (docs/flop-counts.md). */
-#define BR_SLIP_ITER 12
+ * vectorizes (a lane that has converged holds its root). Newton runs monotonically from the end of
+ * a bracket where the residual's curvature keeps it on one side of the root, so it converges
+ * within a few steps except near a fold of the balance (docs/flop-counts.md: the counts over the
+ * benchmark, S4 and test_laws' sweep). */
+#define BR_SLIP_ITER 10
+
+/* alpha in {0, 0.5, ..., 4} -> the inflection point u_i of E(u) = exp(-u^alpha), where
+ * u_i^alpha = (alpha - 1) / alpha: E is concave below it and convex above (for alpha <= 1 convex
+ * everywhere: u_i = 0), and E(u_i) = exp(-(alpha - 1) / alpha) in *Ei. Constants, selected by
+ * 2 alpha (the same for every point: br_select_uniform). */
+BR_HD double br_stribeck_inflection(double alpha, double *Ei)
+{
+    const int n = (int)(2.0 * alpha);
+    double ui = 0.0, E = 1.0; /* alpha <= 1 */
+#define BR_INFLECTION(k, u, e) ui = br_select_uniform(n == (k), (u), ui), E = br_select_uniform(n == (k), (e), E)
+    BR_INFLECTION(3, 0.4807498567691361, 0.7165313105737893);
+    BR_INFLECTION(4, 0.7071067811865476, 0.6065306597126334);
+    BR_INFLECTION(5, 0.8151931096059227, 0.5488116360940264);
+    BR_INFLECTION(6, 0.8735804647362989, 0.513417119032592);
+    BR_INFLECTION(7, 0.9083414500582171, 0.4895416595569531);
+    BR_INFLECTION(8, 0.9306048591020996, 0.4723665527410147);
+#undef BR_INFLECTION
+    *Ei = E;
+    return ui;
+}
 
 /* bristle_implicit (3.7): c = sigma1 + sigma0 h > 0, g = |F_0| > mu_s N, N -> the slip speed
- * x > 0, root of mu(x) N + c x = g. In u = x / V_st, with C = c + nu N and E = exp(-u^alpha):
- *   r(u) = (mu_k N - g) + (mu_s - mu_k) N E + C V_st u = 0,
- * bracketed by E in [0, 1]: u in [A - B, A], A = (g - mu_k N)/(C V_st), B = (mu_s - mu_k) N/(C V_st)
- * (ends swapped when mu_s < mu_k, lower end at least 0). With mu_s = mu_k the bracket is one
- * point: the closed form x = (g - mu_k N) / (c + nu N). Otherwise BR_SLIP_ITER steps of Newton,
- * u <- u - r u / (u r'(u)), u r' = C V_st u - (mu_s - mu_k) N alpha u^alpha E, kept inside the
- * bracket (bisection when a step leaves it); a lane stops when a step moves u by at most
- * 4e-16 u or r = 0. With p->slip_unsolved: NaN (the CPU stick pass). Branch-free. */
+ * x > 0, root of mu(x) N + c x = g. In u = x / V_st, with C = c + nu N, dN = (mu_s - mu_k) N and
+ * E = exp(-u^alpha):
+ *   r(u) = (mu_k N - g) + dN E + C V_st u = 0,
+ * bracketed by E in [0, 1]: u in [A - B, A], A = (g - mu_k N)/(C V_st), B = dN/(C V_st) (mu_s >=
+ * mu_k: laws.c; A - B > 0 as g > mu_s N). With mu_s = mu_k the bracket is one point: the closed
+ * form x = (g - mu_k N) / (c + nu N). Otherwise r'' = dN E'' changes sign only at E's
+ * inflection u_i (br_stribeck_inflection): the sign of r(u_i) says on which side of it a root
+ * lies, and the bracket is cut there. On the part left, r is concave or convex, and Newton started
+ * from the end where r lies on the far side of its tangent (the lower end where r is concave and
+ * rising, the upper where convex) approaches the root from that side without overshooting.
+ * BR_SLIP_ITER steps of u <- u - r u / (u r'(u)), u r' = C V_st u - dN alpha u^alpha E, kept
+ * inside the bracket (ends included; bisection when a step leaves it, as it can at a fold); a lane
+ * stops when a step moves u by at most 4e-16 u or r = 0. Where the balance has three roots (the
+ * Stribeck drop steeper than C V_st) this returns the one on r(u_i)'s side: the lowest or the
+ * highest (docs/physics-choices.md). With p->slip_unsolved: NaN (the CPU stick pass). Branch-free. */
 BR_HD double br_bristle_implicit_slip(const br_friction_params *p, double c, double g, double N)
 {
     const double CV = (c + p->nu * N) * p->V_st, dN = (p->mu_s - p->mu_k) * N, r0 = p->mu_k * N - g;
     const double A = -r0 / CV, B = dN / CV, dNa = dN * p->alpha;
     const double e0 = A < A - B ? A : A - B, e1 = A < A - B ? A - B : A;
-    double lo = e0 > 0.0 ? e0 : 0.0, hi = e1, u = 0.5 * (lo + hi);
+    double lo = e0 > 0.0 ? e0 : 0.0, hi = e1, Ei;
+    const double ui = br_stribeck_inflection(p->alpha, &Ei);
+    const double ri = (r0 + dN * Ei) + CV * ui;
+    /* a root in [lo, u_i] when r(u_i) >= 0 (or the whole bracket lies below u_i) */
+    const int left = (ui >= hi) | ((ui > lo) & (ri >= 0.0));
+    lo = left ? lo : (ui > lo ? ui : lo);
+    hi = left ? (ui < hi ? ui : hi) : hi;
+    double u = left ? lo : hi; /* concave below u_i (dN >= 0): from the lower end, convex above: the upper */
     int done = !(lo < hi); /* constant mu: u = A */
     BR_UNROLL_ITERATIONS
     for (int it = 0; it < BR_SLIP_ITER; it++) {
@@ -42,7 +76,7 @@ BR_HD double br_bristle_implicit_slip(const br_friction_params *p, double c, dou
         lo = res < 0.0 ? u : lo;
         hi = res < 0.0 ? hi : u;
         const double un = u - res * u / den; /* NaN at u = 0: not inside, bisection */
-        const double ub = ((un > lo) & (un < hi)) ? un : 0.5 * (lo + hi);
+        const double ub = ((un >= lo) & (un <= hi)) ? un : 0.5 * (lo + hi);
         const int stop = (res == 0.0) | (fabs(ub - u) <= 4e-16 * u);
         u = (done | (res == 0.0)) ? u : ub;
         done = done | stop;

@@ -255,7 +255,10 @@ static double bi_phase(int s, br_frame_state fr[2])
  * state after every step equals, bit for bit, that of br_point_step one point at a time (which
  * always solves), the set totals agree with its to 1e-12, and a field started afresh from the
  * states at the return to stick (as a resumed run is: no history of which chunks slipped) gives
- * bitwise the same totals as the one that ran through. */
+ * bitwise the same totals as the one that ran through. The last check relies on the stick pass and
+ * the loop with the solve summing in one order, which holds while gcc gives both loops the same
+ * vector width and chain count (both are the same omp simd loop over the same sums); a build
+ * where they differ fails here rather than changing results silently. */
 Test(field, bristle_implicit_stick_pass_leaves_no_trace, .timeout = 60)
 {
     const long n = 3 * 2048 + 100; /* four chunks, the last one short */

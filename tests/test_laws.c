@@ -5,6 +5,7 @@
  * clutch's steady torque; jenkins (3.9): the exact parallelogram and its energy per cycle, a
  * circular path at the slip limit, separation. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -209,6 +210,59 @@ Test(bristle_implicit, sticks_below_Fs_and_slips_on_the_characteristic)
                 vS, lhs, rhs);
     cr_assert(vS > 0.0);
     cr_assert(fabs(lhs - rhs) <= 1e-12 * rhs, "tip balance off by %g N", lhs - rhs);
+}
+
+/* The slip solve over slip speeds u = x / V_st from 1e-6 (just past stick) to 1e3 (fast sliding),
+ * Stribeck exponents 0.5 to 4, c from half the steepest Stribeck slope of alpha = 2 (the balance
+ * then has three roots over a range of g) to 233 times it. g is made from a known root; every
+ * solve must end on it within 1e-12 relative, or on a root of the balance within the rounding of
+ * its terms (16 ulp of the largest) where r rises (r' >= 0: the lowest or the highest of three,
+ * never the middle one). A solve from the bracket's middle missed here in a third of the cases
+ * (near stick and at fast sliding); one from its lower end needed up to 16 steps where there
+ * are three roots. */
+Test(bristle_implicit, slip_root_over_every_speed_and_exponent)
+{
+    br_friction_params p;
+    memset(&p, 0, sizeof p);
+    p.mu_s = 0.15, p.mu_k = 0.1, p.V_st = 1e-3, p.nu = 0.01;
+    const double N = 1.0, dN = (p.mu_s - p.mu_k) * N;
+    const double steep = 0.8578 * dN / p.V_st; /* steepest Stribeck slope at alpha = 2 (sqrt(2/e)) */
+    const double cs[] = {0.5 * steep, 0.8 * steep, 1.05 * steep, 1.4 * steep, 2.3 * steep, 9.2 * steep, 233.0 * steep};
+    long n = 0, bad = 0, other = 0;
+    for (int ia = 1; ia <= 8; ia++) {
+        p.alpha = 0.5 * ia;
+        /* the inflection point the solve splits its bracket at: E'' = 0 where alpha u^alpha = alpha - 1 */
+        double Ei;
+        const double ui = br_stribeck_inflection(p.alpha, &Ei);
+        const double uia = p.alpha > 1.0 ? pow((p.alpha - 1.0) / p.alpha, 1.0 / p.alpha) : 0.0;
+        cr_expect(fabs(ui - uia) <= 1e-15 && fabs(Ei - exp(-pow(uia, p.alpha))) <= 1e-15,
+                  "alpha %.1f: inflection %.17g, E %.17g", p.alpha, ui, Ei);
+        for (int ic = 0; ic < 7; ic++) {
+            const double c = cs[ic], CV = (c + p.nu * N) * p.V_st;
+            for (int k = 0; k <= 180; k++) {
+                const double ut = pow(10.0, -6.0 + k * 9.0 / 180.0), x = ut * p.V_st;
+                const double g = br_mu_static_reg(&p, x) * N + c * x;
+                if (g <= p.mu_s * N) continue;
+                const double u = br_bristle_implicit_slip(&p, c, g, N) / p.V_st;
+                const double r0 = p.mu_k * N - g, w = br_pow_half(u, p.alpha), E = br_exp(-w);
+                const double res = (r0 + dN * E) + CV * u, slope = CV * u - dN * p.alpha * w * E;
+                const double noise = 16.0 * DBL_EPSILON * (fabs(r0) + dN + CV * u);
+                n++;
+                const int same = fabs(u - ut) <= 1e-12 * ut;
+                other += !same;
+                if (!same && (fabs(res) > noise || slope < 0.0)) {
+                    bad++;
+                    cr_log_error("alpha %.1f, c %.4g: root u = %.6g, solve %.17g, residual %.3g, u r' %.3g", p.alpha, c,
+                                 ut, u, res, slope);
+                }
+            }
+        }
+    }
+    cr_log_info("bristle_implicit slip solve: %ld roots from u = 1e-6 to 1e3, %ld missed, %ld on another root", n, bad,
+                other);
+    cr_assert_gt(n, 9000);
+    cr_assert_gt(other, 0, "no case with three roots was reached");
+    cr_assert_eq(bad, 0, "%ld of %ld solves did not end on a rising root", bad, n);
 }
 
 Test(rotational, clutch_steady_torque_and_one_way_lock)
