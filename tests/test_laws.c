@@ -247,10 +247,11 @@ Test(bristle_implicit, slip_root_over_every_speed_and_exponent)
                 const double r0 = p.mu_k * N - g, w = br_pow_half(u, p.alpha), E = br_exp(-w);
                 const double res = (r0 + dN * E) + CV * u, slope = CV * u - dN * p.alpha * w * E;
                 const double noise = 16.0 * DBL_EPSILON * (fabs(r0) + dN + CV * u);
+                const double falling = slope < -16.0 * DBL_EPSILON * (CV * u + dN * p.alpha * w * E);
                 n++;
                 const int same = fabs(u - ut) <= 1e-12 * ut;
                 other += !same;
-                if (!same && (fabs(res) > noise || slope < 0.0)) {
+                if ((!same && fabs(res) > noise) || falling) {
                     bad++;
                     cr_log_error("alpha %.1f, c %.4g: root u = %.6g, solve %.17g, residual %.3g, u r' %.3g", p.alpha, c,
                                  ut, u, res, slope);
