@@ -173,7 +173,7 @@ static const bench_ops bench_law_ops[BR_LAW_COUNT][2] = {
     [BR_LAW_GKF] = {{49, 54, 2, 2}, {69, 76, 3, 2}},
     [BR_LAW_STATIC_REG] = {{50, 56, 3, 2}, {70, 77, 3, 2}},
     [BR_LAW_BRISTLE2] = {{102, 109, 13, 5}, {119, 130, 11, 4}},
-    [BR_LAW_BRISTLE_IMPLICIT] = {{71, 81, 0, 3}, {76 + 23 * BR_SLIP_ITER, 88 + 27 * BR_SLIP_ITER, 4 + BR_SLIP_ITER, 3}},
+    [BR_LAW_BRISTLE_IMPLICIT] = {{71, 81, 0, 3}, {77 + 23 * BR_SLIP_ITER, 89 + 27 * BR_SLIP_ITER, 4 + BR_SLIP_ITER, 3}},
     [BR_LAW_GMS] = {{135, 154, 2, 6}, {235, 274, 11, 6}},
     [BR_LAW_JENKINS] = {{77, 92, 2, 4}, {77, 93, 3, 4}},
 };

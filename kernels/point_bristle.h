@@ -62,9 +62,13 @@ BR_HD double br_bristle_implicit_slip(const br_friction_params *p, double c, dou
     double lo = e0 > 0.0 ? e0 : 0.0, hi = e1, Ei;
     const double ui = br_stribeck_inflection(p->alpha, &Ei);
     const double ri = (r0 + dN * Ei) + CV * ui;
-    /* a root in [lo, u_i] when r(u_i) >= 0 (or the whole bracket lies below u_i) */
+    /* a root in [lo, u_i] when r(u_i) >= 0 (or the whole bracket lies below u_i). Above u_i the
+     * lower end moves down by 4 ulp of A: just past stick (|F_0| - mu_s N a few ulp) the rounded
+     * A - B can lie above the root of r as evaluated, and Newton from the upper end would be
+     * refused every step (alpha = 1: a slip speed 1e6 times too large) */
     const int left = (ui >= hi) | ((ui > lo) & (ri >= 0.0));
-    lo = left ? lo : (ui > lo ? ui : lo);
+    const double lw = lo - 8.881784197001252e-16 * hi;
+    lo = left ? lo : (ui > lw ? ui : (lw > 0.0 ? lw : 0.0));
     hi = left ? (ui < hi ? ui : hi) : hi;
     double u = left ? lo : hi; /* concave below u_i (dN >= 0): from the lower end, convex above: the upper */
     int done = !(lo < hi); /* constant mu: u = A */
