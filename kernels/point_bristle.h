@@ -60,6 +60,7 @@ BR_HD double br_bristle_implicit_slip(const br_friction_params *p, double c, dou
     const double A = -r0 / CV, B = dN / CV, dNa = dN * p->alpha;
     const double e0 = A < A - B ? A : A - B, e1 = A < A - B ? A - B : A;
     double lo = e0 > 0.0 ? e0 : 0.0, hi = e1, Ei;
+    int done = !(lo < hi); /* constant mu: u = A */
     const double ui = br_stribeck_inflection(p->alpha, &Ei);
     const double ri = (r0 + dN * Ei) + CV * ui;
     /* a root in [lo, u_i] when r(u_i) >= 0 (or the whole bracket lies below u_i). Above u_i the
@@ -71,7 +72,6 @@ BR_HD double br_bristle_implicit_slip(const br_friction_params *p, double c, dou
     lo = left ? lo : (ui > lw ? ui : (lw > 0.0 ? lw : 0.0));
     hi = left ? (ui < hi ? ui : hi) : hi;
     double u = left ? lo : hi; /* concave below u_i (dN >= 0): from the lower end, convex above: the upper */
-    int done = !(lo < hi); /* constant mu: u = A */
     BR_UNROLL_ITERATIONS
     for (int it = 0; it < BR_SLIP_ITER; it++) {
         const double w = br_pow_half(u, p->alpha), E = br_exp(-w);
