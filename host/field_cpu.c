@@ -178,33 +178,34 @@ static int cpu_chunk_gms(const br_set_view *v, const br_set_frame *fr, double h,
     return 0;
 }
 
-/* bristle_implicit with its slip solve (SOLVE 1) or without it (0: the stick pass, where a
- * slipping point's force and state come out NaN): cpu_chunk_biSOLVE_SURF_REC. */
-#define BR_CPU_BI_FN(SOLVE, SURF, REC)                                                              \
-    static __attribute__((noinline)) void cpu_chunk_bi##SOLVE##_##SURF##_##REC(                      \
+#define BR_CPU_PLAIN(LAW, SURF, REC) cpu_chunk_##LAW##_##SURF##_##REC(v, fr, h, i0, i1, out)
+
+static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
+                          br_set_sums *out)
+{
+    if (v->law == BR_LAW_GMS && cpu_chunk_gms(v, fr, h, i0, i1, out)) return;
+    BR_CPU_DISPATCH(BR_CPU_PLAIN, br_sums_zero(out))
+}
+
+/* bristle_implicit's stick pass: the law's loop without the slip solve (a slipping point's force
+ * and state come out NaN), cpu_chunk_bistick_SURF_REC. */
+#define BR_CPU_BI_FN(SURF, REC)                                                                      \
+    static __attribute__((noinline)) void cpu_chunk_bistick_##SURF##_##REC(                          \
         const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
     {                                                                                                \
         br_set_view vm = *v;                                                                         \
-        vm.fric.slip_unsolved = !(SOLVE);                                                            \
+        vm.fric.slip_unsolved = 1;                                                                   \
         cpu_chunk(BR_LAW_BRISTLE_IMPLICIT, SURF, REC, &vm, fr, h, i0, i1, out);                      \
     }
-#define BR_CPU_BI_EACH(SOLVE)                                                                        \
-    BR_CPU_BI_FN(SOLVE, BR_SURF_PLANE, 0) BR_CPU_BI_FN(SOLVE, BR_SURF_PLANE, 1)                      \
-    BR_CPU_BI_FN(SOLVE, BR_SURF_SPHERE, 0) BR_CPU_BI_FN(SOLVE, BR_SURF_SPHERE, 1)                    \
-    BR_CPU_BI_FN(SOLVE, BR_SURF_CYLINDER, 0) BR_CPU_BI_FN(SOLVE, BR_SURF_CYLINDER, 1)
-BR_CPU_BI_EACH(0) BR_CPU_BI_EACH(1)
+BR_CPU_BI_FN(BR_SURF_PLANE, 0) BR_CPU_BI_FN(BR_SURF_PLANE, 1)
+BR_CPU_BI_FN(BR_SURF_SPHERE, 0) BR_CPU_BI_FN(BR_SURF_SPHERE, 1)
+BR_CPU_BI_FN(BR_SURF_CYLINDER, 0) BR_CPU_BI_FN(BR_SURF_CYLINDER, 1)
 
-#define BR_CPU_BI_CALL(SOLVE, SURF)                                                 \
+#define BR_CPU_BI_CALL(SURF)                                                        \
     case SURF:                                                                      \
-        if (v->outF) cpu_chunk_bi##SOLVE##_##SURF##_1(v, fr, h, i0, i1, out);       \
-        else cpu_chunk_bi##SOLVE##_##SURF##_0(v, fr, h, i0, i1, out);               \
+        if (v->outF) cpu_chunk_bistick_##SURF##_1(v, fr, h, i0, i1, out);           \
+        else cpu_chunk_bistick_##SURF##_0(v, fr, h, i0, i1, out);                   \
         break;
-#define BR_CPU_BI_SWITCH(SOLVE)                                                     \
-    switch (fr->surface) {                                                          \
-        BR_CPU_BI_CALL(SOLVE, BR_SURF_SPHERE)                                       \
-        BR_CPU_BI_CALL(SOLVE, BR_SURF_CYLINDER)                                     \
-        default: BR_CPU_BI_CALL(SOLVE, BR_SURF_PLANE)                               \
-    }
 
 /* Steps a bristle_implicit chunk runs with the solve after its stick pass met a slipping point,
  * before it tries the stick pass again. */
@@ -215,9 +216,10 @@ BR_CPU_BI_EACH(0) BR_CPU_BI_EACH(1)
  * the rest of a point's step, and a vectorized loop pays it for every point as soon as one slips,
  * so a chunk whose points all stick runs the loop without it: its states are saved, the stick
  * pass runs, and if a point slipped (a NaN in the sums) the states are restored and the chunk
- * runs again with the solve, which it keeps for BR_BI_RETRY steps (*pred counts them down).
- * Either way the chunk's results are those of the loop with the solve, bit for bit: a stuck
- * point's arithmetic is the same in both, and nothing else of the stick pass is kept. */
+ * runs again with the solve (the law's own loop, cpu_chunk_law), which it keeps for BR_BI_RETRY
+ * steps (*pred counts them down). Either way the chunk's results are those of the loop with the
+ * solve, bit for bit: a stuck point's arithmetic is the same in both, and nothing else of the
+ * stick pass is kept. */
 static void cpu_chunk_bi(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
                          br_set_sums *out, unsigned char *pred)
 {
@@ -226,22 +228,17 @@ static void cpu_chunk_bi(const br_set_view *v, const br_set_frame *fr, double h,
         double save[3][BR_CPU_CHUNK];
         const long m = i1 - i0;
         for (int k = 0; k < 3; k++) memcpy(save[k], v->state + k * v->n + i0, (size_t)m * sizeof(double));
-        BR_CPU_BI_SWITCH(0)
+        switch (fr->surface) {
+            BR_CPU_BI_CALL(BR_SURF_SPHERE)
+            BR_CPU_BI_CALL(BR_SURF_CYLINDER)
+            default: BR_CPU_BI_CALL(BR_SURF_PLANE)
+        }
         if (!isnan(out->F[0] + out->F[1] + out->F[2] + out->P)) return;
         for (int k = 0; k < 3; k++) memcpy(v->state + k * v->n + i0, save[k], (size_t)m * sizeof(double));
         *pred = BR_BI_RETRY;
     } else
         (*pred)--;
-    BR_CPU_BI_SWITCH(1)
-}
-
-#define BR_CPU_PLAIN(LAW, SURF, REC) cpu_chunk_##LAW##_##SURF##_##REC(v, fr, h, i0, i1, out)
-
-static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
-                          br_set_sums *out)
-{
-    if (v->law == BR_LAW_GMS && cpu_chunk_gms(v, fr, h, i0, i1, out)) return;
-    BR_CPU_DISPATCH(BR_CPU_PLAIN, br_sums_zero(out))
+    cpu_chunk_law(v, fr, h, i0, i1, out);
 }
 
 /* Points of a tangent chunk are taken BR_TAN_BLOCK at a time: one vectorized loop advances a
