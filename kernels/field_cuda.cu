@@ -19,8 +19,25 @@
 
 namespace {
 
-constexpr int kBlock = 256;      /* threads per block */
-constexpr int kItems = 4;        /* points per thread */
+/* A thread steps law_items(law) points: it loads the inputs of all of them before it computes the
+ * first, so that many loads are in flight at once, and the registers are capped so that two
+ * blocks fit an SM (at most 128 a thread; a few spill; not the tangent kernels, whose 120 shuffle
+ * trees need more). Measured on an H100 (docs/gpu.md), lugre3d
+ * at 1e7 points: 4 points and no cap (156 registers, one block an SM) 1.55e10 updates/s, capped
+ * 2.23e10; bristle2, whose 6 states make 4 points too many, 8.75e9 with 2 against 7.30e9 with 4.
+ * BR_CUDA_ITEMS and BR_CUDA_MINB override both, for such measurements. */
+constexpr int kBlock = 256; /* threads per block */
+#ifndef BR_CUDA_MINB
+#define BR_CUDA_MINB 2
+#endif
+__host__ __device__ constexpr int law_items(int law)
+{
+#ifdef BR_CUDA_ITEMS
+    return (void)law, BR_CUDA_ITEMS;
+#else
+    return law == BR_LAW_BRISTLE2 ? 2 : 4;
+#endif
+}
 constexpr int kFinishBlock = 128;
 static_assert(sizeof(br_tangent_sums) == BR_TANGENT_N * sizeof(double), "tangent sums: doubles only");
 static_assert(BR_TANGENT_N <= kFinishBlock, "finish_tangent_kernel: a thread per entry");
@@ -72,12 +89,20 @@ __device__ void warp_tangent_add(const br_point_tan_sums &o, br_tangent_sums *t)
     for (int r = 0; r < 6; r++) warp_sum_into(o.Nd * gn[r], &t->Wd[r]);
 }
 
-/* One block: kBlock threads, kItems points each. With TAN the block also reduces the set's
+/* law -> the state doubles a thread keeps in registers for each of its points, loaded once and
+ * stored once (br_law_nstate's count; 0 for gms, whose element count is the set's: it steps its
+ * state in the set's arrays) */
+__host__ __device__ constexpr int reg_states(int law)
+{
+    return law == BR_LAW_GMS || law == BR_LAW_GKF || law == BR_LAW_STATIC_REG ? 0 : law == BR_LAW_BRISTLE2 ? 6 : 3;
+}
+
+/* One block: kBlock threads, law_items(LAW) points each. With TAN the block also reduces the set's
  * wrench tangent (kernels/point_tangent.h) into tpartials[blockIdx.x]: each warp adds its points'
  * contributions into its own slot in shared memory, point by point in a fixed order, and the
  * slots are added in warp order at the end. */
 template <int LAW, int SURF, bool TAN>
-__global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_set_frame f, double h,
+__global__ void __launch_bounds__(kBlock, TAN ? 1 : BR_CUDA_MINB) field_step_kernel(br_set_view v, br_set_frame f, double h,
                                                             br_set_sums *partials, br_tangent_sums *tpartials)
 {
     using Reduce = cub::BlockReduce<br_set_sums, kBlock>;
@@ -90,9 +115,27 @@ __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_se
     }
     br_set_sums acc;
     br_sums_zero(&acc);
+    constexpr int kItems = law_items(LAW);
     const long base = (long)blockIdx.x * kBlock * kItems + threadIdx.x;
     /* the tangent instantiation's body is 120 shuffle trees: unrolled four times it took ptxas
      * minutes per law and surface */
+    const long n = v.n;
+    /* Without the tangent: every input of the thread's points first (8 loads a point for a law
+     * of 3 states, all independent), then the steps, each state stored once. */
+    constexpr int NZ = reg_states(LAW);
+    double r[kItems][3], K[kItems], D[kItems], z[kItems][NZ > 0 ? NZ : 1];
+    if constexpr (!TAN) {
+#pragma unroll
+        for (int j = 0; j < kItems; j++) {
+            const long i = base + (long)j * kBlock;
+            if (i < n) {
+                r[j][0] = v.rx[i], r[j][1] = v.ry[i], r[j][2] = v.rz[i];
+                K[j] = v.K[i], D[j] = v.D[i];
+#pragma unroll
+                for (int c = 0; c < NZ; c++) z[j][c] = v.state[c * n + i];
+            }
+        }
+    }
 #pragma unroll(TAN ? 1 : kItems)
     for (int j = 0; j < kItems; j++) {
         const long i = base + (long)j * kBlock;
@@ -101,18 +144,24 @@ __global__ void __launch_bounds__(kBlock) field_step_kernel(br_set_view v, br_se
         if constexpr (TAN) {
             br_point_tan_sums o;
             memset(&o, 0, sizeof o);
-            if (i < v.n) o = br_point_sums_tan(LAW, SURF, &v, &f, h, i);
+            if (i < n) o = br_point_sums_tan(LAW, SURF, &v, &f, h, i);
             warp_tangent_add(o, &wt[threadIdx.x >> 5]);
             q = o.q;
-        } else if (i < v.n) {
-            br_point_step(LAW, SURF, &v, &f, h, i, &q);
+        } else if (i < n) {
+            if constexpr (LAW != BR_LAW_GMS) {
+                br_point_core(LAW, SURF, &v, &f, h, r[j], K[j], D[j], z[j], 1, &q, NULL);
+#pragma unroll
+                for (int c = 0; c < NZ; c++) v.state[c * n + i] = z[j][c];
+            } else {
+                br_point_core(LAW, SURF, &v, &f, h, r[j], K[j], D[j], v.state + i, n, &q, NULL);
+            }
         }
-        if (i < v.n) {
+        if (i < n) {
             br_sums_combine(&acc, &q);
             if (v.outF) {
                 v.outF[i] = q.F[0];
-                v.outF[v.n + i] = q.F[1];
-                v.outF[2 * v.n + i] = q.F[2];
+                v.outF[n + i] = q.F[1];
+                v.outF[2 * n + i] = q.F[2];
                 v.outN[i] = q.N;
             }
         }
@@ -154,7 +203,12 @@ __global__ void __launch_bounds__(kFinishBlock) finish_tangent_kernel(const br_t
     ((double *)&out[s])[k] = a;
 }
 
-long blocks_for(long n) { return (n + (long)kBlock * kItems - 1) / ((long)kBlock * kItems); }
+/* points, law -> blocks of its kernel */
+long blocks_for(long n, int law)
+{
+    const long per = (long)kBlock * law_items(law);
+    return (n + per - 1) / per;
+}
 
 /* law (template), surface, tangent -> the kernel specialised for all three */
 template <int LAW, bool TAN>
@@ -261,8 +315,13 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
     size_t nd = 0;
     g->poff.push_back(0);
     for (int s = 0; s < nsets; s++) {
+        if (views[s].law != BR_LAW_GMS && views[s].nstate != reg_states(views[s].law)) {
+            if (err && errlen) snprintf(err, errlen, "CUDA backend: law %d keeps %d states, the kernel %d", views[s].law,
+                     views[s].nstate, reg_states(views[s].law));
+            return FAILVAL;
+        }
         nd += view_doubles(views[s]);
-        g->poff.push_back(g->poff.back() + blocks_for(views[s].n));
+        g->poff.push_back(g->poff.back() + blocks_for(views[s].n, views[s].law));
     }
     g->block_bytes = nd * sizeof(double);
     BR_CU(cudaMalloc(&g->block, g->block_bytes));
@@ -312,7 +371,7 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
     for (int s = 0; s < g->nsets; s++) {
         br_set_view v = g->views[s];
         if (!record) v.outF = v.outN = NULL;
-        const long nb = blocks_for(v.n);
+        const long nb = blocks_for(v.n, v.law);
         br_set_sums *part = g->partials + g->poff[s];
         br_tangent_sums *tpart = g->tpartials + g->poff[s];
         const int sf = frames[s].surface, tg = g->tangent[s];

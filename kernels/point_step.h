@@ -110,26 +110,19 @@ typedef struct br_point_tan {
     br_fric_tangent ft; /* friction tangent (zero out of contact) */
 } br_point_tan;
 
-/* Point i of set s over a step of length h: advances its state in place and
- * adds its force, moment, power and counts to acc (for a one-point acc, acc->F
- * and acc->N are the point's friction force on A and normal force), and with t
- * (not NULL) fills what the point passes to its set's wrench tangent (point_tangent.h).
- * Out of contact (delta <= 0) the point carries no force and its bristle state is reset to zero.
- * A set with a prescribed normal force (f->Npt >= 0) keeps every point in contact with N = f->Npt
- * (no normal spring energy or damping, no normal stiffness). Every branch is a select: the
- * CPU loop vectorizes and GPU threads do not diverge. */
-BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
-                            long i, br_set_sums *acc, br_point_tan *t)
+/* The step of one point whose inputs the caller has loaded: position r (frame A), Hunt-Crossley
+ * K and D, and its state at st[k * stride] (the set's arrays on the CPU; registers, stride 1, in
+ * the CUDA kernel, which loads every input of its points before computing any and stores each
+ * state once) -> as br_point_advance below. */
+BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
+                         const double r[3], double K, double D, double *st, long stride, br_set_sums *acc,
+                         br_point_tan *t)
 {
-    const double r[3] = {s->rx[i], s->ry[i], s->rz[i]};
     br_point_kin k;
     br_kin(surface, f, r, &k);
-    double *st = s->state + i;
-    const long stride = s->n;
     const int pres = f->Npt >= 0.0;
     const int hc = k.delta > 0.0;
     const int in = pres | hc;
-    const double K = s->K[i], D = s->D[i];
     const double N = pres ? f->Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
     double F[3], P;
     br_fric_tangent ft;
@@ -160,6 +153,21 @@ BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br
             t->n[j] = k.n[j];
         }
     }
+}
+
+/* Point i of set s over a step of length h: advances its state in place and
+ * adds its force, moment, power and counts to acc (for a one-point acc, acc->F
+ * and acc->N are the point's friction force on A and normal force), and with t
+ * (not NULL) fills what the point passes to its set's wrench tangent (point_tangent.h).
+ * Out of contact (delta <= 0) the point carries no force and its bristle state is reset to zero.
+ * A set with a prescribed normal force (f->Npt >= 0) keeps every point in contact with N = f->Npt
+ * (no normal spring energy or damping, no normal stiffness). Every branch is a select: the
+ * CPU loop vectorizes and GPU threads do not diverge. */
+BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
+                            long i, br_set_sums *acc, br_point_tan *t)
+{
+    const double r[3] = {s->rx[i], s->ry[i], s->rz[i]};
+    br_point_core(law, surface, s, f, h, r, s->K[i], s->D[i], s->state + i, s->n, acc, t);
 }
 
 /* Point i of set s over a step of length h: br_point_advance without the tangent. */
