@@ -36,6 +36,7 @@
 
 #include "output.h"
 #include "plot.h"
+#include "ranks.h"
 #include "scenario.h"
 #include "sim.h"
 
@@ -1303,15 +1304,87 @@ static int usage(FILE *o)
     return o == stderr ? 2 : 0;
 }
 
-static void progress(long done, long nvar, double frac, double wall, int tty, int final)
+static void progress(const char *who, long done, long nvar, double frac, double wall, int tty, int final)
 {
     const double left = frac > 0 ? wall * (1 - frac) / frac : 0;
-    fprintf(stderr, "%s%ld/%ld variants done, %5.1f %%, %.0f s elapsed, %.0f s left%s", tty ? "\r" : "", done, nvar,
+    fprintf(stderr, "%s%s%ld/%ld variants done, %5.1f %%, %.0f s elapsed, %.0f s left%s", tty ? "\r" : "", who, done, nvar,
             100 * frac, wall, left, (tty && !final) ? "   " : "\n");
     fflush(stderr);
 }
 
+/* What a rank sends rank 0 of each of its variants once they have run. */
+typedef struct st_done {
+    st_res r;
+    long n, nf; /* steps taken, frequency points */
+    int status, oom;
+    char err[1024];
+} st_done;
+
+/* the ranks, every variant (this rank's block [v0, v1) run, its results in R) -> on rank 0, every
+ * variant's results in R and its status, steps, error and (with plots of frequency responses) its
+ * frequency points in V; 0, or -1 out of memory (on any rank: every rank returns it) */
+static int gather_variants(const br_ranks *RK, const st_study *S, st_var *V, st_res *R, long v0, long v1)
+{
+    if (RK->size == 1) return 0; /* one rank: every variant is here */
+    const long nv = S->nvar, nl = v1 - v0;
+    /* this rank's variants first in D (rank 0's block starts at variant 0), then on rank 0 the others' */
+    st_done *D = calloc((size_t)(RK->rank == 0 ? nv : nl) + 1, sizeof *D);
+    int bad = !D;
+    if (br_ranks_max(RK, bad)) return free(D), -1;
+    for (long v = v0; v < v1; v++) {
+        st_done *o = &D[v - v0];
+        o->r = R[v], o->n = V[v].n, o->nf = V[v].nf, o->status = V[v].status, o->oom = V[v].oom;
+        memcpy(o->err, V[v].err, sizeof o->err);
+    }
+    br_ranks_gather_bytes(RK, D, (size_t)nl * sizeof *D, RK->rank == 0 ? D : NULL);
+    const int w = frec(S);
+    if (RK->rank == 0)
+        for (long v = v1; v < nv; v++) {
+            R[v] = D[v].r, V[v].n = D[v].n, V[v].nf = D[v].nf, V[v].status = D[v].status, V[v].oom = D[v].oom;
+            memcpy(V[v].err, D[v].err, sizeof V[v].err);
+        }
+    free(D);
+    /* the frequency points, for the plots of every variant's response */
+    if (!(S->plots && S->analysis != AN_TIME)) return 0;
+    size_t own = 0, all = 0;
+    for (long v = v0; v < v1; v++) own += (size_t)V[v].nf * w;
+    for (long v = 0; RK->rank == 0 && v < nv; v++) all += (size_t)V[v].nf * w;
+    double *send = malloc((own ? own : 1) * sizeof(double)), *recv = RK->rank == 0 ? malloc((all ? all : 1) * sizeof(double)) : NULL;
+    bad = !send || (RK->rank == 0 && !recv);
+    for (long v = v1; RK->rank == 0 && v < nv && !bad; v++) {
+        free(V[v].f);
+        V[v].f = V[v].nf ? malloc((size_t)V[v].nf * w * sizeof(double)) : NULL;
+        bad |= V[v].nf && !V[v].f;
+    }
+    if (br_ranks_max(RK, bad)) return free(send), free(recv), -1;
+    size_t k = 0;
+    for (long v = v0; v < v1; v++)
+        if (V[v].nf) memcpy(send + k, V[v].f, (size_t)V[v].nf * w * sizeof(double)), k += (size_t)V[v].nf * w;
+    br_ranks_gather_bytes(RK, send, own * sizeof(double), recv);
+    k = 0;
+    for (long v = 0; RK->rank == 0 && v < nv; v++) {
+        if (v >= v1 && V[v].nf) memcpy(V[v].f, recv + k, (size_t)V[v].nf * w * sizeof(double));
+        k += (size_t)V[v].nf * w;
+    }
+    free(send), free(recv);
+    return 0;
+}
+
+static int study_main(int argc, char **argv, const br_ranks *RK);
+
+/* argc, argv after "study" -> the study run on every rank (one without an MPI launcher) */
 int br_study_main(int argc, char **argv)
+{
+    br_ranks RK;
+    if (br_ranks_begin(&RK, NULL, NULL)) return 1;
+    const int rc = study_main(argc, argv, &RK);
+    br_ranks_end(&RK);
+    return rc;
+}
+
+/* argc, argv after "study", the ranks -> exit status, the same on every rank; rank 0 writes study.csv,
+ * summary.json and the plots, each rank its own variants' files */
+static int study_main(int argc, char **argv, const br_ranks *RK)
 {
     const char *file = NULL, *out = NULL, *backend_arg = NULL;
     int threads = 0, quiet = 0;
@@ -1359,30 +1432,36 @@ int br_study_main(int argc, char **argv)
     char err[2048];
     st_study *S = study_read(file, err, sizeof err);
     if (!S) {
-        fprintf(stderr, "%s\n", err);
+        if (RK->rank == 0) fprintf(stderr, "%s\n", err);
         return 2;
     }
     /* everything is written into the stage dir = final_dir.part, which takes final_dir's place when the
-     * study ends (output.h) */
+     * study ends (output.h); rank 0 makes it and tells the others */
     char dir[1200], final_dir[1100], serr[1400];
     if (out) snprintf(final_dir, sizeof final_dir, "%s", out);
     else snprintf(final_dir, sizeof final_dir, "runs/%s", S->name);
-    if (br_stage_begin(final_dir, 0, dir, sizeof dir, serr, sizeof serr)) {
-        fprintf(stderr, "bristle study: %s\n", serr);
+    int staged = RK->rank == 0 ? br_stage_begin(final_dir, 0, dir, sizeof dir, serr, sizeof serr) : 0;
+    br_ranks_bcast(RK, &staged, sizeof staged);
+    br_ranks_bcast(RK, dir, sizeof dir);
+    if (staged) {
+        if (RK->rank == 0) fprintf(stderr, "bristle study: %s\n", serr);
         study_free(S);
         return 2;
     }
     const long nv = S->nvar;
+    long v0, v1; /* this rank's variants */
+    br_ranks_block(RK, nv, RK->rank, &v0, &v1);
+    const long nl = v1 - v0;
     st_var *V = calloc((size_t)nv, sizeof *V);
     st_res *R = calloc((size_t)nv, sizeof *R);
-    if (!V || !R) {
-        fprintf(stderr, "bristle study: out of memory for %ld variants\n", nv);
+    if (br_ranks_max(RK, !V || !R)) {
+        if (!V || !R) fprintf(stderr, "bristle study: out of memory for %ld variants\n", nv);
         free(V), free(R), study_free(S);
         return 1;
     }
     /* every variant built and checked before any stepping: bad input stops the study here */
     int bad = 0;
-    for (long v = 0; v < nv && !bad; v++) {
+    for (long v = v0; v < v1 && !bad; v++) {
         if (S->nseries) {
             char vd[1400];
             snprintf(vd, sizeof vd, "%s/variants/%05ld", dir, v);
@@ -1396,28 +1475,32 @@ int br_study_main(int argc, char **argv)
             fprintf(stderr, "%s:%ld: variant %ld: %s\n", S->file, V[v].errline ? V[v].errline : S->scen_line, v, V[v].err);
             bad = 2;
         }
-        if (v == 0 && backend < 0 && V[0].m) backend = V[0].m->backend;
+        if (v == v0 && backend < 0 && V[v0].m) backend = V[v0].m->backend;
     }
+    bad = (int)br_ranks_max(RK, bad);
     if (bad) { /* nothing was stepped: no stage left behind */
         for (long v = 0; v < nv; v++) var_free(&V[v]);
-        br_rm_tree(dir);
+        if (RK->rank == 0) br_rm_tree(dir);
         free(V), free(R), study_free(S);
         return bad;
     }
     /* one field for every variant when they share the time step (the usual case); a study over
      * time.dt gives each variant a field of its own and steps them a block at a time */
+    st_var *L = V + v0; /* this rank's variants, L[0..nl) */
     int shared = 1;
-    for (long v = 1; v < nv; v++) shared &= V[v].m->dt == V[0].m->dt;
+    for (long v = 1; v < nl; v++) shared &= L[v].m->dt == L[0].m->dt;
     st_batch B;
     memset(&B, 0, sizeof B);
     const br_backend_kind fb = backend < 0 ? BR_BACKEND_AUTO : (br_backend_kind)backend;
-    if (shared ? batch_make(V, nv, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
-    for (long v = 0; !shared && v < nv && !bad; v++)
-        if (br_data_own_field(V[v].m, V[v].d, fb, err, sizeof err)) bad = 2;
+    if (shared && nl ? batch_make(L, nl, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
+    for (long v = 0; !shared && v < nl && !bad; v++)
+        if (br_data_own_field(L[v].m, L[v].d, fb, err, sizeof err)) bad = 2;
+    if (bad) fprintf(stderr, "bristle study: %s\n", err);
+    bad = (int)br_ranks_max(RK, bad);
     if (bad) {
-        fprintf(stderr, "bristle study: %s\n", err);
         batch_free(&B);
         for (long v = 0; v < nv; v++) var_free(&V[v]);
+        if (RK->rank == 0) br_rm_tree(dir);
         free(V), free(R), study_free(S);
         return bad;
     }
@@ -1427,49 +1510,80 @@ int br_study_main(int argc, char **argv)
     const double start = br_wall_seconds();
     double next_report = start + 2.0;
     long total = 0; /* steps of the fixed-length analyses, for the progress fraction */
-    for (long v = 0; v < nv; v++) total += V[v].nsteps + 1;
+    for (long v = 0; v < nl; v++) total += L[v].nsteps + 1;
     const long block = 1000;
-    long *run = malloc((size_t)nv * sizeof(long)); /* the variants running at the start of a block */
-    if (!run) {
+    long *run = malloc((size_t)(nl ? nl : 1) * sizeof(long)); /* the variants running at the start of a block */
+    if (br_ranks_max(RK, !run)) {
         fprintf(stderr, "bristle study: out of memory\n");
+        free(run);
         batch_free(&B);
         for (long v = 0; v < nv; v++) var_free(&V[v]);
+        if (RK->rank == 0) br_rm_tree(dir);
         free(V), free(R), study_free(S);
         return 1;
     }
+    char who[32] = "";
+    if (RK->size > 1) snprintf(who, sizeof who, "rank 0 of %d: ", RK->size);
     int reported = 0;
     for (;;) { /* lockstep: every running variant advances by a block of steps */
         long running = 0;
         if (shared) {
             long nrun = 0;
-            for (long v = 0; v < nv; v++)
-                if (V[v].status == ST_RUNNING) run[nrun++] = v;
-            for (long k = 0; k < block; k++) batch_step(S, V, nv, run, nrun, &B);
-            for (long v = 0; v < nv; v++) running += V[v].status == ST_RUNNING;
+            for (long v = 0; v < nl; v++)
+                if (L[v].status == ST_RUNNING) run[nrun++] = v;
+            for (long k = 0; k < block; k++) batch_step(S, L, nl, run, nrun, &B);
+            for (long v = 0; v < nl; v++) running += L[v].status == ST_RUNNING;
         } else {
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : running)
-            for (long v = 0; v < nv; v++) {
-                if (V[v].status != ST_RUNNING) continue;
-                var_advance(S, &V[v], block);
-                running += V[v].status == ST_RUNNING;
+            for (long v = 0; v < nl; v++) {
+                if (L[v].status != ST_RUNNING) continue;
+                var_advance(S, &L[v], block);
+                running += L[v].status == ST_RUNNING;
             }
         }
         const double now = br_wall_seconds();
-        if (!quiet && (now >= next_report || !running)) {
+        if (!quiet && RK->rank == 0 && (now >= next_report || !running)) {
             long done = 0, steps = 0, fdone = 0;
-            for (long v = 0; v < nv; v++) done += V[v].status != ST_RUNNING, steps += V[v].n, fdone += V[v].fi;
-            const double frac = S->analysis == AN_STEPPED ? (double)fdone / ((double)nv * S->nfreq) : (double)steps / total;
-            if (running || reported) progress(done, nv, running ? frac : 1.0, now - start, tty, !running);
+            for (long v = 0; v < nl; v++) done += L[v].status != ST_RUNNING, steps += L[v].n, fdone += L[v].fi;
+            const double frac = S->analysis == AN_STEPPED ? (double)fdone / ((double)nl * S->nfreq) : (double)steps / total;
+            if (running || reported) progress(who, done, nl, running ? frac : 1.0, now - start, tty, !running);
             reported = 1;
             next_report = now + (tty ? 0.5 : 10.0);
         }
         if (!running) break;
     }
     free(run);
+    /* each rank's variant files: its series closed, its frequency responses written */
+    int io_fail = 0;
+    for (long v = v0; v < v1; v++) {
+        if (V[v].series) {
+            const int e = ferror(V[v].series) | (fclose(V[v].series) != 0);
+            V[v].series = NULL;
+            if (e || rename(V[v].series_tmp, V[v].series_path)) io_fail = 1;
+        }
+        if (S->analysis != AN_TIME && V[v].nf > 0 && write_frf(S, &V[v], v, dir)) io_fail = 1;
+    }
+    for (long v = v0; v < v1; v++) results(S, &V[v], &R[v]);
+    io_fail = (int)br_ranks_max(RK, io_fail);
+    if (gather_variants(RK, S, V, R, v0, v1)) {
+        if (RK->rank == 0) fprintf(stderr, "bristle study: out of memory gathering the results; partial output left in %s\n", dir);
+        batch_free(&B);
+        for (long v = 0; v < nv; v++) var_free(&V[v]);
+        free(V), free(R), study_free(S);
+        return 1;
+    }
     const double wall = br_wall_seconds() - start;
+    if (RK->rank != 0) { /* rank 0 writes the rest and says how it went */
+        int rc = 0;
+        br_ranks_bcast(RK, &rc, sizeof rc);
+        batch_free(&B);
+        for (long v = 0; v < nv; v++) var_free(&V[v]);
+        free(V), free(R), study_free(S);
+        return rc;
+    }
     /* results, AF against the base variant's peak of the first column */
     long steps = 0, ndone = 0;
-    for (long v = 0; v < nv; v++) results(S, &V[v], &R[v]), steps += V[v].n + 1, ndone += V[v].status == ST_DONE;
+    for (long v = 0; v < nv; v++) steps += V[v].n + 1, ndone += R[v].status == ST_DONE;
     for (long v = 0; v < nv; v++) {
         double mx = -1;
         for (int c = 0; c < S->ncol; c++) mx = fmax(mx, R[v].peak[c]);
@@ -1479,17 +1593,9 @@ int br_study_main(int argc, char **argv)
     long oom = -1;
     for (long v = nv - 1; v >= 0; v--)
         if (V[v].oom) oom = v;
-    int io_fail = oom >= 0;
+    io_fail |= oom >= 0;
     char files[64][64];
     int nfiles = 0;
-    for (long v = 0; v < nv; v++) {
-        if (V[v].series) {
-            const int e = ferror(V[v].series) | (fclose(V[v].series) != 0);
-            V[v].series = NULL;
-            if (e || rename(V[v].series_tmp, V[v].series_path)) io_fail = 1;
-        }
-        if (S->analysis != AN_TIME && V[v].nf > 0 && write_frf(S, &V[v], v, dir)) io_fail = 1;
-    }
     if (S->analysis != AN_TIME) snprintf(files[nfiles++], 64, "variants/NNNNN/frf.csv");
     if (S->nseries) snprintf(files[nfiles++], 64, "variants/NNNNN/series.csv");
     if (write_table(S, V[0].m, V, R, dir)) io_fail = 1;
@@ -1508,11 +1614,12 @@ int br_study_main(int argc, char **argv)
     const br_field *f0 = shared ? B.field : V[0].d ? V[0].d->field : NULL;
     cJSON_AddStringToObject(j, "backend", f0 ? br_field_backend_name(f0) : "cpu");
     cJSON_AddStringToObject(j, "contact_field", shared ? "one field for every variant" : "a field per variant (time steps differ)");
+    br_json_number(j, "ranks", RK->size);
     br_json_number(j, "threads", nthreads);
     br_json_number(j, "wall_time_s", wall);
     br_json_number(j, "variant_steps", (double)steps);
     br_json_number(j, "variant_steps_per_second", wall > 0 ? steps / wall : 0.0);
-    br_json_number(j, "variant_steps_per_second_per_thread", wall > 0 ? steps / wall / nthreads : 0.0);
+    br_json_number(j, "variant_steps_per_second_per_thread", wall > 0 ? steps / wall / nthreads / RK->size : 0.0);
     cJSON *fl = cJSON_AddArrayToObject(j, "files");
     for (int k = 0; k < nfiles; k++) cJSON_AddItemToArray(fl, cJSON_CreateString(files[k]));
     cJSON_AddItemToArray(fl, cJSON_CreateString("summary.json"));
@@ -1537,18 +1644,23 @@ int br_study_main(int argc, char **argv)
         fprintf(stderr, "bristle study: %s\n", serr);
         io_fail = 1;
     }
-    printf("%s: %ld variants, %ld complete, %ld failed; %ld variant-steps in %.3g s (%.3g variant-steps/s on %d "
+    char ranks[48] = "";
+    if (RK->size > 1) snprintf(ranks, sizeof ranks, "%d ranks x ", RK->size);
+    printf("%s: %ld variants, %ld complete, %ld failed; %ld variant-steps in %.3g s (%.3g variant-steps/s on %s%d "
            "threads); output in %s/\n",
-           S->name, nv, ndone, nv - ndone, steps, wall, wall > 0 ? steps / wall : 0.0, nthreads,
+           S->name, nv, ndone, nv - ndone, steps, wall, wall > 0 ? steps / wall : 0.0, ranks, nthreads,
            io_fail ? dir : final_dir);
     for (long v = 0; v < nv; v++)
         if (R[v].status != ST_DONE) fprintf(stderr, "bristle study: variant %ld failed at t = %.9g s: %s\n", v, R[v].t, V[v].err);
     if (oom >= 0) fprintf(stderr, "bristle study: variant %ld ran out of memory; partial output left in %s\n", oom, dir);
     else if (io_fail) fprintf(stderr, "bristle study: writing into %s failed\n", dir);
+    fflush(stdout);
+    int rc = io_fail || ndone < nv ? 1 : 0;
+    br_ranks_bcast(RK, &rc, sizeof rc);
     batch_free(&B);
     for (long v = 0; v < nv; v++) var_free(&V[v]);
     free(V), free(R), study_free(S);
-    return io_fail || ndone < nv ? 1 : 0;
+    return rc;
 }
 
 /* study file -> 0 if it reads as `bristle study` reads it before stepping (study_read: keys, the base

@@ -1,0 +1,153 @@
+/* test_mpi.c: `bristle study` split across MPI ranks (host/ranks.c) writes what the one-process run
+ * writes: study.csv, every variant's frf.csv bitwise, on 1, 2 and 3 ranks (3 ranks: blocks of
+ * unequal size, 5 variants = 2 + 2 + 1), a failing variant's row and error included. Skipped, with the
+ * reason, where Bristle was built without MPI. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testdir.h"
+
+static char dir[512];
+
+static void setup(void) { cr_assert_eq(testdir_make(dir, sizeof dir, "mpi"), 0); }
+
+static void teardown(void) { testdir_remove(dir); }
+
+TestSuite(mpi, .init = setup, .fini = teardown);
+
+/* name, text -> file written in the test folder; its path */
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    cr_assert(fp);
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+/* file under the test folder -> its text (malloc'd; NULL if it cannot be read) */
+static char *slurp(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    const long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    cr_assert(b);
+    b[fread(b, 1, (size_t)n, fp)] = 0;
+    fclose(fp);
+    return b;
+}
+
+/* A short mistuning x amplitude study of the S2 bundle (0.3 s of the sweep; 1 + 2 x 2 variants),
+ * with the plots of every variant's response (rank 0 draws them from the gathered points). */
+static const char *STUDY =
+    "name: small\n"
+    "scenario: " SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml\n"
+    "set: {time.end: 0.3}\n"
+    "grid:\n"
+    "  loads.excitation.magnitude.sweep.amplitude: [1, 2]\n"
+    "random:\n"
+    "  count: 2\n"
+    "  seed: 7\n"
+    "  keys:\n"
+    "    beams.blade_L.E: {normal: 0.02}\n"
+    "    beams.blade_R.E: {uniform: 1.0e9, relative: false}\n"
+    "analysis: {type: sweep, columns: [tip_C.x, tip_L.x], window: 0.05}\n"
+    "output: {plots: true}\n";
+
+Test(mpi, study_on_any_rank_count_writes_the_one_process_files)
+{
+#ifndef MPIEXEC
+    printf("SKIP test_mpi: Bristle was built without MPI (no MPI found, or -DBRISTLE_MPI=OFF)\n");
+    cr_skip_test("built without MPI");
+#else
+    const char *path = write_file("small.yaml", STUDY);
+    char args[4096], err[8192], prefix[1200];
+    /* the one-process run, then 1, 2 and 3 ranks (more ranks than cores: --oversubscribe) */
+    snprintf(args, sizeof args, "study '%s' --out '%s/p' --threads 1 --quiet", path, dir);
+    cr_assert_eq(testdir_run(dir, BRISTLE_EXE, "", args, err, sizeof err), 0, "stderr: %s", err);
+    char *csv0 = slurp("p/study.csv");
+    cr_assert(csv0, "the one-process run wrote no study.csv");
+    for (int r = 1; r <= 3; r++) {
+        snprintf(prefix, sizeof prefix,
+                 "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 '%s' -n %d",
+                 MPIEXEC, r);
+        snprintf(args, sizeof args, "study '%s' --out '%s/r%d' --threads 1", path, dir, r);
+        const int st = testdir_run(dir, BRISTLE_EXE, prefix, args, err, sizeof err);
+        cr_assert_eq(st, 0, "%d ranks: exit %d, stderr: %s", r, st, err);
+        char rel[64];
+        snprintf(rel, sizeof rel, "r%d/study.csv", r);
+        char *csv = slurp(rel);
+        cr_assert(csv, "%d ranks: no study.csv", r);
+        cr_expect_str_eq(csv, csv0, "%d ranks: study.csv differs from the one-process run's", r);
+        free(csv);
+        for (int v = 0; v < 5; v++) {
+            char a[64], b[64];
+            snprintf(a, sizeof a, "p/variants/%05d/frf.csv", v);
+            snprintf(b, sizeof b, "r%d/variants/%05d/frf.csv", r, v);
+            char *x = slurp(a), *y = slurp(b);
+            cr_assert(x && y, "%d ranks: variant %d: frf.csv missing", r, v);
+            cr_expect_str_eq(x, y, "%d ranks: variant %d: frf.csv differs", r, v);
+            free(x), free(y);
+        }
+        snprintf(rel, sizeof rel, "r%d/summary.json", r);
+        char *sum = slurp(rel);
+        char want[32];
+        snprintf(want, sizeof want, "\"ranks\":\t%d", r);
+        cr_expect(sum && strstr(sum, want), "%d ranks: summary.json lacks %s", r, want);
+        free(sum);
+        snprintf(rel, sizeof rel, "r%d/frf.png", r);
+        char *png = slurp(rel);
+        cr_expect(png != NULL, "%d ranks: %s not drawn", r, rel);
+        free(png);
+        printf("%d ranks: study.csv and 5 frf.csv bitwise those of one process\n", r);
+    }
+    free(csv0);
+#endif
+}
+
+/* A variant that fails (a spring too stiff for the step: its energy overflows at t = 0.5 ms) on the
+ * second rank: every rank exits with status 1, and rank 0's study.csv holds its row and error as the
+ * one-process run's does. */
+Test(mpi, failing_variant_on_another_rank_is_reported)
+{
+#ifndef MPIEXEC
+    printf("SKIP test_mpi: Bristle was built without MPI (no MPI found, or -DBRISTLE_MPI=OFF)\n");
+    cr_skip_test("built without MPI");
+#else
+    write_file("osc.yaml",
+               "time: {end: 0.05, dt: 1.0e-5}\n"
+               "bodies:\n"
+               "  - {name: mass, mass: 1.0, box: [0.1, 0.1, 0.1], position: [0, 0, 0], lock: [y, z, rx, ry, rz]}\n"
+               "springs:\n"
+               "  - {name: spring, a: {frame: ground, point: [0, 0, 0]}, b: {frame: mass, point: [0, 0, 0]},\n"
+               "     stiffness: 3947.8417604357434, damping: 6.283185307179586}\n"
+               "loads:\n"
+               "  - {name: drive, body: mass, direction: [1, 0, 0], magnitude: {harmonic: {amplitude: 2.0, frequency: 8}}}\n");
+    const char *path = write_file("osc_study.yaml", "scenario: osc.yaml\n"
+                                                    "grid: {springs.spring.stiffness: [1000, 1.0e14, 4000]}\n"
+                                                    "analysis: {type: time_history, columns: [mass.x]}\n");
+    char args[4096], err[8192], prefix[1200];
+    snprintf(args, sizeof args, "study '%s' --out '%s/p' --threads 1 --quiet", path, dir);
+    cr_assert_eq(testdir_run(dir, BRISTLE_EXE, "", args, err, sizeof err), 1, "stderr: %s", err);
+    snprintf(prefix, sizeof prefix, "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '%s' -n 2", MPIEXEC);
+    snprintf(args, sizeof args, "study '%s' --out '%s/r2' --threads 1 --quiet", path, dir);
+    const int st = testdir_run(dir, BRISTLE_EXE, prefix, args, err, sizeof err);
+    cr_expect_eq(st, 1, "2 ranks: exit %d, stderr: %s", st, err);
+    cr_expect(strstr(err, "variant 2 failed at t = 0.0005 s") != NULL, "stderr: %s", err);
+    char *a = slurp("p/study.csv"), *b = slurp("r2/study.csv");
+    cr_assert(a && b, "study.csv missing");
+    cr_expect(strstr(a, "failed") != NULL, "%s", a);
+    cr_expect_str_eq(a, b, "2 ranks: study.csv differs from the one-process run's");
+    printf("a variant failing on rank 1: exit 1 and the one-process study.csv, bitwise\n");
+    free(a), free(b);
+#endif
+}
