@@ -12,20 +12,37 @@
 #endif
 
 /* the environment of a process an MPI launcher started (Open MPI's mpirun, PMI and PMIx: MPICH's
- * hydra, Slurm's srun) */
+ * hydra, Slurm's srun), unless BRISTLE_MPI=0 says to run as one process regardless */
 static int launched_by_mpi(void)
 {
+    const char *off = getenv("BRISTLE_MPI");
+    if (off && !strcmp(off, "0")) return 0;
     static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"};
     for (size_t k = 0; k < sizeof vars / sizeof *vars; k++)
         if (getenv(vars[k])) return 1;
     return 0;
 }
 
+#ifndef BRISTLE_HAVE_MPI
+/* the process count a launcher gave this process's job (1 when none says more) */
+static long launched_size(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    long n = 1;
+    for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
+        const char *v = getenv(vars[k]);
+        const long m = v ? strtol(v, NULL, 10) : 1;
+        n = m > n ? m : n;
+    }
+    return n;
+}
+#endif
+
 int br_ranks_begin(br_ranks *R, int *argc, char ***argv)
 {
     R->rank = 0, R->size = 1, R->mpi = 0;
-#ifdef BRISTLE_HAVE_MPI
     if (!launched_by_mpi()) return 0;
+#ifdef BRISTLE_HAVE_MPI
     int provided = 0;
     /* OpenMP threads inside a rank; MPI is called from the main thread only */
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
@@ -37,8 +54,13 @@ int br_ranks_begin(br_ranks *R, int *argc, char ***argv)
     MPI_Comm_size(MPI_COMM_WORLD, &R->size);
 #else
     (void)argc, (void)argv;
-    if (launched_by_mpi() && getenv("OMPI_COMM_WORLD_SIZE") && strcmp(getenv("OMPI_COMM_WORLD_SIZE"), "1"))
-        fprintf(stderr, "bristle: started by mpirun, but built without MPI: every process runs the whole study\n");
+    /* each of the launcher's processes would run the whole study into the same folder */
+    if (launched_size() > 1) {
+        fprintf(stderr, "bristle: started as one of %ld processes by an MPI launcher, but built without MPI: "
+                        "each would run the whole study into the same folder (build with libopenmpi-dev, or set "
+                        "BRISTLE_MPI=0 to run it in each process regardless)\n", launched_size());
+        return -1;
+    }
 #endif
     return 0;
 }
@@ -65,20 +87,6 @@ long br_ranks_max(const br_ranks *R, long x)
     if (R->size > 1) {
         long y = x;
         MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-        return y;
-    }
-#else
-    (void)R;
-#endif
-    return x;
-}
-
-long br_ranks_sum(const br_ranks *R, long x)
-{
-#ifdef BRISTLE_HAVE_MPI
-    if (R->size > 1) {
-        long y = x;
-        MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         return y;
     }
 #else
@@ -138,14 +146,6 @@ void br_ranks_gather_bytes(const br_ranks *R, const void *send, size_t bytes, vo
     (void)R;
 #endif
     if (recv != send) memmove(recv, send, bytes);
-}
-
-void br_ranks_gather_blocks(const br_ranks *R, void *buf, size_t size, long nv)
-{
-    long v0, v1;
-    br_ranks_block(R, nv, R->rank, &v0, &v1);
-    /* rank 0's block starts at item 0, so its own bytes are already in place */
-    br_ranks_gather_bytes(R, (char *)buf + (size_t)v0 * size, (size_t)(v1 - v0) * size, R->rank == 0 ? buf : NULL);
 }
 
 void br_ranks_barrier(const br_ranks *R)

@@ -13,7 +13,8 @@ typedef struct br_ranks {
 } br_ranks;
 
 /* argc, argv -> R: MPI started when built with it and launched by an MPI launcher (its environment
- * says so), else one rank; 0, or -1 with a message on stderr */
+ * says so; BRISTLE_MPI=0 in it: never), else one rank; 0, or -1 with a message on stderr (MPI would
+ * not start, or a launcher started several processes of a build without MPI) */
 int br_ranks_begin(br_ranks *R, int *argc, char ***argv);
 
 /* R -> MPI finalized where br_ranks_begin started it */
@@ -26,15 +27,8 @@ void br_ranks_block(const br_ranks *R, long nv, int rank, long *v0, long *v1);
 /* x on every rank -> the largest on every rank */
 long br_ranks_max(const br_ranks *R, long x);
 
-/* x on every rank -> the sum on every rank (added in rank order) */
-long br_ranks_sum(const br_ranks *R, long x);
-
 /* bytes at buf on rank 0 -> the same bytes at buf on every rank */
 void br_ranks_bcast(const br_ranks *R, void *buf, size_t bytes);
-
-/* items of size bytes, item i at buf + i * size, each rank holding its block (br_ranks_block) of
- * nv -> every item at buf on rank 0 (the others' buf unchanged) */
-void br_ranks_gather_blocks(const br_ranks *R, void *buf, size_t size, long nv);
 
 /* each rank's send (bytes of it) -> on rank 0, every rank's bytes one after another in rank order
  * at recv (which must hold their sum; NULL elsewhere) */

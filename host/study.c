@@ -1376,7 +1376,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK);
 int br_study_main(int argc, char **argv)
 {
     br_ranks RK;
-    if (br_ranks_begin(&RK, NULL, NULL)) return 1;
+    if (br_ranks_begin(&RK, NULL, NULL)) return 2;
     const int rc = study_main(argc, argv, &RK);
     br_ranks_end(&RK);
     return rc;
@@ -1431,13 +1431,19 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     }
     char err[2048];
     st_study *S = study_read(file, err, sizeof err);
-    if (!S) {
-        if (RK->rank == 0) fprintf(stderr, "%s\n", err);
+    if (br_ranks_max(RK, !S)) { /* every rank stops if any could not read it (a file only one node sees) */
+        if (!S) fprintf(stderr, "%s%s\n", RK->size > 1 ? "bristle study: on one of the ranks: " : "", err);
+        study_free(S);
+        return 2;
+    }
+    if (br_ranks_max(RK, S->nvar) != -br_ranks_max(RK, -S->nvar)) {
+        if (RK->rank == 0) fprintf(stderr, "bristle study: %s: the ranks read different variant counts (the file changed?)\n", file);
+        study_free(S);
         return 2;
     }
     /* everything is written into the stage dir = final_dir.part, which takes final_dir's place when the
      * study ends (output.h); rank 0 makes it and tells the others */
-    char dir[1200], final_dir[1100], serr[1400];
+    char dir[1200] = "", final_dir[1100], serr[1400];
     if (out) snprintf(final_dir, sizeof final_dir, "%s", out);
     else snprintf(final_dir, sizeof final_dir, "runs/%s", S->name);
     int staged = RK->rank == 0 ? br_stage_begin(final_dir, 0, dir, sizeof dir, serr, sizeof serr) : 0;
@@ -1478,8 +1484,9 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
         if (v == v0 && backend < 0 && V[v0].m) backend = V[v0].m->backend;
     }
     bad = (int)br_ranks_max(RK, bad);
-    if (bad) { /* nothing was stepped: no stage left behind */
+    if (bad) { /* nothing was stepped: no stage left behind (removed once every rank closed its files) */
         for (long v = 0; v < nv; v++) var_free(&V[v]);
+        br_ranks_barrier(RK);
         if (RK->rank == 0) br_rm_tree(dir);
         free(V), free(R), study_free(S);
         return bad;
@@ -1489,6 +1496,9 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     st_var *L = V + v0; /* this rank's variants, L[0..nl) */
     int shared = 1;
     for (long v = 1; v < nl; v++) shared &= L[v].m->dt == L[0].m->dt;
+    double dt0 = nl ? L[0].m->dt : 0.0; /* and across the ranks: every rank's first dt is rank 0's */
+    br_ranks_bcast(RK, &dt0, sizeof dt0);
+    shared = !br_ranks_max(RK, !shared || (nl && L[0].m->dt != dt0));
     st_batch B;
     memset(&B, 0, sizeof B);
     const br_backend_kind fb = backend < 0 ? BR_BACKEND_AUTO : (br_backend_kind)backend;
@@ -1500,6 +1510,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (bad) {
         batch_free(&B);
         for (long v = 0; v < nv; v++) var_free(&V[v]);
+        br_ranks_barrier(RK);
         if (RK->rank == 0) br_rm_tree(dir);
         free(V), free(R), study_free(S);
         return bad;
@@ -1518,6 +1529,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
         free(run);
         batch_free(&B);
         for (long v = 0; v < nv; v++) var_free(&V[v]);
+        br_ranks_barrier(RK);
         if (RK->rank == 0) br_rm_tree(dir);
         free(V), free(R), study_free(S);
         return 1;
@@ -1553,6 +1565,9 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
         if (!running) break;
     }
     free(run);
+    /* the stepping's wall time: the slowest rank's (in microseconds through the reduction) */
+    const double wall = RK->size > 1 ? 1e-6 * (double)br_ranks_max(RK, (long)(1e6 * (br_wall_seconds() - start)))
+                                     : br_wall_seconds() - start;
     /* each rank's variant files: its series closed, its frequency responses written */
     int io_fail = 0;
     for (long v = v0; v < v1; v++) {
@@ -1572,7 +1587,6 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
         free(V), free(R), study_free(S);
         return 1;
     }
-    const double wall = br_wall_seconds() - start;
     if (RK->rank != 0) { /* rank 0 writes the rest and says how it went */
         int rc = 0;
         br_ranks_bcast(RK, &rc, sizeof rc);

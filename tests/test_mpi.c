@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testdir.h"
 
@@ -46,6 +47,29 @@ static char *slurp(const char *rel)
     return b;
 }
 
+#ifdef MPIEXEC
+/* ranks -> the shell prefix that starts `bristle` on that many ranks (as root too; more ranks than
+ * cores allowed) */
+static const char *mpi_prefix(int ranks)
+{
+    static char p[1200];
+    snprintf(p, sizeof p,
+             "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 '%s' -n %d",
+             MPIEXEC, ranks);
+    return p;
+}
+#endif
+
+/* The oscillator of test_cli's stepped sine, 50 ms of it. */
+static const char *OSC = "time: {end: 0.05, dt: 1.0e-5}\n"
+                         "bodies:\n"
+                         "  - {name: mass, mass: 1.0, box: [0.1, 0.1, 0.1], position: [0, 0, 0], lock: [y, z, rx, ry, rz]}\n"
+                         "springs:\n"
+                         "  - {name: spring, a: {frame: ground, point: [0, 0, 0]}, b: {frame: mass, point: [0, 0, 0]},\n"
+                         "     stiffness: 3947.8417604357434, damping: 6.283185307179586}\n"
+                         "loads:\n"
+                         "  - {name: drive, body: mass, direction: [1, 0, 0], magnitude: {harmonic: {amplitude: 2.0, frequency: 8}}}\n";
+
 /* A short mistuning x amplitude study of the S2 bundle (0.3 s of the sweep; 1 + 2 x 2 variants),
  * with the plots of every variant's response (rank 0 draws them from the gathered points). */
 static const char *STUDY =
@@ -70,18 +94,15 @@ Test(mpi, study_on_any_rank_count_writes_the_one_process_files)
     cr_skip_test("built without MPI");
 #else
     const char *path = write_file("small.yaml", STUDY);
-    char args[4096], err[8192], prefix[1200];
-    /* the one-process run, then 1, 2 and 3 ranks (more ranks than cores: --oversubscribe) */
+    char args[4096], err[8192];
+    /* the one-process run, then 1, 2 and 3 ranks */
     snprintf(args, sizeof args, "study '%s' --out '%s/p' --threads 1 --quiet", path, dir);
     cr_assert_eq(testdir_run(dir, BRISTLE_EXE, "", args, err, sizeof err), 0, "stderr: %s", err);
     char *csv0 = slurp("p/study.csv");
     cr_assert(csv0, "the one-process run wrote no study.csv");
     for (int r = 1; r <= 3; r++) {
-        snprintf(prefix, sizeof prefix,
-                 "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 '%s' -n %d",
-                 MPIEXEC, r);
         snprintf(args, sizeof args, "study '%s' --out '%s/r%d' --threads 1", path, dir, r);
-        const int st = testdir_run(dir, BRISTLE_EXE, prefix, args, err, sizeof err);
+        const int st = testdir_run(dir, BRISTLE_EXE, mpi_prefix(r), args, err, sizeof err);
         cr_assert_eq(st, 0, "%d ranks: exit %d, stderr: %s", r, st, err);
         char rel[64];
         snprintf(rel, sizeof rel, "r%d/study.csv", r);
@@ -123,24 +144,15 @@ Test(mpi, failing_variant_on_another_rank_is_reported)
     printf("SKIP test_mpi: Bristle was built without MPI (no MPI found, or -DBRISTLE_MPI=OFF)\n");
     cr_skip_test("built without MPI");
 #else
-    write_file("osc.yaml",
-               "time: {end: 0.05, dt: 1.0e-5}\n"
-               "bodies:\n"
-               "  - {name: mass, mass: 1.0, box: [0.1, 0.1, 0.1], position: [0, 0, 0], lock: [y, z, rx, ry, rz]}\n"
-               "springs:\n"
-               "  - {name: spring, a: {frame: ground, point: [0, 0, 0]}, b: {frame: mass, point: [0, 0, 0]},\n"
-               "     stiffness: 3947.8417604357434, damping: 6.283185307179586}\n"
-               "loads:\n"
-               "  - {name: drive, body: mass, direction: [1, 0, 0], magnitude: {harmonic: {amplitude: 2.0, frequency: 8}}}\n");
+    write_file("osc.yaml", OSC);
     const char *path = write_file("osc_study.yaml", "scenario: osc.yaml\n"
                                                     "grid: {springs.spring.stiffness: [1000, 1.0e14, 4000]}\n"
                                                     "analysis: {type: time_history, columns: [mass.x]}\n");
-    char args[4096], err[8192], prefix[1200];
+    char args[4096], err[8192];
     snprintf(args, sizeof args, "study '%s' --out '%s/p' --threads 1 --quiet", path, dir);
     cr_assert_eq(testdir_run(dir, BRISTLE_EXE, "", args, err, sizeof err), 1, "stderr: %s", err);
-    snprintf(prefix, sizeof prefix, "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '%s' -n 2", MPIEXEC);
     snprintf(args, sizeof args, "study '%s' --out '%s/r2' --threads 1 --quiet", path, dir);
-    const int st = testdir_run(dir, BRISTLE_EXE, prefix, args, err, sizeof err);
+    const int st = testdir_run(dir, BRISTLE_EXE, mpi_prefix(2), args, err, sizeof err);
     cr_expect_eq(st, 1, "2 ranks: exit %d, stderr: %s", st, err);
     cr_expect(strstr(err, "variant 2 failed at t = 0.0005 s") != NULL, "stderr: %s", err);
     char *a = slurp("p/study.csv"), *b = slurp("r2/study.csv");
@@ -149,5 +161,60 @@ Test(mpi, failing_variant_on_another_rank_is_reported)
     cr_expect_str_eq(a, b, "2 ranks: study.csv differs from the one-process run's");
     printf("a variant failing on rank 1: exit 1 and the one-process study.csv, bitwise\n");
     free(a), free(b);
+#endif
+}
+
+/* More ranks than variants (2 variants on 3 ranks: the last has none) and variants whose time steps
+ * differ (a field each): study.csv and summary.json's contact_field as in one process. */
+Test(mpi, more_ranks_than_variants_and_differing_time_steps)
+{
+#ifndef MPIEXEC
+    printf("SKIP test_mpi: Bristle was built without MPI (no MPI found, or -DBRISTLE_MPI=OFF)\n");
+    cr_skip_test("built without MPI");
+#else
+    write_file("osc.yaml", OSC);
+    const char *path = write_file("dt_study.yaml", "scenario: osc.yaml\n"
+                                                   "grid: {time.dt: [2.0e-5]}\n"
+                                                   "analysis: {type: time_history, columns: [mass.x]}\n");
+    char args[4096], err[8192];
+    snprintf(args, sizeof args, "study '%s' --out '%s/p' --threads 1 --quiet", path, dir);
+    cr_assert_eq(testdir_run(dir, BRISTLE_EXE, "", args, err, sizeof err), 0, "stderr: %s", err);
+    snprintf(args, sizeof args, "study '%s' --out '%s/r3' --threads 1 --quiet", path, dir);
+    const int st = testdir_run(dir, BRISTLE_EXE, mpi_prefix(3), args, err, sizeof err);
+    cr_assert_eq(st, 0, "3 ranks: exit %d, stderr: %s", st, err);
+    char *a = slurp("p/study.csv"), *b = slurp("r3/study.csv"), *j = slurp("r3/summary.json");
+    cr_assert(a && b && j, "an output is missing");
+    cr_expect_str_eq(a, b, "3 ranks: study.csv differs from the one-process run's");
+    cr_expect(strstr(j, "a field per variant (time steps differ)") != NULL, "%s", j);
+    printf("2 variants with differing time steps on 3 ranks: the one-process study.csv, a field per variant\n");
+    free(a), free(b), free(j);
+#endif
+}
+
+/* Bad input in a variant on the last rank stops every rank before stepping: exit status 2, the
+ * message with the study file's line, no output folder (not even the stage). */
+Test(mpi, bad_variant_on_another_rank_stops_every_rank)
+{
+#ifndef MPIEXEC
+    printf("SKIP test_mpi: Bristle was built without MPI (no MPI found, or -DBRISTLE_MPI=OFF)\n");
+    cr_skip_test("built without MPI");
+#else
+    write_file("osc.yaml", OSC);
+    const char *path = write_file("bad_study.yaml", "scenario: osc.yaml\n"
+                                                    "grid: {springs.spring.stiffness: [1000, 2000, -5]}\n"
+                                                    "analysis: {type: time_history, columns: [mass.x]}\n");
+    char args[4096], err[8192];
+    snprintf(args, sizeof args, "study '%s' --out '%s/bad' --threads 1 --quiet", path, dir);
+    const int st = testdir_run(dir, BRISTLE_EXE, mpi_prefix(2), args, err, sizeof err);
+    cr_expect_eq(st, 2, "exit %d, stderr: %s", st, err);
+    cr_expect(strstr(err, "bad_study.yaml:2: variant 3:") && strstr(err, "stiffness must be >= 0"), "stderr: %s", err);
+    char *x = slurp("bad/study.csv"), *y = slurp("bad.part/summary.json");
+    struct stat sb;
+    char p[700], q[700];
+    snprintf(p, sizeof p, "%s/bad.part", dir);
+    snprintf(q, sizeof q, "%s/bad", dir);
+    cr_expect(!x && !y && stat(p, &sb) != 0 && stat(q, &sb) != 0, "an output folder was left");
+    printf("a bad variant on rank 1 of 2: exit 2, the study file's line, no folder left\n");
+    free(x), free(y);
 #endif
 }
