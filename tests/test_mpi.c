@@ -18,6 +18,7 @@ static void teardown(void) { testdir_remove(dir); }
 
 TestSuite(mpi, .init = setup, .fini = teardown);
 
+#ifdef MPIEXEC /* the helpers of the tests, which have nothing to run without MPI */
 /* name, text -> file written in the test folder; its path */
 static const char *write_file(const char *name, const char *text)
 {
@@ -47,7 +48,6 @@ static char *slurp(const char *rel)
     return b;
 }
 
-#ifdef MPIEXEC
 /* ranks -> the shell prefix that starts `bristle` on that many ranks (as root too; more ranks than
  * cores allowed) */
 static const char *mpi_prefix(int ranks)
@@ -58,7 +58,6 @@ static const char *mpi_prefix(int ranks)
              MPIEXEC, ranks);
     return p;
 }
-#endif
 
 /* The oscillator of test_cli's stepped sine, 50 ms of it. */
 static const char *OSC = "time: {end: 0.05, dt: 1.0e-5}\n"
@@ -86,6 +85,7 @@ static const char *STUDY =
     "    beams.blade_R.E: {uniform: 1.0e9, relative: false}\n"
     "analysis: {type: sweep, columns: [tip_C.x, tip_L.x], window: 0.05}\n"
     "output: {plots: true}\n";
+#endif
 
 Test(mpi, study_on_any_rank_count_writes_the_one_process_files)
 {
