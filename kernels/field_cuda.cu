@@ -117,8 +117,6 @@ __global__ void __launch_bounds__(kBlock, TAN ? 1 : BR_CUDA_MINB) field_step_ker
     br_sums_zero(&acc);
     constexpr int kItems = law_items(LAW);
     const long base = (long)blockIdx.x * kBlock * kItems + threadIdx.x;
-    /* the tangent instantiation's body is 120 shuffle trees: unrolled four times it took ptxas
-     * minutes per law and surface */
     const long n = v.n;
     /* Without the tangent: every input of the thread's points first (8 loads a point for a law
      * of 3 states, all independent), then the steps, each state stored once. */
@@ -136,6 +134,8 @@ __global__ void __launch_bounds__(kBlock, TAN ? 1 : BR_CUDA_MINB) field_step_ker
             }
         }
     }
+    /* the tangent instantiation's body is 120 shuffle trees: unrolled four times it took ptxas
+     * minutes per law and surface */
 #pragma unroll(TAN ? 1 : kItems)
     for (int j = 0; j < kItems; j++) {
         const long i = base + (long)j * kBlock;
