@@ -4,13 +4,13 @@
 # full test suite (test_field_cuda must run, not skip), benchmark the field
 # on the GPU and the CPU, and print a short table last. Logs and the table go
 # to $OUT (or benchmarks/results/ when OUT is unset).
-#   usage: sh benchmarks/gpu-check.sh [points...]     (lugre3d at 1e5 1e6 1e7 by default;
-#          every other friction law at 1e6 points)
+#   usage: sh benchmarks/gpu-check.sh [points...]     (lugre3d at 1e5 1e6 1e7 1e8 by default;
+#          every other friction law at 1e6 points; the CuPy peer at 1e5 1e6 1e7 where python3 has CuPy)
 set -u
 cd "$(dirname "$0")/.."
 OUTDIR="${OUT:-benchmarks/results}"
 mkdir -p "$OUTDIR"
-POINTS="${*:-100000 1000000 10000000}"
+POINTS="${*:-100000 1000000 10000000 100000000}"
 dev="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 t0=$(date +%s)
 commit="${BRISTLE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
@@ -112,6 +112,23 @@ done
 # The implicit coupling's path: lugre3d at 1e6 points with the wrench tangent reduced every step.
 bench_row cuda lugre3d 1000000 200 " + tangent" --tangent
 bench_row cpu lugre3d 1000000 20 " + tangent" --tangent
+# The CuPy peer (benchmarks/peers/lugre3d_numpy.py --cupy: the NumPy program of the peer table on the
+# GPU), in the same call as the field's rows, with the copy rate it measures itself.
+if python3 -c "import cupy" 2>/dev/null; then
+    for n in 100000 1000000 10000000; do
+        line=$(python3 benchmarks/peers/lugre3d_numpy.py --cupy "$n" 200 2>>"$OUTDIR/gpu-bench.log" | grep '^RESULT')
+        echo "$line" >>"$OUTDIR/gpu-bench.log"
+        if [ -z "$line" ]; then
+            echo "| cupy peer | - | lugre3d | $n | FAILED | | | |" >>"$table"
+            trc=1
+            continue
+        fi
+        echo "$line" | awk -v dev="$dev" '{
+            for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+            printf "| cupy peer | %s | lugre3d | %s | %s | %.3f | %s | 56 |\n", dev, v["points"], v["updates_per_s"],
+                v["updates_per_s"] * 88 / 1e9, v["copy_GBs"] }' >>"$table"
+    done
+fi
 # The S1 cube run (4e5 steps, 6 points): per-step overhead of each backend.
 for be in cuda cpu; do
     echo "cube_00 on $be:" >>"$OUTDIR/gpu-cube.log"
