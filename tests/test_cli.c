@@ -15,6 +15,7 @@
 #include "csvread.h"
 #include "field.h"
 #include "jsonread.h"
+#include "study_s2.h"
 
 static char dir[512];
 
@@ -444,20 +445,7 @@ Test(cli, initial_contact_energy_is_booked)
 /* ---- bristle study ---- */
 
 /* A short mistuning x amplitude study of the S2 bundle (0.3 s of the sweep; 1 + 2 x 2 variants). */
-static const char *STUDY_S2 =
-    "name: small\n"
-    "scenario: " SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml\n"
-    "set: {time.end: 0.3}\n"
-    "grid:\n"
-    "  loads.excitation.magnitude.sweep.amplitude: [1, 2]\n"
-    "random:\n"
-    "  count: 2\n"
-    "  seed: 7\n"
-    "  keys:\n"
-    "    beams.blade_L.E: {normal: 0.02}\n"
-    "    beams.blade_R.E: {uniform: 1.0e9, relative: false}\n"
-    "analysis: {type: sweep, columns: [tip_C.x, tip_L.x], window: 0.05}\n"
-    "output: {plots: false}\n";
+static const char *STUDY_S2 = BR_TEST_STUDY_S2_BODY "output: {plots: false}\n";
 
 /* study.csv and every frf.csv are bitwise the same on 1 and 2 threads */
 Test(cli, study_is_bitwise_the_same_for_any_thread_count)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "study_s2.h"
 #include "testdir.h"
 
 static char dir[512];
@@ -59,6 +60,15 @@ static const char *mpi_prefix(int ranks)
     return p;
 }
 
+/* ranks (0: one process, no launcher), study file, output folder under the test folder -> the exit
+ * status of `bristle study FILE --out OUT --threads 1 --quiet`; its stderr in err */
+static int study(int ranks, const char *path, const char *out, char *err, size_t errlen)
+{
+    char args[4096];
+    snprintf(args, sizeof args, "study '%s' --out '%s/%s' --threads 1 --quiet", path, dir, out);
+    return testdir_run(dir, BRISTLE_EXE, ranks ? mpi_prefix(ranks) : "", args, err, errlen);
+}
+
 /* The oscillator of test_cli's stepped sine, 50 ms of it. */
 static const char *OSC = "time: {end: 0.05, dt: 1.0e-5}\n"
                          "bodies:\n"
@@ -69,22 +79,9 @@ static const char *OSC = "time: {end: 0.05, dt: 1.0e-5}\n"
                          "loads:\n"
                          "  - {name: drive, body: mass, direction: [1, 0, 0], magnitude: {harmonic: {amplitude: 2.0, frequency: 8}}}\n";
 
-/* A short mistuning x amplitude study of the S2 bundle (0.3 s of the sweep; 1 + 2 x 2 variants),
- * with the plots of every variant's response (rank 0 draws them from the gathered points). */
-static const char *STUDY =
-    "name: small\n"
-    "scenario: " SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml\n"
-    "set: {time.end: 0.3}\n"
-    "grid:\n"
-    "  loads.excitation.magnitude.sweep.amplitude: [1, 2]\n"
-    "random:\n"
-    "  count: 2\n"
-    "  seed: 7\n"
-    "  keys:\n"
-    "    beams.blade_L.E: {normal: 0.02}\n"
-    "    beams.blade_R.E: {uniform: 1.0e9, relative: false}\n"
-    "analysis: {type: sweep, columns: [tip_C.x, tip_L.x], window: 0.05}\n"
-    "output: {plots: true}\n";
+/* The short S2 study (study_s2.h), with the plots of every variant's response (rank 0 draws them
+ * from the gathered points). */
+static const char *STUDY = BR_TEST_STUDY_S2_BODY "output: {plots: true}\n";
 #endif
 
 Test(mpi, study_on_any_rank_count_writes_the_one_process_files)
@@ -94,17 +91,16 @@ Test(mpi, study_on_any_rank_count_writes_the_one_process_files)
     cr_skip_test("built without MPI");
 #else
     const char *path = write_file("small.yaml", STUDY);
-    char args[4096], err[8192];
+    char err[8192];
     /* the one-process run, then 1, 2 and 3 ranks */
-    snprintf(args, sizeof args, "study '%s' --out '%s/p' --threads 1 --quiet", path, dir);
-    cr_assert_eq(testdir_run(dir, BRISTLE_EXE, "", args, err, sizeof err), 0, "stderr: %s", err);
+    cr_assert_eq(study(0, path, "p", err, sizeof err), 0, "stderr: %s", err);
     char *csv0 = slurp("p/study.csv");
     cr_assert(csv0, "the one-process run wrote no study.csv");
     for (int r = 1; r <= 3; r++) {
-        snprintf(args, sizeof args, "study '%s' --out '%s/r%d' --threads 1", path, dir, r);
-        const int st = testdir_run(dir, BRISTLE_EXE, mpi_prefix(r), args, err, sizeof err);
-        cr_assert_eq(st, 0, "%d ranks: exit %d, stderr: %s", r, st, err);
         char rel[64];
+        snprintf(rel, sizeof rel, "r%d", r);
+        const int st = study(r, path, rel, err, sizeof err);
+        cr_assert_eq(st, 0, "%d ranks: exit %d, stderr: %s", r, st, err);
         snprintf(rel, sizeof rel, "r%d/study.csv", r);
         char *csv = slurp(rel);
         cr_assert(csv, "%d ranks: no study.csv", r);
@@ -148,11 +144,9 @@ Test(mpi, failing_variant_on_another_rank_is_reported)
     const char *path = write_file("osc_study.yaml", "scenario: osc.yaml\n"
                                                     "grid: {springs.spring.stiffness: [1000, 1.0e14, 4000]}\n"
                                                     "analysis: {type: time_history, columns: [mass.x]}\n");
-    char args[4096], err[8192];
-    snprintf(args, sizeof args, "study '%s' --out '%s/p' --threads 1 --quiet", path, dir);
-    cr_assert_eq(testdir_run(dir, BRISTLE_EXE, "", args, err, sizeof err), 1, "stderr: %s", err);
-    snprintf(args, sizeof args, "study '%s' --out '%s/r2' --threads 1 --quiet", path, dir);
-    const int st = testdir_run(dir, BRISTLE_EXE, mpi_prefix(2), args, err, sizeof err);
+    char err[8192];
+    cr_assert_eq(study(0, path, "p", err, sizeof err), 1, "stderr: %s", err);
+    const int st = study(2, path, "r2", err, sizeof err);
     cr_expect_eq(st, 1, "2 ranks: exit %d, stderr: %s", st, err);
     cr_expect(strstr(err, "variant 2 failed at t = 0.0005 s") != NULL, "stderr: %s", err);
     char *a = slurp("p/study.csv"), *b = slurp("r2/study.csv");
@@ -176,11 +170,9 @@ Test(mpi, more_ranks_than_variants_and_differing_time_steps)
     const char *path = write_file("dt_study.yaml", "scenario: osc.yaml\n"
                                                    "grid: {time.dt: [2.0e-5]}\n"
                                                    "analysis: {type: time_history, columns: [mass.x]}\n");
-    char args[4096], err[8192];
-    snprintf(args, sizeof args, "study '%s' --out '%s/p' --threads 1 --quiet", path, dir);
-    cr_assert_eq(testdir_run(dir, BRISTLE_EXE, "", args, err, sizeof err), 0, "stderr: %s", err);
-    snprintf(args, sizeof args, "study '%s' --out '%s/r3' --threads 1 --quiet", path, dir);
-    const int st = testdir_run(dir, BRISTLE_EXE, mpi_prefix(3), args, err, sizeof err);
+    char err[8192];
+    cr_assert_eq(study(0, path, "p", err, sizeof err), 0, "stderr: %s", err);
+    const int st = study(3, path, "r3", err, sizeof err);
     cr_assert_eq(st, 0, "3 ranks: exit %d, stderr: %s", st, err);
     char *a = slurp("p/study.csv"), *b = slurp("r3/study.csv"), *j = slurp("r3/summary.json");
     cr_assert(a && b && j, "an output is missing");
@@ -203,9 +195,8 @@ Test(mpi, bad_variant_on_another_rank_stops_every_rank)
     const char *path = write_file("bad_study.yaml", "scenario: osc.yaml\n"
                                                     "grid: {springs.spring.stiffness: [1000, 2000, -5]}\n"
                                                     "analysis: {type: time_history, columns: [mass.x]}\n");
-    char args[4096], err[8192];
-    snprintf(args, sizeof args, "study '%s' --out '%s/bad' --threads 1 --quiet", path, dir);
-    const int st = testdir_run(dir, BRISTLE_EXE, mpi_prefix(2), args, err, sizeof err);
+    char err[8192];
+    const int st = study(2, path, "bad", err, sizeof err);
     cr_expect_eq(st, 2, "exit %d, stderr: %s", st, err);
     cr_expect(strstr(err, "bad_study.yaml:2: variant 3:") && strstr(err, "stiffness must be >= 0"), "stderr: %s", err);
     char *x = slurp("bad/study.csv"), *y = slurp("bad.part/summary.json");
