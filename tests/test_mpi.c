@@ -23,12 +23,8 @@ TestSuite(mpi, .init = setup, .fini = teardown);
 /* name, text -> file written in the test folder; its path */
 static const char *write_file(const char *name, const char *text)
 {
-    static char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "w");
-    cr_assert(fp);
-    fputs(text, fp);
-    fclose(fp);
+    const char *path = testdir_write(dir, name, text);
+    cr_assert(path, "cannot write %s/%s", dir, name);
     return path;
 }
 

@@ -26,6 +26,18 @@ static inline int testdir_run(const char *dir, const char *exe, const char *pref
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* folder, file name, text -> the file written there; its path (static buffer), or NULL if it
+ * could not be written */
+static inline const char *testdir_write(const char *dir, const char *name, const char *text)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    if (!fp) return NULL;
+    const int bad = fputs(text, fp) < 0;
+    return (fclose(fp) != 0 || bad) ? NULL : path;
+}
+
 /* prefix -> dir = TEST_TMP/prefix-pid, removed and made again; 0, or the shell's status */
 static inline int testdir_make(char *dir, size_t len, const char *prefix)
 {
