@@ -21,12 +21,11 @@ typedef enum { BR_BACKEND_AUTO = 0, BR_BACKEND_CPU = 1, BR_BACKEND_CUDA = 2 } br
  * 64 us whatever the size up to 1e5 points (launches and a blocking copy; H100, with and without
  * the wrench tangent), a CPU core 8 to 22 ns a point (docs/gpu.md) */
 #define BR_AUTO_GPU_MIN_POINTS 10000
-/* the CUDA backend's most contact sets */
-#define BR_CUDA_MAX_SETS 64
 
-/* requested backend, usable GPUs, total points, sets -> the backend a field runs on (AUTO: the GPU
- * for large fields it can take, else the CPU; CUDA stays CUDA and fails later if it cannot) */
-br_backend_kind br_backend_choose(br_backend_kind requested, int ngpu, long npoints, int nsets);
+/* requested backend, usable GPUs, total points -> the backend a field runs on (AUTO: the GPU for
+ * fields of at least BR_AUTO_GPU_MIN_POINTS points, however many sets they have, else the CPU;
+ * CUDA stays CUDA and fails later if it cannot) */
+br_backend_kind br_backend_choose(br_backend_kind requested, int ngpu, long npoints);
 
 /* Description of one contact set (copied by br_field_create). */
 typedef struct br_contact_set_desc {

@@ -1,8 +1,10 @@
 /* field_cuda.cu: CUDA backend of the contact field.
  *
- * Per step and contact set, one fused kernel (templated on the friction law)
- * does kinematics, Hunt-Crossley normal force, state update, force and a CUB
- * block reduction of the set sums; each block writes one partial. A second
+ * Per step, one fused kernel (templated on the friction law) per group of sets
+ * that share a law, counter surface and tangent flag (a study's variants: one
+ * launch steps the same set of every variant) does kinematics, Hunt-Crossley
+ * normal force, state update, force and a CUB block reduction of the set sums;
+ * each block writes one partial, in its set's own slots. A second
  * kernel (one block per set) combines the partials of each set in a fixed
  * strided order and reduces them with CUB again. No atomics: the same input
  * gives bitwise the same sums on the same device. The grid depends only on
@@ -97,13 +99,14 @@ __host__ __device__ constexpr int reg_states(int law)
     return law == BR_LAW_GMS || law == BR_LAW_GKF || law == BR_LAW_STATIC_REG ? 0 : law == BR_LAW_BRISTLE2 ? 6 : 3;
 }
 
-/* One block: kBlock threads, law_items(LAW) points each. With TAN the block also reduces the set's
- * wrench tangent (kernels/point_tangent.h) into tpartials[blockIdx.x]: each warp adds its points'
- * contributions into its own slot in shared memory, point by point in a fixed order, and the
- * slots are added in warp order at the end. */
+/* Block blk of set v (kBlock threads, law_items(LAW) points each) -> the set's points
+ * [blk kBlock kItems, (blk + 1) kBlock kItems) advanced and their sums in *partial. With TAN the
+ * block also reduces the set's wrench tangent (kernels/point_tangent.h) into *tpartial: each warp
+ * adds its points' contributions into its own slot in shared memory, point by point in a fixed
+ * order, and the slots are added in warp order at the end. */
 template <int LAW, int SURF, bool TAN>
-__global__ void __launch_bounds__(kBlock, TAN ? 1 : BR_CUDA_MINB) field_step_kernel(br_set_view v, br_set_frame f, double h,
-                                                            br_set_sums *partials, br_tangent_sums *tpartials)
+__device__ __forceinline__ void step_block(const br_set_view &v, const br_set_frame &f, double h, long blk,
+                                           br_set_sums *partial, br_tangent_sums *tpartial)
 {
     using Reduce = cub::BlockReduce<br_set_sums, kBlock>;
     __shared__ typename Reduce::TempStorage tmp;
@@ -116,7 +119,7 @@ __global__ void __launch_bounds__(kBlock, TAN ? 1 : BR_CUDA_MINB) field_step_ker
     br_set_sums acc;
     br_sums_zero(&acc);
     constexpr int kItems = law_items(LAW);
-    const long base = (long)blockIdx.x * kBlock * kItems + threadIdx.x;
+    const long base = blk * kBlock * kItems + threadIdx.x;
     const long n = v.n;
     /* Without the tangent: every input of the thread's points first (8 loads a point for a law
      * of 3 states, all independent), then the steps, each state stored once. */
@@ -167,15 +170,42 @@ __global__ void __launch_bounds__(kBlock, TAN ? 1 : BR_CUDA_MINB) field_step_ker
         }
     }
     br_set_sums tot = Reduce(tmp).Reduce(acc, CombineOp<br_set_sums>());
-    if (threadIdx.x == 0) partials[blockIdx.x] = tot;
+    if (threadIdx.x == 0) *partial = tot;
     if constexpr (TAN) {
         __syncthreads();
         for (int k = threadIdx.x; k < BR_TANGENT_N; k += kBlock) {
             double x = ((const double *)&wt[0])[k];
             for (int w = 1; w < kWarps; w++) x += ((const double *)&wt[w])[k];
-            ((double *)&tpartials[blockIdx.x])[k] = x;
+            ((double *)tpartial)[k] = x;
         }
     }
+}
+
+/* One set, its view and frame in the launch's parameters: block b -> partials[b], tpartials[b]
+ * (step_block) */
+template <int LAW, int SURF, bool TAN>
+__global__ void __launch_bounds__(kBlock, TAN ? 1 : BR_CUDA_MINB) field_step_kernel(br_set_view v, br_set_frame f, double h,
+                                                            br_set_sums *partials, br_tangent_sums *tpartials)
+{
+    step_block<LAW, SURF, TAN>(v, f, h, blockIdx.x, partials + blockIdx.x, tpartials + blockIdx.x);
+}
+
+/* Every set of one group (the same law, surface and tangent flag; in a study, the same set of
+ * every variant): block b of the launch steps block blk[b] of set set[b] with that set's view and
+ * frame (device arrays) and writes its partials at poff[set] + blk (the set's own slots, so the
+ * per-set sums are those of a launch per set, bit for bit). Without record the per-point
+ * outputs are not written. */
+template <int LAW, int SURF, bool TAN>
+__global__ void __launch_bounds__(kBlock, TAN ? 1 : BR_CUDA_MINB)
+    field_group_kernel(const br_set_view *views, const br_set_frame *frames, const int *set, const long *blk,
+                       const long *poff, double h, int record, br_set_sums *partials, br_tangent_sums *tpartials)
+{
+    const int s = set[blockIdx.x];
+    const long b = blk[blockIdx.x], slot = poff[s] + b;
+    br_set_view v = views[s];
+    if (!record) v.outF = v.outN = NULL;
+    const br_set_frame f = frames[s]; /* a copy: the state stores cannot alias it */
+    step_block<LAW, SURF, TAN>(v, f, h, b, partials + slot, tpartials + slot);
 }
 
 /* one block per set: the set's partials folded in a fixed strided order, then reduced */
@@ -210,25 +240,76 @@ long blocks_for(long n, int law)
     return (n + per - 1) / per;
 }
 
-/* law (template), surface, tangent -> the kernel specialised for all three */
-template <int LAW, bool TAN>
-void launch_tan(int surface, long nb, const br_set_view &v, const br_set_frame &f, double h, br_set_sums *part,
-                br_tangent_sums *tpart)
+/* What one launch needs: a single set (its view and frame by value, its partial slots) or a
+ * group of sets (the device tables of field_group_kernel). */
+struct launch_args {
+    long nb;                             /* blocks */
+    int group;                           /* 0: one set (v, f); 1: the tables below */
+    br_set_view v;
+    br_set_frame f;
+    const br_set_view *views;
+    const br_set_frame *frames;
+    const int *set;
+    const long *blk, *poff;
+    int record;
+    double h;
+    br_set_sums *part;                   /* one set: its first slot; group: the whole array */
+    br_tangent_sums *tpart;
+};
+
+/* law, surface, tangent (templates), a -> the kernel specialised for all three, launched */
+template <int LAW, int SURF, bool TAN>
+void launch3(const launch_args &a)
 {
-    if (surface == BR_SURF_SPHERE)
-        field_step_kernel<LAW, BR_SURF_SPHERE, TAN><<<nb, kBlock>>>(v, f, h, part, tpart);
-    else if (surface == BR_SURF_CYLINDER)
-        field_step_kernel<LAW, BR_SURF_CYLINDER, TAN><<<nb, kBlock>>>(v, f, h, part, tpart);
-    else field_step_kernel<LAW, BR_SURF_PLANE, TAN><<<nb, kBlock>>>(v, f, h, part, tpart);
+    if (a.group)
+        field_group_kernel<LAW, SURF, TAN><<<a.nb, kBlock>>>(a.views, a.frames, a.set, a.blk, a.poff, a.h, a.record,
+                                                             a.part, a.tpart);
+    else field_step_kernel<LAW, SURF, TAN><<<a.nb, kBlock>>>(a.v, a.f, a.h, a.part, a.tpart);
+}
+
+template <int LAW, bool TAN>
+void launch2(int surface, const launch_args &a)
+{
+    if (surface == BR_SURF_SPHERE) launch3<LAW, BR_SURF_SPHERE, TAN>(a);
+    else if (surface == BR_SURF_CYLINDER) launch3<LAW, BR_SURF_CYLINDER, TAN>(a);
+    else launch3<LAW, BR_SURF_PLANE, TAN>(a);
 }
 
 template <int LAW>
-void launch(int surface, int tangent, long nb, const br_set_view &v, const br_set_frame &f, double h,
-            br_set_sums *part, br_tangent_sums *tpart)
+void launch1(int surface, int tangent, const launch_args &a)
 {
-    if (tangent) launch_tan<LAW, true>(surface, nb, v, f, h, part, tpart);
-    else launch_tan<LAW, false>(surface, nb, v, f, h, part, tpart);
+    if (tangent) launch2<LAW, true>(surface, a);
+    else launch2<LAW, false>(surface, a);
 }
+
+/* law, surface, tangent, a -> the launch; -1 for an unknown law */
+int launch(int law, int surface, int tangent, const launch_args &a)
+{
+    switch (law) {
+    case BR_LAW_LUGRE3D: launch1<BR_LAW_LUGRE3D>(surface, tangent, a); break;
+    case BR_LAW_LUGRE3D_CLASSIC: launch1<BR_LAW_LUGRE3D_CLASSIC>(surface, tangent, a); break;
+    case BR_LAW_DAHL3D: launch1<BR_LAW_DAHL3D>(surface, tangent, a); break;
+    case BR_LAW_GKF: launch1<BR_LAW_GKF>(surface, tangent, a); break;
+    case BR_LAW_STATIC_REG: launch1<BR_LAW_STATIC_REG>(surface, tangent, a); break;
+    case BR_LAW_BRISTLE2: launch1<BR_LAW_BRISTLE2>(surface, tangent, a); break;
+    case BR_LAW_BRISTLE_IMPLICIT: launch1<BR_LAW_BRISTLE_IMPLICIT>(surface, tangent, a); break;
+    case BR_LAW_GMS: launch1<BR_LAW_GMS>(surface, tangent, a); break;
+    case BR_LAW_JENKINS: launch1<BR_LAW_JENKINS>(surface, tangent, a); break;
+    default: return -1;
+    }
+    return 0;
+}
+
+/* The sets that share a law, counter surface and tangent flag step in one launch: a study's
+ * variants (each a copy of the same sets) take one launch per set of the scenario, not one per
+ * set and variant. A group of one set launches with its view and frame as parameters. */
+struct set_group {
+    int law, surface, tangent;
+    int first_set;  /* a group of one: that set */
+    int nsets;
+    long nb;        /* blocks */
+    long table;     /* its first entry in the block tables */
+};
 
 }  // namespace
 
@@ -248,6 +329,14 @@ struct br_cuda_field {
     br_set_sums *h_sums;            /* pinned */
     br_tangent_sums *d_tans;
     br_tangent_sums *h_tans;         /* pinned */
+    std::vector<int> surface;        /* per set: its counter surface (the groups are built for these) */
+    std::vector<set_group> groups;
+    int any_group;                   /* a group of several sets: frames go to the device each step */
+    br_set_view *d_views;            /* device copies of views (for the group kernels) */
+    br_set_frame *d_frames;
+    br_set_frame *h_frames;          /* pinned */
+    int *d_set;                      /* block tables of the groups */
+    long *d_blk;
 };
 
 #define BR_CU(call)                                                                            \
@@ -274,6 +363,42 @@ extern "C" int br_cuda_device_count(char *why, size_t whylen)
     return n;
 }
 
+/* ndev devices -> the one this process uses: BRISTLE_GPU (an index) where set, else the process's
+ * rank on its node as an MPI launcher tells it (one rank per GPU: Open MPI, Slurm, MPICH/PMI)
+ * modulo ndev, else 0; -1 for a BRISTLE_GPU that names no device */
+static int pick_device(int ndev)
+{
+    const char *want = getenv("BRISTLE_GPU");
+    if (want && *want) {
+        char *end;
+        const long k = strtol(want, &end, 10);
+        return *end || k < 0 || k >= ndev ? -1 : (int)k;
+    }
+    static const char *const local[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID",
+                                        "PMI_LOCAL_RANK"};
+    for (const char *name : local) {
+        const char *x = getenv(name);
+        if (x && *x) return ndev > 0 ? (int)(strtol(x, NULL, 10) % ndev) : 0;
+    }
+    return 0;
+}
+
+#define FAILVAL (-1)
+/* -> this process's device (pick_device) made current; its index, or -1 with err */
+static int use_device(char *err, size_t errlen)
+{
+    int ndev = 0;
+    BR_CU(cudaGetDeviceCount(&ndev));
+    const int dev = pick_device(ndev);
+    if (dev < 0) {
+        if (err && errlen) snprintf(err, errlen, "BRISTLE_GPU=%s: not a device index from 0 to %d", getenv("BRISTLE_GPU"), ndev - 1);
+        return -1;
+    }
+    BR_CU(cudaSetDevice(dev));
+    return dev;
+}
+#undef FAILVAL
+
 static size_t view_doubles(const br_set_view &v)
 {
     return (size_t)v.n * (5 + (size_t)v.nstate);
@@ -291,12 +416,17 @@ extern "C" void br_cuda_field_destroy(br_cuda_field *g)
     cudaFreeHost(g->h_sums);
     cudaFree(g->d_tans);
     cudaFreeHost(g->h_tans);
+    cudaFree(g->d_views);
+    cudaFree(g->d_frames);
+    cudaFreeHost(g->h_frames);
+    cudaFree(g->d_set);
+    cudaFree(g->d_blk);
     delete g;
 }
 
 #define FAILVAL (br_cuda_field_destroy(g), (br_cuda_field *)NULL)
-extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const int *tangent, int nsets,
-                                               char *dev, size_t devlen, char *err, size_t errlen)
+extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const int *tangent, const int *surface,
+                                               int nsets, char *dev, size_t devlen, char *err, size_t errlen)
 {
     br_cuda_field *g = new br_cuda_field();
     g->nsets = nsets;
@@ -308,10 +438,12 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
     /* Keep the local memory a kernel grows to (the tangent kernels' per-thread sums) instead of
      * giving it back after each launch, a reallocation and synchronization every step. Only
      * possible before the context starts; a second field finds it set. */
+    const int id = use_device(err, errlen);
+    if (id < 0) return FAILVAL;
     if (cudaSetDeviceFlags(cudaDeviceLmemResizeToMax) != cudaSuccess) cudaGetLastError();
     cudaDeviceProp prop;
-    BR_CU(cudaGetDeviceProperties(&prop, 0));
-    if (dev && devlen) snprintf(dev, devlen, "%s (sm_%d%d)", prop.name, prop.major, prop.minor);
+    BR_CU(cudaGetDeviceProperties(&prop, id));
+    if (dev && devlen) snprintf(dev, devlen, "%s (sm_%d%d, device %d)", prop.name, prop.major, prop.minor, id);
     size_t nd = 0;
     g->poff.push_back(0);
     for (int s = 0; s < nsets; s++) {
@@ -360,6 +492,39 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
         d.outF = d.outN = NULL;
         g->views.push_back(d);
     }
+    /* the groups, in the order of their first set; each group's sets in set order */
+    std::vector<int> set_of;
+    std::vector<long> blk_of;
+    g->any_group = 0;
+    for (int s = 0; s < nsets; s++) {
+        g->surface.push_back(surface[s]);
+        size_t k = 0;
+        while (k < g->groups.size() && !(g->groups[k].law == views[s].law && g->groups[k].surface == surface[s] &&
+                                         g->groups[k].tangent == g->tangent[s]))
+            k++;
+        if (k == g->groups.size()) g->groups.push_back({views[s].law, surface[s], g->tangent[s], s, 0, 0, 0});
+        g->groups[k].nsets++;
+    }
+    for (set_group &q : g->groups) {
+        q.table = (long)set_of.size();
+        for (int s = q.first_set; s < nsets; s++) {
+            if (!(views[s].law == q.law && surface[s] == q.surface && g->tangent[s] == q.tangent)) continue;
+            const long nb = blocks_for(views[s].n, views[s].law);
+            for (long b = 0; b < nb; b++) set_of.push_back(s), blk_of.push_back(b);
+            q.nb += nb;
+        }
+        g->any_group |= q.nsets > 1;
+    }
+    if (g->any_group) {
+        BR_CU(cudaMalloc(&g->d_views, (size_t)nsets * sizeof(br_set_view)));
+        BR_CU(cudaMemcpy(g->d_views, g->views.data(), (size_t)nsets * sizeof(br_set_view), cudaMemcpyHostToDevice));
+        BR_CU(cudaMalloc(&g->d_frames, (size_t)nsets * sizeof(br_set_frame)));
+        BR_CU(cudaMallocHost(&g->h_frames, (size_t)nsets * sizeof(br_set_frame)));
+        BR_CU(cudaMalloc(&g->d_set, set_of.size() * sizeof(int)));
+        BR_CU(cudaMalloc(&g->d_blk, blk_of.size() * sizeof(long)));
+        BR_CU(cudaMemcpy(g->d_set, set_of.data(), set_of.size() * sizeof(int), cudaMemcpyHostToDevice));
+        BR_CU(cudaMemcpy(g->d_blk, blk_of.data(), blk_of.size() * sizeof(long), cudaMemcpyHostToDevice));
+    }
     return g;
 }
 #undef FAILVAL
@@ -368,25 +533,36 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
 extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h,
                                   int record, br_set_sums *sums, br_tangent_sums *tans, char *err, size_t errlen)
 {
-    for (int s = 0; s < g->nsets; s++) {
-        br_set_view v = g->views[s];
-        if (!record) v.outF = v.outN = NULL;
-        const long nb = blocks_for(v.n, v.law);
-        br_set_sums *part = g->partials + g->poff[s];
-        br_tangent_sums *tpart = g->tpartials + g->poff[s];
-        const int sf = frames[s].surface, tg = g->tangent[s];
-        switch (v.law) {
-        case BR_LAW_LUGRE3D: launch<BR_LAW_LUGRE3D>(sf, tg, nb, v, frames[s], h, part, tpart); break;
-        case BR_LAW_LUGRE3D_CLASSIC: launch<BR_LAW_LUGRE3D_CLASSIC>(sf, tg, nb, v, frames[s], h, part, tpart); break;
-        case BR_LAW_DAHL3D: launch<BR_LAW_DAHL3D>(sf, tg, nb, v, frames[s], h, part, tpart); break;
-        case BR_LAW_GKF: launch<BR_LAW_GKF>(sf, tg, nb, v, frames[s], h, part, tpart); break;
-        case BR_LAW_STATIC_REG: launch<BR_LAW_STATIC_REG>(sf, tg, nb, v, frames[s], h, part, tpart); break;
-        case BR_LAW_BRISTLE2: launch<BR_LAW_BRISTLE2>(sf, tg, nb, v, frames[s], h, part, tpart); break;
-        case BR_LAW_BRISTLE_IMPLICIT: launch<BR_LAW_BRISTLE_IMPLICIT>(sf, tg, nb, v, frames[s], h, part, tpart); break;
-        case BR_LAW_GMS: launch<BR_LAW_GMS>(sf, tg, nb, v, frames[s], h, part, tpart); break;
-        case BR_LAW_JENKINS: launch<BR_LAW_JENKINS>(sf, tg, nb, v, frames[s], h, part, tpart); break;
-        default:
-            if (err && errlen) snprintf(err, errlen, "CUDA backend: unknown law %d", v.law);
+    for (int s = 0; s < g->nsets; s++)
+        if (frames[s].surface != g->surface[s]) {
+            if (err && errlen) snprintf(err, errlen, "CUDA backend: set %d changed its counter surface", s);
+            return -1;
+        }
+    if (g->any_group) { /* every set's frame, for the group kernels (the launches follow on the same stream) */
+        memcpy(g->h_frames, frames, (size_t)g->nsets * sizeof(br_set_frame));
+        BR_CU(cudaMemcpyAsync(g->d_frames, g->h_frames, (size_t)g->nsets * sizeof(br_set_frame), cudaMemcpyHostToDevice));
+    }
+    for (const set_group &q : g->groups) {
+        launch_args a;
+        memset(&a, 0, sizeof a);
+        a.nb = q.nb;
+        a.h = h;
+        a.record = record;
+        if (q.nsets == 1) {
+            const int s = q.first_set;
+            a.v = g->views[s];
+            if (!record) a.v.outF = a.v.outN = NULL;
+            a.f = frames[s];
+            a.part = g->partials + g->poff[s];
+            a.tpart = g->tpartials + g->poff[s];
+        } else {
+            a.group = 1;
+            a.views = g->d_views, a.frames = g->d_frames, a.poff = g->d_poff;
+            a.set = g->d_set + q.table, a.blk = g->d_blk + q.table;
+            a.part = g->partials, a.tpart = g->tpartials;
+        }
+        if (launch(q.law, q.surface, q.tangent, a)) {
+            if (err && errlen) snprintf(err, errlen, "CUDA backend: unknown law %d", q.law);
             return -1;
         }
         BR_CU(cudaGetLastError());
@@ -438,6 +614,10 @@ extern "C" int br_cuda_field_record(br_cuda_field *g)
             p += 4 * g->views[s].n;
         }
     }
+    if (g->any_group) /* the group kernels read the output pointers from the device copies (again if
+                         an earlier upload failed) */
+        BR_CU(cudaMemcpy(g->d_views, g->views.data(), (size_t)g->nsets * sizeof(br_set_view),
+                         cudaMemcpyHostToDevice));
     return 0;
 }
 
@@ -462,6 +642,7 @@ extern "C" double br_cuda_copy_bandwidth(size_t bytes, int reps, char *err, size
 {
     char *a = NULL, *b = NULL;
     cudaEvent_t t0, t1;
+    if (use_device(err, errlen) < 0) return FAILVAL;
     BR_CU(cudaMalloc(&a, bytes));
     BR_CU(cudaMalloc(&b, bytes));
     BR_CU(cudaMemset(a, 1, bytes));

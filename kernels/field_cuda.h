@@ -16,10 +16,12 @@ typedef struct br_cuda_field br_cuda_field;
 /* -> number of usable CUDA devices; 0 with the reason in why when none */
 int br_cuda_device_count(char *why, size_t whylen);
 
-/* host set views (host arrays), per set whether it reduces its wrench tangent -> device
- * copies of every array, or NULL with err; dev receives the device name */
-br_cuda_field *br_cuda_field_create(const br_set_view *views, const int *tangent, int nsets, char *dev,
-                                    size_t devlen, char *err, size_t errlen);
+/* host set views (host arrays), per set whether it reduces its wrench tangent and its counter
+ * surface (enum br_surface; every step's frames must have the same) -> device copies of every
+ * array, or NULL with err; dev receives the device name. The sets that share a law, surface and
+ * tangent flag step in one launch (any number of sets). */
+br_cuda_field *br_cuda_field_create(const br_set_view *views, const int *tangent, const int *surface, int nsets,
+                                    char *dev, size_t devlen, char *err, size_t errlen);
 
 /* set frames, h, record -> states advanced on the device, sums[nsets] on the host, and tans[s]
  * for the sets with a tangent */

@@ -560,14 +560,14 @@ Test(field, sphere_counter_surface) { curved_case(BR_SURF_SPHERE); }
 
 Test(field, cylinder_counter_surface) { curved_case(BR_SURF_CYLINDER); }
 
-/* `auto` takes the GPU only for fields large enough to gain from it and that the CUDA backend can
- * take (br_backend_choose; a GPU is not needed to check the choice) */
+/* `auto` takes the GPU only for fields large enough to gain from it, however many sets they have
+ * (br_backend_choose; a GPU is not needed to check the choice) */
 Test(field, auto_backend_by_size)
 {
-    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 6, 1), BR_BACKEND_CPU, "S1's 6 points: the CPU");
-    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 100000, 2), BR_BACKEND_CUDA);
-    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 100000, 65), BR_BACKEND_CPU, "65 sets: fall back");
-    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 0, 100000, 1), BR_BACKEND_CPU, "no GPU");
-    cr_expect_eq(br_backend_choose(BR_BACKEND_CUDA, 1, 6, 1), BR_BACKEND_CUDA, "asked for: kept");
-    cr_expect_eq(br_backend_choose(BR_BACKEND_CPU, 1, 100000, 1), BR_BACKEND_CPU);
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 6), BR_BACKEND_CPU, "S1's 6 points: the CPU");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 100000), BR_BACKEND_CUDA);
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 9999), BR_BACKEND_CPU, "below the threshold");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 0, 100000), BR_BACKEND_CPU, "no GPU");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_CUDA, 1, 6), BR_BACKEND_CUDA, "asked for: kept");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_CPU, 1, 100000), BR_BACKEND_CPU, "asked for: kept");
 }

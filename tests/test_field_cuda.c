@@ -150,3 +150,93 @@ Test(cuda, tangent_matches_cpu, .timeout = 600)
         br_patch_free(&pa);
     }
 }
+
+/* A field of many sets, as a study's variants make (here 150 sets, more than a launch per set
+ * would want): the sets that share a law, surface and tangent flag step in one launch
+ * (kernels/field_cuda.cu, field_group_kernel). Sets of three laws (lugre3d every other one with
+ * the wrench tangent) of 300 to 5800 points (1 to 12 blocks), and one gms set (a group of one,
+ * launched alone among the groups), each on its own pair of frames at its own time: every set's
+ * sums within 1e-12 of the CPU's (relative to its scale over the run), per-point forces recorded
+ * (off for a stretch of steps) and read back alike, states read back and written again midway,
+ * and each set's sums bitwise those of a GPU field of that set alone (the launch per set). */
+Test(cuda, many_sets_in_one_launch_per_group, .timeout = 600)
+{
+    skip_without_gpu();
+    enum { NS = 151, STEPS = 120 };
+    static const int laws[3] = {BR_LAW_LUGRE3D, BR_LAW_GKF, BR_LAW_BRISTLE2};
+    br_patch *pa = calloc(NS, sizeof *pa);
+    br_contact_set_desc *d = calloc(NS, sizeof *d);
+    br_frame_state *fr = calloc(2 * NS, sizeof *fr);
+    br_set_result *rc = calloc(NS, sizeof *rc), *rg = calloc(NS, sizeof *rg), *r1 = calloc(NS, sizeof *r1);
+    res_cmp *c = calloc(NS, sizeof *c);
+    cr_assert(pa && d && fr && rc && rg && r1 && c);
+    for (int s = 0; s < NS; s++) {
+        const int law = s == NS - 1 ? BR_LAW_GMS : laws[s % 3];
+        cr_assert_eq(br_patch_make(&pa[s], 300 + 37L * s, law, 100 + (unsigned long)s), 0);
+        d[s] = pa[s].desc;
+        d[s].frame_a = 2 * s + 1, d[s].frame_b = 2 * s;
+        d[s].tangent = s % 3 == 0 && s % 2 == 0; /* lugre3d sets: every other one with the tangent */
+    }
+    /* the sets alone on the GPU: sets 0 (tangent), 3 (no tangent), 1, 2 and the largest */
+    static const int alone[5] = {0, 3, 1, 2, NS - 2};
+    char err[512];
+    br_field *fc = br_field_create(d, NS, BR_BACKEND_CPU, err, sizeof err);
+    br_field *fg = br_field_create(d, NS, BR_BACKEND_CUDA, err, sizeof err);
+    cr_assert_not_null(fc, "%s", err);
+    cr_assert_not_null(fg, "%s", err);
+    br_field *f1[5];
+    for (int k = 0; k < 5; k++) {
+        br_contact_set_desc one = d[alone[k]];
+        one.frame_a = 1, one.frame_b = 0;
+        f1[k] = br_field_create(&one, 1, BR_BACKEND_CUDA, err, sizeof err);
+        cr_assert_not_null(f1[k], "%s", err);
+    }
+    br_field_record_points(fc, 1);
+    br_field_record_points(fg, 1);
+    for (int t = 0; t < STEPS; t++) {
+        if (t == 30 || t == 70) br_field_record_points(fg, t == 70); /* steps 30 to 69 unrecorded */
+        if (t == 50) /* every state to the host and back */
+            for (int s = 0; s < NS; s++) {
+                double *st = malloc((size_t)(3 * 8) * (size_t)pa[s].n * sizeof(double));
+                cr_assert_not_null(st);
+                cr_assert_eq(br_field_get_state(fg, s, st), 0);
+                cr_assert_eq(br_field_set_state(fg, s, st), 0);
+                free(st);
+            }
+        for (int s = 0; s < NS; s++) br_patch_frames((t + 0.37 * s) * 1e-4, fr + 2 * s);
+        cr_assert_eq(br_field_step(fc, fr, NULL, 1e-4, rc, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(br_field_step(fg, fr, NULL, 1e-4, rg, err, sizeof err), 0, "%s", err);
+        for (int s = 0; s < NS; s++) res_cmp_add(&c[s], &rc[s], &rg[s]);
+        for (int k = 0; k < 5; k++) {
+            const int s = alone[k];
+            cr_assert_eq(br_field_step(f1[k], fr + 2 * s, NULL, 1e-4, &r1[s], err, sizeof err), 0, "%s", err);
+            cr_assert_eq(memcmp(&r1[s], &rg[s], sizeof r1[s]), 0, "step %d: set %d differs from its field alone", t, s);
+        }
+    }
+    double worst = 0.0;
+    for (int s = 0; s < NS; s++) {
+        int which;
+        const double w = res_cmp_worst(&c[s], &which);
+        worst = w > worst ? w : worst;
+        cr_assert_lt(w, 1e-12, "set %d (%s) entry %d: %g", s, br_law_name(d[s].law), which, w);
+    }
+    fprintf(stderr, "cuda vs cpu, %d sets in one field: worst relative difference %.3g on %s\n", NS, worst,
+            br_field_device_name(fg));
+    for (int s = 0; s < NS; s += s < NS - 8 ? 7 : 1) {
+        const long n = pa[s].n;
+        double *Fc = malloc(4 * n * sizeof(double)), *Fg = malloc(4 * n * sizeof(double));
+        cr_assert(Fc && Fg);
+        cr_assert_eq(br_field_points(fc, s, Fc, Fc + 3 * n), 0);
+        cr_assert_eq(br_field_points(fg, s, Fg, Fg + 3 * n), 0);
+        double scale = 1e-300;
+        for (long i = 0; i < 4 * n; i++) scale = fmax(scale, fabs(Fc[i]));
+        for (long i = 0; i < 4 * n; i++)
+            cr_assert_leq(fabs(Fc[i] - Fg[i]), 1e-12 * scale, "set %d, point value %ld", s, i);
+        free(Fc), free(Fg);
+    }
+    for (int k = 0; k < 5; k++) br_field_destroy(f1[k]);
+    br_field_destroy(fc);
+    br_field_destroy(fg);
+    for (int s = 0; s < NS; s++) br_patch_free(&pa[s]);
+    free(pa), free(d), free(fr), free(rc), free(rg), free(r1), free(c);
+}
