@@ -5,7 +5,8 @@
 # on the GPU and the CPU, and print a short table last. Logs and the table go
 # to $OUT (or benchmarks/results/ when OUT is unset).
 #   usage: sh benchmarks/gpu-check.sh [points...]     (lugre3d at 1e5 1e6 1e7 1e8 by default;
-#          every other friction law at 1e6 points; the CuPy peer at 1e5 1e6 1e7 where python3 has CuPy)
+#          every other friction law at 1e6 points; the CuPy peer at 1e5 1e6 1e7 where python3 has CuPy;
+#          GPU_CHECK_BENCH=study: the study checks of benchmarks/study-gpu.sh instead)
 set -u
 cd "$(dirname "$0")/.."
 OUTDIR="${OUT:-benchmarks/results}"
@@ -67,6 +68,19 @@ fi
 # GPU_CHECK_BENCH=0: the build and tests only
 if [ "${GPU_CHECK_BENCH:-1}" = 0 ]; then
     echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   tests exit: $trc"
+    exit $trc
+fi
+# GPU_CHECK_BENCH=study: the studies of issue 16 instead of the field benchmarks (a call of their
+# own: several minutes; with GPU_CHECK_CTEST="-R cuda" the tests take seconds on a warm build):
+# CPU/GPU agreement on S2 and a 1025-variant S5b study, and study throughput (variant-steps/s) at
+# 1e2 to 1e4 variants on both (benchmarks/study-gpu.sh, its outputs under runs/study-gpu;
+# STUDY_GPU_COUNTS="100 1000 10000 100000" adds 1e5).
+if [ "${GPU_CHECK_BENCH:-1}" = study ]; then
+    t2=$(date +%s)
+    sh benchmarks/study-gpu.sh >"$OUTDIR/gpu-study.md" 2>"$OUTDIR/gpu-study.log" || trc=1
+    echo "studies ran in $(($(date +%s) - t2)) s"
+    echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   exit: $trc"
+    cat "$OUTDIR/gpu-study.md" "$OUTDIR/gpu-study.log"
     exit $trc
 fi
 table="$OUTDIR/gpu-bench.md"
