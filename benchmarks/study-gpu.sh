@@ -83,31 +83,30 @@ agree_row() {
     echo "|---|---|---|---|---|---|---|"
 } >"$D/throughput.md"
 
+# both_sides NAME CSV CMD...: CMD --backend BE --out $D/NAME-BE on each backend; the CSV file of each
+# that completed in $files (rc=1 for one that failed)
+both_sides() {
+    name=$1 csv=$2
+    shift 2
+    files=""
+    for be in $BACKENDS; do
+        if "$@" --backend "$be" --out "$D/$name-$be" >"$D/$name-$be.log" 2>&1; then
+            files="$files $D/$name-$be/$csv"
+        else
+            echo "$name on $be failed: $(tail -1 "$D/$name-$be.log")"
+            rc=1
+        fi
+    done
+}
+
 # 1. agreement
-s2=""
-for be in $BACKENDS; do
-    if "$BR" run scenarios/blades_ramp_lugre.yaml --backend "$be" --quiet --out "$D/s2-$be" --set time.end="$S2_END" \
-        >"$D/s2-$be.log" 2>&1; then
-        s2="$s2 $D/s2-$be/timeseries.csv"
-    else
-        echo "S2 on $be failed: $(tail -1 "$D/s2-$be.log")"
-        rc=1
-    fi
-done
+both_sides s2 timeseries.csv "$BR" run scenarios/blades_ramp_lugre.yaml --quiet --set time.end="$S2_END"
 # shellcheck disable=SC2086
-[ "$(echo $s2 | wc -w)" -ge 2 ] && agree_row "S2 lugre ramp to $S2_END s, timeseries.csv ($BACKENDS)" $s2
+[ "$(echo $files | wc -w)" -ge 2 ] && agree_row "S2 lugre ramp to $S2_END s, timeseries.csv ($BACKENDS)" $files
 s5b "$AGREE_N" "$AGREE_END" "$D/agree.yaml"
-st=""
-for be in $BACKENDS; do
-    if "$BR" study "$D/agree.yaml" --backend "$be" --threads "$cores" --quiet --out "$D/agree-$be" >"$D/agree-$be.log" 2>&1; then
-        st="$st $D/agree-$be/study.csv"
-    else
-        echo "S5b $AGREE_N variants on $be failed: $(tail -1 "$D/agree-$be.log")"
-        rc=1
-    fi
-done
+both_sides agree study.csv "$BR" study "$D/agree.yaml" --threads "$cores" --quiet
 # shellcheck disable=SC2086
-[ "$(echo $st | wc -w)" -ge 2 ] && agree_row "S5b, $((AGREE_N + 1)) variants to $AGREE_END s, study.csv ($BACKENDS)" $st
+[ "$(echo $files | wc -w)" -ge 2 ] && agree_row "S5b, $((AGREE_N + 1)) variants to $AGREE_END s, study.csv ($BACKENDS)" $files
 
 # 2. throughput
 for n in $COUNTS; do
