@@ -526,14 +526,7 @@ Test(cli, study_variant_equals_its_single_run)
 Test(cli, stepped_sine_matches_the_exact_oscillator)
 {
     static const char *const scen =
-        "time: {end: 1.0, dt: 1.0e-5}\n"
-        "bodies:\n"
-        "  - {name: mass, mass: 1.0, box: [0.1, 0.1, 0.1], position: [0, 0, 0], lock: [y, z, rx, ry, rz]}\n"
-        "springs:\n"
-        "  - {name: spring, a: {frame: ground, point: [0, 0, 0]}, b: {frame: mass, point: [0, 0, 0]},\n"
-        "     stiffness: 3947.8417604357434, damping: 6.283185307179586}\n"
-        "loads:\n"
-        "  - {name: drive, body: mass, direction: [1, 0, 0], magnitude: {harmonic: {amplitude: 2.0, frequency: 8}}}\n";
+        "time: {end: 1.0, dt: 1.0e-5}\n" BR_TEST_OSCILLATOR_BODY;
     write_file("osc.yaml", scen);
     const char *path = write_file("osc_study.yaml",
                                   "scenario: osc.yaml\n"

@@ -66,14 +66,7 @@ static int study(int ranks, const char *path, const char *out, char *err, size_t
 }
 
 /* The oscillator of test_cli's stepped sine, 50 ms of it. */
-static const char *OSC = "time: {end: 0.05, dt: 1.0e-5}\n"
-                         "bodies:\n"
-                         "  - {name: mass, mass: 1.0, box: [0.1, 0.1, 0.1], position: [0, 0, 0], lock: [y, z, rx, ry, rz]}\n"
-                         "springs:\n"
-                         "  - {name: spring, a: {frame: ground, point: [0, 0, 0]}, b: {frame: mass, point: [0, 0, 0]},\n"
-                         "     stiffness: 3947.8417604357434, damping: 6.283185307179586}\n"
-                         "loads:\n"
-                         "  - {name: drive, body: mass, direction: [1, 0, 0], magnitude: {harmonic: {amplitude: 2.0, frequency: 8}}}\n";
+static const char *OSC = "time: {end: 0.05, dt: 1.0e-5}\n" BR_TEST_OSCILLATOR_BODY;
 
 /* The short S2 study (study_s2.h), with the plots of every variant's response (rank 0 draws them
  * from the gathered points). */
