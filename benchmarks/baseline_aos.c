@@ -79,8 +79,10 @@ void br_baseline_step(br_baseline *b, const br_set_frame *f, double h, br_set_su
         const double Eel = br_normal_energy(&b->normal, Kd, q->kin.delta);
         const double Pnd = (q->N - Kd) * q->kin.deltadot;
         const double Eb = br_friction_stored_energy(b->law, &b->fric, q->N, q->K, b->Z + i * ns, 1);
-        br_sums_add_point(out, 1, &q->kin, f->n, q->N, Eel, Pnd, q->F, q->P, Eb,
-                          br_point_stuck(b->law, &b->fric, q->kin.v, b->v_stick, q->F, q->N));
+        br_set_sums one;
+        br_sums_point(&one, 1, &q->kin, f->n, q->N, Eel, Pnd, q->F, q->P, Eb,
+                      br_point_stuck(b->law, &b->fric, q->kin.v, b->v_stick, q->F, q->N));
+        br_sums_combine(out, &one);
     }
 }
 

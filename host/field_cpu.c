@@ -112,12 +112,16 @@ BR_HD void cpu_chunk(int law, int surf, int rec, const br_set_view *vp, const br
 #define BR_CPU_EACH_LAW(X, LAW)                                                     \
     BR_CPU_EACH_SURF(X, LAW, BR_SURF_PLANE)                                         \
     BR_CPU_EACH_SURF(X, LAW, BR_SURF_SPHERE) BR_CPU_EACH_SURF(X, LAW, BR_SURF_CYLINDER)
-#define BR_CPU_EACH(X)                                                              \
+/* BR_CPU_STD_EACH(X) likewise for the laws that also have loops with the usual exponents
+ * (cpu_chunk_std below) */
+#define BR_CPU_STD_EACH(X)                                                          \
     BR_CPU_EACH_LAW(X, BR_LAW_LUGRE3D) BR_CPU_EACH_LAW(X, BR_LAW_LUGRE3D_CLASSIC)   \
     BR_CPU_EACH_LAW(X, BR_LAW_DAHL3D) BR_CPU_EACH_LAW(X, BR_LAW_GKF)                \
     BR_CPU_EACH_LAW(X, BR_LAW_STATIC_REG) BR_CPU_EACH_LAW(X, BR_LAW_BRISTLE2)       \
-    BR_CPU_EACH_LAW(X, BR_LAW_BRISTLE_IMPLICIT) BR_CPU_EACH_LAW(X, BR_LAW_GMS)      \
     BR_CPU_EACH_LAW(X, BR_LAW_JENKINS)
+#define BR_CPU_EACH(X)                                                              \
+    BR_CPU_STD_EACH(X)                                                              \
+    BR_CPU_EACH_LAW(X, BR_LAW_BRISTLE_IMPLICIT) BR_CPU_EACH_LAW(X, BR_LAW_GMS)
 
 /* Each specialised chunk loop is a function of its own (cpu_chunk_LAW_SURF_REC), not inlined into
  * the dispatch: gcc optimizes a function as a whole, and with all 54 loops inlined into one
@@ -130,6 +134,49 @@ BR_HD void cpu_chunk(int law, int surf, int rec, const br_set_view *vp, const br
         cpu_chunk(LAW, SURF, REC, v, fr, h, i0, i1, out);                                            \
     }
 BR_CPU_EACH(BR_CPU_CHUNK_FN)
+
+/* The exponents nearly every scenario uses (Hunt-Crossley pK = 2, pD = 0.5; Stribeck alpha = 2):
+ * a set with them runs loops compiled with them as constants (cpu_chunkx_LAW_SURF_REC, the view's
+ * exponents overwritten by the same values in a local copy), where br_pow_half folds to its one
+ * candidate. The generic loop computes every candidate of each power and a square root for the
+ * Stribeck exponent that it selects away (lugre3d 1.9e8 against 2.1e8 updates/s on 2 threads,
+ * docs/performance.md). The values, and so the results, are the same bit for bit: the folded
+ * multiplies by 1.0 and blends are exact. Not for gms (far above its target, and 48 more loops to
+ * compile) nor bristle_implicit (gcc 12 leaves its slip solve scalar with the constants: 1.1e7
+ * against 4.9e7 updates/s sliding). */
+static int cpu_std_exponents(const br_set_view *v)
+{
+    return v->normal.pK == 2.0 && v->normal.pD == 0.5 && v->fric.alpha == 2.0;
+}
+#define BR_CPU_CHUNKX_FN(LAW, SURF, REC)                                                             \
+    static __attribute__((noinline)) void cpu_chunkx_##LAW##_##SURF##_##REC(                         \
+        const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
+    {                                                                                                \
+        br_set_view vm = *v;                                                                         \
+        vm.normal.pK = 2.0, vm.normal.pD = 0.5, vm.fric.alpha = 2.0;                                 \
+        cpu_chunk(LAW, SURF, REC, &vm, fr, h, i0, i1, out);                                          \
+    }
+BR_CPU_STD_EACH(BR_CPU_CHUNKX_FN)
+#define BR_CPU_STD(LAW, SURF, REC) cpu_chunkx_##LAW##_##SURF##_##REC(v, fr, h, i0, i1, out)
+
+/* set view, frame, h, points [i0, i1) -> as cpu_chunk_law through the loop with the usual
+ * exponents as constants; 0 when the set's law or exponents have none (the generic loop runs) */
+static int cpu_chunk_std(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
+                         br_set_sums *out)
+{
+    if (!cpu_std_exponents(v)) return 0;
+    switch (v->law) {
+        BR_CPU_CASE(BR_CPU_STD, BR_LAW_LUGRE3D)
+        BR_CPU_CASE(BR_CPU_STD, BR_LAW_LUGRE3D_CLASSIC)
+        BR_CPU_CASE(BR_CPU_STD, BR_LAW_DAHL3D)
+        BR_CPU_CASE(BR_CPU_STD, BR_LAW_GKF)
+        BR_CPU_CASE(BR_CPU_STD, BR_LAW_STATIC_REG)
+        BR_CPU_CASE(BR_CPU_STD, BR_LAW_BRISTLE2)
+        BR_CPU_CASE(BR_CPU_STD, BR_LAW_JENKINS)
+    default: return 0;
+    }
+    return 1;
+}
 
 /* gms with its element count M a constant as well (cpu_chunk_gmsM_SURF_REC): the element loops
  * (BR_UNROLL_ELEMENTS) unroll and the point loop vectorizes; with M read at run time it runs the
@@ -184,6 +231,7 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
                           br_set_sums *out)
 {
     if (v->law == BR_LAW_GMS && cpu_chunk_gms(v, fr, h, i0, i1, out)) return;
+    if (cpu_chunk_std(v, fr, h, i0, i1, out)) return;
     BR_CPU_DISPATCH(BR_CPU_PLAIN, br_sums_zero(out))
 }
 

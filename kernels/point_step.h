@@ -64,35 +64,36 @@ BR_HD void br_sums_combine(br_set_sums *acc, const br_set_sums *b)
     for (int k = BR_SUMS_NADD; k < BR_SUMS_NADD + 2; k++) a[k] = c[k] > a[k] ? c[k] : a[k];
 }
 
-/* One contact point's contribution -> acc: in-contact flag, kinematics k, plane
- * normal n, normal force N, its elastic energy Eel and damping power Pnd, friction
- * F on B, power P, bristle energy Eb, whether it sticks. Out of contact every force and energy
- * passed in is zero; the flag keeps the point out of the counts and maxima. */
-BR_HD void br_sums_add_point(br_set_sums *acc, int in, const br_point_kin *k, const double n[3],
-                             double N, double Eel, double Pnd, const double F[3], double P,
-                             double Eb, int stuck)
+/* One contact point's contribution -> q, every entry written (a one-point br_set_sums, to be
+ * combined into a set's sums): in-contact flag, kinematics k, plane normal n, normal force N, its
+ * elastic energy Eel and damping power Pnd, friction F on B, power P, bristle energy Eb, whether it
+ * sticks. Out of contact every force and energy passed in is zero; the flag keeps the point out of
+ * the counts and maxima. Assigned, not added into zeros: 0 + x costs an add a sum (gcc keeps it for
+ * x = -0) and combining q into sums that start at +0 gives the same bits either way. The
+ * friction force is 0 - F, so that a point out of contact records +0 as before. */
+BR_HD void br_sums_point(br_set_sums *q, int in, const br_point_kin *k, const double n[3],
+                         double N, double Eel, double Pnd, const double F[3], double P,
+                         double Eb, int stuck)
 {
-    double fc[3], mF[3], m[3];
+    double fc[3], mF[3];
     for (int j = 0; j < 3; j++) {
-        acc->F[j] -= F[j];
+        q->F[j] = 0.0 - F[j];
         fc[j] = N * n[j] - F[j];
         mF[j] = -F[j];
-        acc->Fc[j] += fc[j];
+        q->Fc[j] = fc[j];
     }
-    br_cross3(k->rw, fc, m);
-    for (int j = 0; j < 3; j++) acc->Mc[j] += m[j];
-    br_cross3(k->rw, mF, m);
-    for (int j = 0; j < 3; j++) acc->Mf[j] += m[j];
-    acc->N += N;
-    acc->P += P;
-    acc->E_el += Eel;
-    acc->P_nd += Pnd;
-    acc->E_b += Eb;
-    acc->ncontact += in ? 1.0 : 0.0;
-    acc->nstick += (in & stuck) ? 1.0 : 0.0;
+    br_cross3(k->rw, fc, q->Mc);
+    br_cross3(k->rw, mF, q->Mf);
+    q->N = N;
+    q->P = P;
+    q->E_el = Eel;
+    q->P_nd = Pnd;
+    q->E_b = Eb;
+    q->ncontact = in ? 1.0 : 0.0;
+    q->nstick = (in & stuck) ? 1.0 : 0.0;
     const double pen = in ? k->delta : 0.0, vt = in ? k->v : 0.0;
-    acc->pen_max = pen > acc->pen_max ? pen : acc->pen_max;
-    acc->vt_max = vt > acc->vt_max ? vt : acc->vt_max;
+    q->pen_max = pen > 0.0 ? pen : 0.0;
+    q->vt_max = vt > 0.0 ? vt : 0.0;
 }
 
 /* law, sliding speed v, friction force F (either body's), normal force N -> 1 if the point counts
@@ -115,7 +116,7 @@ typedef struct br_point_tan {
  * the CUDA kernel, which loads every input of its points before computing any and stores each
  * state once) -> as br_point_advance below. */
 BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
-                         const double r[3], double K, double D, double *st, long stride, br_set_sums *acc,
+                         const double r[3], double K, double D, double *st, long stride, br_set_sums *q,
                          br_point_tan *t)
 {
     br_point_kin k;
@@ -138,7 +139,7 @@ BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_se
     const double Pnd = spring ? (N - Kd) * k.deltadot : 0.0; /* damping part of N times deltadot */
     const double Eb = br_friction_stored_energy(law, &s->fric, N, K, st, stride);
     const int stuck = br_point_stuck(law, &s->fric, k.v, s->v_stick, F, N);
-    br_sums_add_point(acc, in, &k, k.n, N, Eel, Pnd, F, P, Eb, stuck);
+    br_sums_point(q, in, &k, k.n, N, Eel, Pnd, F, P, Eb, stuck);
     if (t) {
         /* computed for every point and selected (no branch: the CPU loop stays vectorizable) */
         double kn, cn;
@@ -156,25 +157,28 @@ BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_se
 }
 
 /* Point i of set s over a step of length h: advances its state in place and
- * adds its force, moment, power and counts to acc (for a one-point acc, acc->F
- * and acc->N are the point's friction force on A and normal force), and with t
+ * writes its force, moment, power and counts into the one-point sums q (q->F and
+ * q->N are the point's friction force on A and normal force), and with t
  * (not NULL) fills what the point passes to its set's wrench tangent (point_tangent.h).
  * Out of contact (delta <= 0) the point carries no force and its bristle state is reset to zero.
  * A set with a prescribed normal force (f->Npt >= 0) keeps every point in contact with N = f->Npt
  * (no normal spring energy or damping, no normal stiffness). Every branch is a select: the
  * CPU loop vectorizes and GPU threads do not diverge. */
 BR_HD void br_point_advance(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
-                            long i, br_set_sums *acc, br_point_tan *t)
+                            long i, br_set_sums *q, br_point_tan *t)
 {
     const double r[3] = {s->rx[i], s->ry[i], s->rz[i]};
-    br_point_core(law, surface, s, f, h, r, s->K[i], s->D[i], s->state + i, s->n, acc, t);
+    br_point_core(law, surface, s, f, h, r, s->K[i], s->D[i], s->state + i, s->n, q, t);
 }
 
-/* Point i of set s over a step of length h: br_point_advance without the tangent. */
+/* Point i of set s over a step of length h: br_point_advance without the tangent, its sums
+ * added to acc. */
 BR_HD void br_point_step(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
                          long i, br_set_sums *acc)
 {
-    br_point_advance(law, surface, s, f, h, i, acc, NULL);
+    br_set_sums q;
+    br_point_advance(law, surface, s, f, h, i, &q, NULL);
+    br_sums_combine(acc, &q);
 }
 
 /* Point i of set s over a step of length h, as br_point_step, with its
@@ -186,7 +190,6 @@ BR_HD br_set_sums br_point_sums(int law, int surface, const br_set_view *s, cons
                                 double h, long i)
 {
     br_set_sums q;
-    br_sums_zero(&q);
     br_point_advance(law, surface, s, f, h, i, &q, NULL);
     return q;
 }
@@ -207,7 +210,6 @@ BR_HD br_point_tan_sums br_point_sums_tan(int law, int surface, const br_set_vie
 {
     br_point_tan_sums o;
     br_point_tan t;
-    br_sums_zero(&o.q);
     br_point_advance(law, surface, s, f, h, i, &o.q, &t);
     o.p = br_tan_point_pieces(t.rw, t.n, t.kn, t.cn, &t.ft);
     for (int j = 0; j < 3; j++) o.rw[j] = t.rw[j];
