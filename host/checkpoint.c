@@ -133,6 +133,16 @@ int br_data_checkpoint(const br_model *m, br_data *d, br_ckpt *c)
     if (d->nimp > 0)
         IO("imp_du", d->imp_du, 6 * d->nimp), IO("imp_dv", d->imp_dv, 6 * d->nimp),
             IO("imp_dm", d->imp_dm, 6 * d->nimp), IO("imp_E", d->imp_E, 36 * d->nimp);
+    if (d->drv) {
+        br_drive_data *v = d->drv;
+        const int n = m->drive.nshaft, ng = m->drive.ngear > 0 ? m->drive.ngear : 1;
+        const int nsr = m->drive.nsrc > 0 ? m->drive.nsrc : 1, ncl = m->drive.ncl > 0 ? m->drive.ncl : 1;
+        IO("dv_w", v->w, n), IO("dv_alpha", v->alpha, n), IO("dv_lam", v->lam, ng), IO("dv_src", v->src_tau, nsr);
+        IO("dv_cl_tau", v->cl_tau, ncl), IO("dv_cl_w", v->cl_w, ncl), IO("dv_cl_z", v->cl_z, ncl);
+        IO("dv_cl_Eb", v->cl_Eb, ncl), IO("dv_cl_E", v->cl_E, ncl), IO("dv_cl_mode", v->cl_mode, ncl);
+        IO("dv_alpha_max", v->alpha_max, n), IO("dv_cl_taumax", v->cl_tau_max, 3 * ncl);
+        IO("dv_work", &v->work_in, 1), IO("dv_newton", &v->newton_max, 1), IO("dv_switch", &v->mode_switches, 1);
+    }
     if (d->field && br_field_checkpoint(d->field, c)) return -1;
     return c->failed ? -1 : 0;
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "drivetrain.h"
 #include "field.h"
 #include "joint_friction.h"
 #include "timefn.h"
@@ -124,6 +125,7 @@ typedef struct br_model {
     br_spring *spring;
     br_cset *cset;
     br_rotfric *rot;          /* rotational friction elements (physics.md section 4) */
+    br_drivetrain drive;      /* 1-D shafts, gears, torque sources and clutches (drivetrain.h) */
 } br_model;
 
 /* model -> number of frames (ground, bodies, kinematic frames) */

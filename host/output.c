@@ -20,7 +20,17 @@ static const char *const BODY_COLS[] = {"x", "y", "z", "vx", "vy", "vz", "wx", "
 static const char *const SET_COLS[] = {"Fx", "Fy", "Fz", "Ft", "N", "P", "E", "ncontact", "nstick",
                                        "vt_max", "pen_max", "Vx", "Vy", "Vz", "Mx", "My", "Mz"};
 static const char *const ENERGY_COLS[] = {"input", "kinetic", "stored", "dissipated", "residual"};
-enum { NB = 9, NS = 17, NE = 5 };
+static const char *const SHAFT_COLS[] = {"w", "alpha"};
+static const char *const CLUTCH_COLS[] = {"tau", "w", "stuck"};
+enum { NB = 9, NS = 17, NE = 5, NSH = 2, NCL = 3 };
+
+/* model -> number of drivetrain columns: per shaft w and alpha, per gear and source tau, per clutch
+ * tau, w and stuck */
+static int drive_ncols(const br_model *m)
+{
+    const br_drivetrain *v = &m->drive;
+    return NSH * v->nshaft + v->ngear + v->nsrc + NCL * v->ncl;
+}
 
 int br_output_col_body(const br_model *m, int b)
 {
@@ -49,7 +59,7 @@ static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, d
 
 int br_output_ncols(const br_model *m)
 {
-    return 1 + NB * m->nbody + NS * m->nset + m->nload + m->nspring + m->nrot + NE;
+    return 1 + NB * m->nbody + NS * m->nset + m->nload + m->nspring + m->nrot + drive_ncols(m) + NE;
 }
 
 void br_output_colname(const br_model *m, int col, char *buf, size_t len)
@@ -84,6 +94,27 @@ void br_output_colname(const br_model *m, int col, char *buf, size_t len)
         return;
     }
     col -= m->nrot;
+    const br_drivetrain *v = &m->drive;
+    if (col < NSH * v->nshaft) {
+        snprintf(buf, len, "%s.%s", v->shaft[col / NSH].name, SHAFT_COLS[col % NSH]);
+        return;
+    }
+    col -= NSH * v->nshaft;
+    if (col < v->ngear) {
+        snprintf(buf, len, "%s.tau", v->gear[col].name);
+        return;
+    }
+    col -= v->ngear;
+    if (col < v->nsrc) {
+        snprintf(buf, len, "%s.tau", v->src[col].name);
+        return;
+    }
+    col -= v->nsrc;
+    if (col < NCL * v->ncl) {
+        snprintf(buf, len, "%s.%s", v->cl[col / NCL].name, CLUTCH_COLS[col % NCL]);
+        return;
+    }
+    col -= NCL * v->ncl;
     snprintf(buf, len, "energy.%s", ENERGY_COLS[col]);
 }
 
@@ -115,6 +146,12 @@ void br_output_row(const br_model *m, const br_data *d, double *row)
     for (int l = 0; l < m->nload; l++) row[c++] = d->load_val[l];
     for (int k = 0; k < m->nspring; k++) row[c++] = d->spring_val[k];
     for (int k = 0; k < m->nrot; k++) row[c++] = d->rot_tau[k];
+    const br_drive_data *dv = d->drv;
+    for (int i = 0; dv && i < m->drive.nshaft; i++) row[c++] = dv->w[i], row[c++] = dv->alpha[i];
+    for (int g = 0; dv && g < m->drive.ngear; g++) row[c++] = dv->lam[g];
+    for (int k = 0; dv && k < m->drive.nsrc; k++) row[c++] = dv->src_tau[k];
+    for (int k = 0; dv && k < m->drive.ncl; k++)
+        row[c++] = dv->cl_tau[k], row[c++] = dv->cl_w[k], row[c++] = dv->cl_mode[k] == BR_CL_STUCK;
     const br_energy_terms *e = &d->en;
     row[c++] = e->work_in;
     row[c++] = e->kinetic;
@@ -491,6 +528,33 @@ int br_output_summary(const br_model *m, const br_data *d, const br_run_info *in
         br_json_number(o, "bristle_energy_J", r->E_b);
         br_json_number(o, "normal_damping_loss_J", d->End_upto[s]);
         cJSON_AddItemToArray(sets, o);
+    }
+    if (d->drv) { /* the drivetrain's step statistics and its clutch and shaft extremes */
+        const br_drivetrain *v = &m->drive;
+        const br_drive_data *dv = d->drv;
+        cJSON *o = cJSON_AddObjectToObject(j, "drivetrain");
+        br_json_number(o, "newton_iterations_max", (double)dv->newton_max);
+        br_json_number(o, "clutch_mode_switches", (double)dv->mode_switches);
+        cJSON *sh = cJSON_AddArrayToObject(o, "shafts");
+        for (int i = 0; i < v->nshaft; i++) {
+            cJSON *q = cJSON_CreateObject();
+            cJSON_AddStringToObject(q, "name", v->shaft[i].name);
+            br_json_number(q, "speed_rad_s", dv->w[i]);
+            br_json_number(q, "acceleration_max_rad_s2", dv->alpha_max[i]);
+            cJSON_AddItemToArray(sh, q);
+        }
+        cJSON *cl = cJSON_AddArrayToObject(o, "clutches");
+        for (int k = 0; k < v->ncl; k++) {
+            const br_rotfric *L = &v->cl[k].law;
+            cJSON *q = cJSON_CreateObject();
+            cJSON_AddStringToObject(q, "name", v->cl[k].name);
+            cJSON_AddStringToObject(q, "type", v->cl[k].type == BR_DCLUTCH_LUGRE ? "lugre" : "coulomb");
+            br_json_number(q, "torque_max_Nm", dv->cl_tau_max[k]);
+            br_json_number(q, "capacity_Nm", L->mu_S * L->c_geo * L->Fn_max);
+            br_json_number(q, "above_capacity_longest_s", dv->cl_over_max[k]);
+            br_json_number(q, "energy_loss_J", dv->cl_E[k] - dv->cl_Eb[k]);
+            cJSON_AddItemToArray(cl, q);
+        }
     }
     const br_energy_terms *e = &d->en;
     cJSON *en = cJSON_AddObjectToObject(j, "energy");

@@ -194,6 +194,22 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
         file_path(rf, "bodies.png", path, sizeof path);
         plot_done(br_plot_png(path, title, pb, p, 3), "bodies.png", rf, &noom, oom, sizeof oom);
     }
+    const br_drivetrain *dv = &m->drive;
+    if (dv->nshaft > 0) { /* shaft speeds, clutch torques, shaft accelerations (at most 8 curves each) */
+        const int c0 = br_output_col_energy(m) - (2 * dv->nshaft + dv->ngear + dv->nsrc + 3 * dv->ncl);
+        const int cc = c0 + 2 * dv->nshaft + dv->ngear + dv->nsrc;
+        br_panel p[3] = {{"shaft speed [rad/s]", 0, {{0}}}, {"clutch torque [N m]", 0, {{0}}},
+                         {"shaft acceleration [rad/s^2]", 0, {{0}}}};
+        for (int i = 0; i < dv->nshaft && i < 8; i++) {
+            p[0].curves[p[0].ncurves++] = (br_curve){dv->shaft[i].name, c0 + 2 * i};
+            p[2].curves[p[2].ncurves++] = (br_curve){dv->shaft[i].name, c0 + 2 * i + 1};
+        }
+        for (int k = 0; k < dv->ncl && k < 8; k++) p[1].curves[p[1].ncurves++] = (br_curve){dv->cl[k].name, cc + 3 * k};
+        if (!dv->ncl) p[1] = p[2];
+        snprintf(title, sizeof title, "%s: drivetrain", m->name);
+        file_path(rf, "drivetrain.png", path, sizeof path);
+        plot_done(br_plot_png(path, title, pb, p, dv->ncl ? 3 : 2), "drivetrain.png", rf, &noom, oom, sizeof oom);
+    }
     const int e0 = br_output_col_energy(m);
     char labels[8][BR_NAME_MAX + 8];
     br_panel p[2] = {{"friction power [W]", 0, {{0}}},

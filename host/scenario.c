@@ -661,6 +661,34 @@ static void read_springs(ysrc *c, ynode *seq, br_model *m)
     }
 }
 
+/* a clutch's mu_C, mu_S, sigma2, normal_force_max, c_geo or annulus and input -> e */
+static void read_clutch(ysrc *c, ynode *n, br_rotfric *e)
+{
+    e->mu_C = ynum(c, n, "mu_C", 1, 0);
+    e->mu_S = ynum(c, n, "mu_S", 1, 0);
+    e->sigma2 = ynum(c, n, "sigma2", 0, 0);
+    e->Fn_max = ynum(c, n, "normal_force_max", 1, 0);
+    ycheck(c, e->mu_C > 0, yat(c, n, "mu_C"), "mu_C must be > 0");
+    ycheck(c, e->mu_S >= e->mu_C, yat(c, n, "mu_S"), "mu_S must be >= mu_C");
+    ycheck(c, e->sigma2 >= 0, yat(c, n, "sigma2"), "sigma2 must be >= 0");
+    ycheck(c, e->Fn_max > 0, yat(c, n, "normal_force_max"), "normal_force_max must be > 0");
+    ynode *an = ymap(c, n, "annulus"), *cg = ymap(c, n, "c_geo");
+    ycheck(c, (an != NULL) != (cg != NULL), n,
+           "give exactly one of 'c_geo' [m] and 'annulus: [R_i, R_o]' (uniform pressure)");
+    if (c->failed) return;
+    if (cg) e->c_geo = ynum_node(c, cg, "c_geo");
+    else {
+        double R[2];
+        yvec(c, n, "annulus", 2, 1, NULL, R);
+        ycheck(c, R[0] >= 0 && R[1] > R[0], an, "annulus needs 0 <= R_i < R_o");
+        e->c_geo = 2.0 / 3.0 * (R[1] * R[1] * R[1] - R[0] * R[0] * R[0]) / (R[1] * R[1] - R[0] * R[0]);
+    }
+    ycheck(c, e->c_geo > 0, cg ? cg : an, "c_geo must be > 0");
+    ynode *in = ymap(c, n, "input");
+    if (in) ytimefn(c, in, "input", &e->u);
+    else e->u.kind = BR_TF_CONSTANT, e->u.c = 1.0;
+}
+
 /* rotational_friction: [{name, type: lugre|clutch|one_way_clutch, body, other, axis, ...}] */
 static void read_rotational(ysrc *c, ynode *seq, br_model *m)
 {
@@ -720,32 +748,150 @@ static void read_rotational(ysrc *c, ynode *seq, br_model *m)
             ycheck(c, e->w_d >= 0, yat(c, n, "w_d"), "w_d must be >= 0 (0: constant sigma1)");
             continue;
         }
-        e->mu_C = ynum(c, n, "mu_C", 1, 0);
-        e->mu_S = ynum(c, n, "mu_S", 1, 0);
-        e->sigma2 = ynum(c, n, "sigma2", 0, 0);
-        e->Fn_max = ynum(c, n, "normal_force_max", 1, 0);
+        read_clutch(c, n, e);
         e->c_max = ynum(c, n, "c_max", 0, 100.0);
-        ycheck(c, e->mu_C > 0, yat(c, n, "mu_C"), "mu_C must be > 0");
-        ycheck(c, e->mu_S >= e->mu_C, yat(c, n, "mu_S"), "mu_S must be >= mu_C");
-        ycheck(c, e->sigma2 >= 0, yat(c, n, "sigma2"), "sigma2 must be >= 0");
-        ycheck(c, e->Fn_max > 0, yat(c, n, "normal_force_max"), "normal_force_max must be > 0");
         ycheck(c, e->c_max > 0, yat(c, n, "c_max"), "c_max must be > 0");
-        ynode *an = ymap(c, n, "annulus"), *cg = ymap(c, n, "c_geo");
-        ycheck(c, (an != NULL) != (cg != NULL), n,
-               "give exactly one of 'c_geo' [m] and 'annulus: [R_i, R_o]' (uniform pressure)");
-        if (c->failed) return;
-        if (cg) e->c_geo = ynum_node(c, cg, "c_geo");
-        else {
-            double R[2];
-            yvec(c, n, "annulus", 2, 1, NULL, R);
-            ycheck(c, R[0] >= 0 && R[1] > R[0], an, "annulus needs 0 <= R_i < R_o");
-            e->c_geo = 2.0 / 3.0 * (R[1] * R[1] * R[1] - R[0] * R[0] * R[0]) / (R[1] * R[1] - R[0] * R[0]);
-        }
-        ycheck(c, e->c_geo > 0, cg ? cg : an, "c_geo must be > 0");
-        ynode *in = ymap(c, n, "input");
-        if (in) ytimefn(c, in, "input", &e->u);
-        else e->u.kind = BR_TF_CONSTANT, e->u.c = 1.0;
     }
+}
+
+/* drivetrain shaft name (or "housing" where allowed) -> its index, -1 for the housing; -2 with an
+ * error when unknown */
+static int yshaft(ysrc *c, const br_drivetrain *dv, ynode *map, const char *key, int housing_ok)
+{
+    const char *nm = ystring(c, map, key, 1);
+    if (!nm) return -2;
+    if (housing_ok && !strcmp(nm, "housing")) return -1;
+    for (int i = 0; i < dv->nshaft; i++)
+        if (!strcmp(dv->shaft[i].name, nm)) return i;
+    yerr(c, yat(c, map, key), "unknown shaft '%s'%s", nm, housing_ok ? " (or housing)" : "");
+    return -2;
+}
+
+/* drivetrain: {shafts, gears, torques, clutches} -> m->drive (docs/scenario-format.md) */
+static void read_drivetrain(ysrc *c, ynode *n, br_model *m)
+{
+    br_drivetrain *dv = &m->drive;
+    if (!n) return;
+    static const char *const K[] = {"shafts", "gears", "torques", "clutches", NULL};
+    if (ykeys(c, n, "drivetrain", K)) return;
+    ynode *sh = ymap(c, n, "shafts"), *ge = ymap(c, n, "gears"), *to = ymap(c, n, "torques"), *cl = ymap(c, n, "clutches");
+    if (!sh) {
+        yerr(c, n, "missing key 'shafts' (a drivetrain needs at least one shaft)");
+        return;
+    }
+    dv->nshaft = ylen(c, sh, "shafts");
+    dv->ngear = ge ? ylen(c, ge, "gears") : 0;
+    dv->nsrc = to ? ylen(c, to, "torques") : 0;
+    dv->ncl = cl ? ylen(c, cl, "clutches") : 0;
+    dv->shaft = calloc((size_t)(dv->nshaft ? dv->nshaft : 1), sizeof *dv->shaft);
+    dv->gear = calloc((size_t)(dv->ngear ? dv->ngear : 1), sizeof *dv->gear);
+    dv->src = calloc((size_t)(dv->nsrc ? dv->nsrc : 1), sizeof *dv->src);
+    dv->cl = calloc((size_t)(dv->ncl ? dv->ncl : 1), sizeof *dv->cl);
+    yalloc(c, n, dv->shaft && dv->gear && dv->src && dv->cl ? dv : NULL);
+    if (c->failed) {
+        dv->nshaft = dv->ngear = dv->nsrc = dv->ncl = 0;
+        return;
+    }
+    ycheck(c, dv->nshaft > 0, sh, "a drivetrain needs at least one shaft");
+    /* every name of the drivetrain is a column prefix: unique among shafts, gears, torques, clutches */
+    char(*names)[BR_NAME_MAX] = calloc((size_t)(dv->nshaft + dv->ngear + dv->nsrc + dv->ncl + 1), BR_NAME_MAX);
+    int nn = 0;
+    yalloc(c, n, names);
+#define BR_DV_NAME(node, out, what)                                                                       \
+    do {                                                                                                  \
+        yname(c, node, out, what);                                                                        \
+        for (int j = 0; j < nn && !c->failed; j++)                                                        \
+            ycheck(c, strcmp(names[j], out) != 0, yat(c, node, "name"), "duplicate drivetrain name '%s'", out); \
+        ycheck(c, strcmp(out, "housing") != 0, yat(c, node, "name"), "'housing' is the fixed casing's name"); \
+        if (names) snprintf(names[nn++], BR_NAME_MAX, "%s", out);                                        \
+    } while (0)
+    static const char *const KS[] = {"name", "inertia", "speed", NULL};
+    for (int i = 0; i < dv->nshaft && !c->failed; i++) {
+        ynode *q = yitem(c, sh, i);
+        br_shaft *S = &dv->shaft[i];
+        if (ykeys(c, q, "a shaft", KS)) break;
+        BR_DV_NAME(q, S->name, "shaft");
+        S->J = ynum(c, q, "inertia", 1, 0);
+        S->w0 = ynum(c, q, "speed", 0, 0.0);
+        ycheck(c, S->J > 0, yat(c, q, "inertia"), "inertia must be > 0 [kg m^2]");
+    }
+    static const char *const KG[] = {"name", "type", "sun", "ring", "carrier", "k", "a", "b", "ratio", NULL};
+    for (int g = 0; g < dv->ngear && !c->failed; g++) {
+        ynode *q = yitem(c, ge, g);
+        br_gear *G = &dv->gear[g];
+        if (ykeys(c, q, "a gear", KG)) break;
+        BR_DV_NAME(q, G->name, "gear");
+        const char *type = ystring(c, q, "type", 1);
+        if (c->failed) break;
+        if (!strcmp(type, "planetary")) {
+            G->type = BR_GEAR_PLANETARY;
+            static const char *const NOT[] = {"a", "b", "ratio"};
+            for (int j = 0; j < 3; j++) ycheck(c, !ymap(c, q, NOT[j]), yat(c, q, NOT[j]), "'%s' is for type pair", NOT[j]);
+            G->s[0] = yshaft(c, dv, q, "sun", 0);
+            G->s[1] = yshaft(c, dv, q, "ring", 0);
+            G->s[2] = yshaft(c, dv, q, "carrier", 0);
+            G->k = ynum(c, q, "k", 1, 0);
+            ycheck(c, G->k > 0, yat(c, q, "k"), "k (ring/sun teeth) must be > 0");
+            ycheck(c, G->s[0] != G->s[1] && G->s[1] != G->s[2] && G->s[0] != G->s[2], q,
+                   "sun, ring and carrier must be three different shafts");
+        } else if (!strcmp(type, "pair")) {
+            G->type = BR_GEAR_PAIR;
+            static const char *const NOT[] = {"sun", "ring", "carrier", "k"};
+            for (int j = 0; j < 4; j++) ycheck(c, !ymap(c, q, NOT[j]), yat(c, q, NOT[j]), "'%s' is for type planetary", NOT[j]);
+            G->s[0] = yshaft(c, dv, q, "a", 0);
+            G->s[1] = yshaft(c, dv, q, "b", 0);
+            G->s[2] = -1;
+            G->k = ynum(c, q, "ratio", 1, 0);
+            ycheck(c, G->k != 0, yat(c, q, "ratio"), "ratio (w_a / w_b) must not be 0");
+            ycheck(c, G->s[0] != G->s[1], q, "a gear pair needs two different shafts");
+        } else {
+            yerr(c, yat(c, q, "type"), "gear type must be pair or planetary (got '%s')", type);
+        }
+    }
+    static const char *const KT[] = {"name", "shaft", "torque", "damping", NULL};
+    for (int k = 0; k < dv->nsrc && !c->failed; k++) {
+        ynode *q = yitem(c, to, k);
+        br_tsource *T = &dv->src[k];
+        if (ykeys(c, q, "a torque source", KT)) break;
+        BR_DV_NAME(q, T->name, "torque source");
+        T->shaft = yshaft(c, dv, q, "shaft", 0);
+        ynode *tq = ymap(c, q, "torque");
+        if (tq) ytimefn(c, tq, "torque", &T->tau);
+        else T->tau.kind = BR_TF_CONSTANT, T->tau.c = 0.0;
+        T->c = ynum(c, q, "damping", 0, 0.0);
+        ycheck(c, T->c >= 0, yat(c, q, "damping"), "damping must be >= 0 [N m s/rad] (the torque is torque(t) - damping w)");
+    }
+    static const char *const KC[] = {"name", "type", "a", "b", "mu_C", "mu_S", "sigma0", "sigma1", "sigma2", "w_s",
+                                     "c_geo", "annulus", "normal_force_max", "input", NULL};
+    for (int k = 0; k < dv->ncl && !c->failed; k++) {
+        ynode *q = yitem(c, cl, k);
+        br_dclutch *C = &dv->cl[k];
+        if (ykeys(c, q, "a clutch", KC)) break;
+        BR_DV_NAME(q, C->name, "clutch");
+        const char *type = ystring(c, q, "type", 1);
+        if (c->failed) break;
+        C->type = !strcmp(type, "lugre") ? BR_DCLUTCH_LUGRE : !strcmp(type, "coulomb") ? BR_DCLUTCH_COULOMB : -1;
+        ycheck(c, C->type >= 0, yat(c, q, "type"), "clutch type must be lugre or coulomb (got '%s')", type);
+        C->a = yshaft(c, dv, q, "a", 0);
+        C->b = yshaft(c, dv, q, "b", 1);
+        ycheck(c, C->a != C->b, q, "a clutch needs two different shafts (b: housing for a brake)");
+        if (c->failed) break;
+        C->law.type = BR_ROT_CLUTCH;
+        read_clutch(c, q, &C->law);
+        static const char *const LUG[] = {"sigma0", "sigma1", "sigma2", "w_s"};
+        if (C->type == BR_DCLUTCH_COULOMB) {
+            for (int j = 0; j < 4; j++) ycheck(c, !ymap(c, q, LUG[j]), yat(c, q, LUG[j]), "'%s' is for type lugre", LUG[j]);
+            continue;
+        }
+        C->law.sigma0 = ynum(c, q, "sigma0", 1, 0);
+        C->law.sigma1 = ynum(c, q, "sigma1", 1, 0);
+        C->law.w_s = ynum(c, q, "w_s", 1, 0);
+        ycheck(c, C->law.sigma0 > 0, yat(c, q, "sigma0"), "sigma0 must be > 0");
+        ycheck(c, C->law.sigma1 >= 0, yat(c, q, "sigma1"), "sigma1 must be >= 0");
+        ycheck(c, C->law.w_s > 0, yat(c, q, "w_s"), "w_s must be > 0");
+    }
+#undef BR_DV_NAME
+    free(names);
 }
 
 /* gms elements: a list of {stiffness, damping, share} -> p->gms_M, gms_k, gms_s, gms_alpha (their
@@ -1483,6 +1629,7 @@ void br_model_free(br_model *m)
         free(m->cset[s].r), free(m->cset[s].K), free(m->cset[s].D), free(m->cset[s].area);
     }
     free(m->body), free(m->kframe), free(m->load), free(m->spring), free(m->cset), free(m->rot);
+    br_drivetrain_free(&m->drive);
     free(m);
 }
 
@@ -1510,7 +1657,7 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     br_model *m = calloc(1, sizeof *m);
     static const char *const K[] = {"name", "description", "time", "output", "backend", "gravity", "beams",
                                     "bodies", "frames", "loads", "springs", "contacts",
-                                    "rotational_friction", NULL};
+                                    "rotational_friction", "drivetrain", NULL};
     if (!m) {
         snprintf(err, errlen, "%s:1: out of memory", path);
         yaml_document_delete(&c.doc);
@@ -1607,8 +1754,9 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     read_springs(&c, ymap(&c, root, "springs"), m);
     read_contacts(&c, ymap(&c, root, "contacts"), m);
     read_rotational(&c, ymap(&c, root, "rotational_friction"), m);
-    ycheck(&c, m->nbody + m->nkframe + m->nbeam > 0 || m->nset > 0, root,
-           "the scenario has no bodies, beams or contacts");
+    read_drivetrain(&c, ymap(&c, root, "drivetrain"), m);
+    ycheck(&c, m->nbody + m->nkframe + m->nbeam > 0 || m->nset > 0 || m->drive.nshaft > 0, root,
+           "the scenario has no bodies, beams, contacts or drivetrain");
     yaml_document_delete(&c.doc);
     if (c.failed) {
         br_model_free(m);

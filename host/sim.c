@@ -252,6 +252,11 @@ br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_
             }
         }
     }
+    if (m->drive.nshaft > 0 && !(d->drv = br_drive_create(&m->drive))) {
+        snprintf(err, errlen, "out of memory");
+        br_data_free(d);
+        return NULL;
+    }
     /* energy reference state at t = 0 */
     br_fwd_frames(m, d);
     br_fwd_loads(m, d);
@@ -293,6 +298,7 @@ void br_data_free(br_data *d)
     free(d->rb_slot), free(d->rb_set), free(d->set_rb), free(d->rb_A), free(d->rb_x), free(d->rb_piv), free(d->rb_group);
     br_struct_free(d->st);
     br_genalpha_free(d->ga);
+    br_drive_free(d->drv);
     free(d->g), free(d->gext), free(d->gext_prev), free(d->xnode), free(d->uprev), free(d->vprev), free(d->up), free(d->vp);
     free(d);
 }
@@ -542,6 +548,12 @@ void br_fwd_loads(const br_model *m, br_data *d)
         add_wrench(m, d, e->frame_b, z3, T);
         en->bristle += d->rot_Eb[k];
         en->friction_loss += d->rot_E_upto[k] - d->rot_Eb[k];
+    }
+    if (d->drv) { /* the drivetrain at t: shafts, clutch bristles and clutch losses */
+        double stored, loss;
+        en->kinetic += br_drive_energy(&m->drive, d->drv, &stored, &loss);
+        en->bristle += stored;
+        en->friction_loss += loss;
     }
     /* balance at t: input work (loads, gravity, drives) plus initial energy against the rest
      * (not on steps where the structure's energies were skipped) */
@@ -808,6 +820,7 @@ static void book_powers(const br_model *m, br_data *d, double h)
 
 int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
 {
+    if (d->drv && br_drive_solve(&m->drive, d->drv, d->t, m->dt, err, errlen)) return -1;
     for (int b = 0; b < m->nbody; b++)
         if (m->body[b].beam < 0 && d->rb_slot[b] < 0)
             br_rigid_accel(&m->body[b], d->frames[1 + b].R, d->w + 3 * b, d->f + 3 * b, d->tau + 3 * b,
@@ -896,6 +909,7 @@ void br_integrate(const br_model *m, br_data *d, double h)
         d->spring_angle[k] += h * (br_dot3(wb, S->axis) - br_dot3(wa, S->axis));
     }
     d->en.work_in += h * (work + d->p_drive);
+    if (d->drv) d->en.work_in += br_drive_commit(&m->drive, d->drv, d->t, h);
     d->en.spring_loss += h * d->p_spring_loss;
     d->step++;
     d->t = d->step * h;
@@ -930,6 +944,12 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
         snprintf(err, errlen, "t = %.9g s: the structure's step gave a non-finite acceleration", d->t);
         return -1;
     }
+    for (int i = 0; d->drv && i < m->drive.nshaft; i++)
+        if (!isfinite(d->drv->x[i])) {
+            snprintf(err, errlen, "t = %.9g s: shaft '%s': the drivetrain's step gave a non-finite speed", d->t,
+                     m->drive.shaft[i].name);
+            return -1;
+        }
     for (int b = 0; b < m->nbody; b++) {
         if (!finite3(d->x + 3 * b) || !finite3(d->v + 3 * b) || !finite3(d->w + 3 * b) ||
             !finite3(d->q + 4 * b) || !isfinite(d->q[4 * b + 3])) {

@@ -102,6 +102,8 @@ typedef struct br_data {
     int *rb_group;             /* nrbgroup + 1: the first block of each group (blocks numbered group by group) */
     double *rb_A, *rb_x;       /* (6 nrb)^2 matrix (its diagonal group blocks used) and 6 nrb right-hand side */
     int *rb_piv;               /* 6 nrb */
+    br_drive_data *drv;        /* the drivetrain's state (NULL without one): solved by br_fwd_accel,
+                                * committed by br_integrate */
 } br_data;
 
 /* model, backend -> data at t = 0 with a contact field on that backend, or NULL with err */
