@@ -847,6 +847,14 @@ static void read_drivetrain(ysrc *c, ynode *n, br_model *m)
         } else {
             yerr(c, yat(c, q, "type"), "gear type must be pair or planetary (got '%s')", type);
         }
+        if (c->failed) break;
+        /* the initial speeds must already mesh: a step would otherwise jump them onto the constraint */
+        const br_shaft *A = &dv->shaft[G->s[0]], *B = &dv->shaft[G->s[1]];
+        const double mis = G->type == BR_GEAR_PAIR ? A->w0 - G->k * B->w0
+                                                   : A->w0 + G->k * B->w0 - (1.0 + G->k) * dv->shaft[G->s[2]].w0;
+        const double sc = fabs(A->w0) + fabs(G->k * B->w0) + (G->type == BR_GEAR_PAIR ? 0.0 : fabs((1.0 + G->k) * dv->shaft[G->s[2]].w0));
+        ycheck(c, fabs(mis) <= 1e-12 * sc, q, "the shafts' initial speeds do not mesh in gear '%s' (%s off by %g rad/s)",
+               G->name, G->type == BR_GEAR_PAIR ? "w_a - ratio w_b" : "w_sun + k w_ring - (1 + k) w_carrier", mis);
     }
     static const char *const KT[] = {"name", "shaft", "torque", "damping", NULL};
     for (int k = 0; k < dv->nsrc && !c->failed; k++) {
