@@ -380,3 +380,34 @@ Test(s6, gearbox_lugre_against_cvode, .timeout = 600)
     cr_assert(e5 < 1e-3, "dt 1e-5: output speed off CVODE by %.3g of the final speed", e5);
     cr_assert(e4 / e5 > 5.0, "not first-order convergent: errors %.3g (1e-4), %.3g (1e-5)", e4, e5);
 }
+
+/* scenario text -> the reader's error (the test fails if the text is accepted) */
+static void refused(const char *text, const char *expect)
+{
+    char err[1024];
+    br_model *m = br_scenario_parse("bad.yaml", text, strlen(text), NULL, 0, err, sizeof err);
+    cr_assert_null(m, "accepted: %s", text);
+    cr_assert(strstr(err, expect), "error '%s' does not say '%s'", err, expect);
+    cr_assert(!strncmp(err, "bad.yaml:", 9), "error '%s' names no file:line", err);
+}
+
+Test(drivetrain_input, refused_with_file_and_line)
+{
+    const char *head = "time: {end: 1.0, dt: 1.0e-3}\ndrivetrain:\n  shafts: [{name: a, inertia: 1}, {name: b, inertia: 2}]\n";
+    char t[1024];
+    snprintf(t, sizeof t, "%s  gears: [{name: g, type: pair, a: a, b: c, ratio: 2}]\n", head);
+    refused(t, "bad.yaml:4: unknown shaft 'c'");
+    snprintf(t, sizeof t, "%s  clutches: [{name: a, type: coulomb, a: a, b: housing, mu_C: 0.1, mu_S: 0.1, c_geo: 1, "
+                          "normal_force_max: 1}]\n", head);
+    refused(t, "duplicate drivetrain name 'a'");
+    refused("time: {end: 1.0, dt: 1.0e-3}\ndrivetrain:\n  shafts: [{name: a, inertia: 1, speed: 1}, {name: b, inertia: 2}]\n"
+            "  gears: [{name: g, type: pair, a: a, b: b, ratio: 2}]\n",
+            "do not mesh in gear 'g'");
+    snprintf(t, sizeof t, "%s  shafts: []\n", "time: {end: 1.0, dt: 1.0e-3}\ndrivetrain:\n");
+    refused(t, "at least one shaft");
+    snprintf(t, sizeof t, "%s  clutches: [{name: k, type: coulomb, a: a, b: housing, mu_C: 0.1, mu_S: 0.1, c_geo: 1, "
+                          "normal_force_max: 1, sigma0: 5}]\n", head);
+    refused(t, "'sigma0' is for type lugre");
+    snprintf(t, sizeof t, "%s  shafts: [{name: a, inertia: 0}]\n", "time: {end: 1.0, dt: 1.0e-3}\ndrivetrain:\n");
+    refused(t, "inertia must be > 0");
+}
