@@ -143,7 +143,7 @@ static int solve_modes(const br_drivetrain *m, br_drive_data *d, double t1, doub
     for (int i = n; i < dim; i++) d->x[i] = 0.0;
     int nlugre = 0;
     for (int k = 0; k < m->ncl; k++) nlugre += m->cl[k].type == BR_DCLUTCH_LUGRE && d->mode_try[k] != BR_CL_FREE;
-    double *A = d->A, *r = d->r;
+    double *A = d->A, *r = d->r, prev = INFINITY;
     for (int it = 1; it <= BR_DRIVE_NEWTON; it++) {
         memset(A, 0, (size_t)dim * (size_t)dim * sizeof(double));
         for (int i = 0; i < n; i++) {
@@ -230,7 +230,11 @@ static int solve_modes(const br_drivetrain *m, br_drive_data *d, double t1, doub
         }
         memcpy(d->x + n, r + n, (size_t)(dim - n) * sizeof(double));
         *iters = it;
-        if (nlugre == 0 || change <= 1e-13 * size) return dim;
+        /* settled: the speeds move by less than 1e-13 of their size, or by less than 1e-10 and no
+         * longer shrink (round-off of the clutch torques' difference slopes where a step is long
+         * against the bristle's time constant) */
+        if (nlugre == 0 || change <= 1e-13 * size || (change <= 1e-10 * size && change >= 0.5 * prev)) return dim;
+        prev = change;
     }
     return -2;
 }
