@@ -81,9 +81,10 @@ br_drive_data *br_drive_create(const br_drivetrain *m)
     d->r = calloc((size_t)D, sizeof(double));
     d->A = calloc((size_t)D * (size_t)D, sizeof(double));
     d->piv = calloc((size_t)D, sizeof(int));
+    d->sv = calloc((size_t)D, sizeof(double));
     if (!d->w || !d->alpha || !d->wn || !d->lam || !d->src_tau || !d->cl_tau || !d->cl_w || !d->cl_z ||
         !d->cl_Eb || !d->cl_E || !d->wt || !d->alpha_max || !d->cl_tau_max || !d->cl_mode || !d->mode_try || !d->row || !d->x || !d->dx || !d->r ||
-        !d->A || !d->piv) {
+        !d->A || !d->piv || !d->sv) {
         br_drive_free(d);
         return NULL;
     }
@@ -101,7 +102,7 @@ void br_drive_free(br_drive_data *d)
     if (!d) return;
     free(d->w), free(d->alpha), free(d->wn), free(d->lam), free(d->src_tau), free(d->cl_tau), free(d->cl_w);
     free(d->cl_z), free(d->cl_Eb), free(d->cl_E), free(d->wt), free(d->alpha_max), free(d->cl_tau_max), free(d->cl_mode), free(d->mode_try), free(d->row);
-    free(d->x), free(d->dx), free(d->r), free(d->A), free(d->piv);
+    free(d->x), free(d->dx), free(d->r), free(d->A), free(d->piv), free(d->sv);
     free(d);
 }
 
@@ -195,13 +196,23 @@ static int solve_modes(const br_drivetrain *m, br_drive_data *d, double t1, doub
                 A[b * dim + a] -= slope;
             }
         }
-        if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, dim, 1, A, dim, d->piv, r, 1) != 0) return -1;
+        if (dim > n + m->ngear) {
+            /* stuck clutches: their rows may repeat a constraint (two brakes on one shaft, a brake on
+             * each shaft of a gear pair), which leaves their torques' split open: the least-squares
+             * solution of least norm (SVD) shares it evenly and keeps the speeds exact */
+            int rank;
+            if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, dim, dim, 1, A, dim, r, 1, d->sv, 1e-12, &rank) != 0) return -1;
+        } else if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, dim, 1, A, dim, d->piv, r, 1) != 0) {
+            return -1;
+        }
         /* Newton's step p, shortened where the step's potential stops falling along it: a clutch
          * torque has a kink at zero relative speed (|w| in the bristle rate), and full steps
          * across it can cycle. Regula falsi (Illinois) on s -> R(x + s p) . p over [0, 1]. */
         double *p = d->dx, *wt = d->wt, s = 1.0;
         for (int i = 0; i < n; i++) p[i] = r[i] - d->x[i];
-        if (nlugre > 0 && resid_dot(m, d, r, p, t1, h) > 0.0) {
+        /* from the second iterate on, every iterate meets the constraints (G p = 0), which the
+         * search's residual relies on; the first may start off them (a clutch that just stuck) */
+        if (nlugre > 0 && it > 1 && resid_dot(m, d, r, p, t1, h) > 0.0) {
             double lo = 0.0, hi = 1.0, flo = resid_dot(m, d, d->x, p, t1, h), fhi = resid_dot(m, d, r, p, t1, h);
             int side = 0;
             for (int q = 0; q < 100 && flo < 0.0 && hi - lo > 1e-15; q++) {
@@ -247,6 +258,16 @@ static double coulomb_tau(const br_dclutch *C, const br_drive_data *d, int k, in
     return C->law.mu_C * C->law.c_geo * clutch_Fn(C, t1) * (mode == BR_CL_SLIP_POS ? 1.0 : -1.0);
 }
 
+/* Coulomb clutch C, step -> the round-off level of its relative speed: 1e-12 of its shafts' speeds at
+ * t plus the change its torque alone would make in a step. A clutch whose shafts other constraints
+ * hold together shows only that much relative speed. */
+static double slip_tol(const br_drivetrain *m, const br_drive_data *d, const br_dclutch *C, double t1, double h)
+{
+    const double sc = fabs(d->wn[C->a]) + (C->b >= 0 ? fabs(d->wn[C->b]) : 0.0) +
+                      h * C->law.mu_C * C->law.c_geo * clutch_Fn(C, t1) / m->shaft[C->a].J;
+    return 1e-12 * sc;
+}
+
 int br_drive_solve(const br_drivetrain *m, br_drive_data *d, double t, double h, char *err, size_t errlen)
 {
     const int n = m->nshaft;
@@ -261,6 +282,7 @@ int br_drive_solve(const br_drivetrain *m, br_drive_data *d, double t, double h,
         if (clutch_Fn(C, t1) <= 0.0) mode = BR_CL_FREE;
         else if (C->type == BR_DCLUTCH_LUGRE) mode = BR_CL_SLIP_POS; /* a LuGre clutch is only off or on */
         else if (mode == BR_CL_FREE) mode = wr == 0.0 ? BR_CL_STUCK : wr > 0.0 ? BR_CL_SLIP_POS : BR_CL_SLIP_NEG;
+        else if (mode != BR_CL_STUCK && fabs(wr) <= slip_tol(m, d, C, t1, h)) mode = BR_CL_STUCK; /* slipping at rest */
         d->mode_try[k] = mode;
     }
     const int max_rounds = 4 * m->ncl + 8;
@@ -280,23 +302,31 @@ int br_drive_solve(const br_drivetrain *m, br_drive_data *d, double t, double h,
             return -1;
         }
         if (iters > d->newton_max) d->newton_max = iters;
-        int changed = 0;
+        /* the most violated mode changes, one a round (changing every violated one at once can
+         * cycle where stuck clutches share a constraint); violations relative to the clutch's
+         * capacity, and to its speed scale */
+        int changed = 0, worst = -1, to = 0;
+        double wv = 0.0;
         for (int k = 0; k < m->ncl; k++) {
             const br_dclutch *C = &m->cl[k];
             const int mode = d->mode_try[k];
             if (C->type != BR_DCLUTCH_COULOMB || mode == BR_CL_FREE) continue;
             const double lim = C->law.mu_S * C->law.c_geo * clutch_Fn(C, t1);
+            double v = 0.0;
+            int next = mode;
             if (mode == BR_CL_STUCK) {
                 const double tau = coulomb_tau(C, d, k, mode, t1);
-                if (fabs(tau) > lim * (1.0 + 1e-12)) d->mode_try[k] = tau > 0.0 ? BR_CL_SLIP_POS : BR_CL_SLIP_NEG, changed = 1;
+                if (fabs(tau) > lim * (1.0 + 1e-12)) v = fabs(tau) / lim - 1.0, next = tau > 0.0 ? BR_CL_SLIP_POS : BR_CL_SLIP_NEG;
             } else {
-                const double wr = rel_speed(C, d->x);
-                if ((mode == BR_CL_SLIP_POS && wr < 0.0) || (mode == BR_CL_SLIP_NEG && wr > 0.0))
-                    d->mode_try[k] = BR_CL_STUCK, changed = 1;
+                /* reversed by more than round-off (slip_tol) */
+                const double wr = rel_speed(C, d->x), tol = slip_tol(m, d, C, t1, h);
+                if ((mode == BR_CL_SLIP_POS && wr < -tol) || (mode == BR_CL_SLIP_NEG && wr > tol))
+                    v = fabs(wr) / tol, next = BR_CL_STUCK;
             }
+            if (next != mode && (worst < 0 || v > wv)) worst = k, wv = v, to = next;
         }
+        if (worst >= 0) d->mode_try[worst] = to, changed = 1;
         if (!changed) break;
-        d->mode_switches++;
         if (round >= max_rounds) {
             snprintf(err, errlen, "t = %.9g s: the drivetrain's clutch modes did not settle in %d rounds", t1,
                      max_rounds);
@@ -304,13 +334,14 @@ int br_drive_solve(const br_drivetrain *m, br_drive_data *d, double t, double h,
         }
     }
     (void)dim;
+    d->t_solved = t, d->h_solved = h;
     return 0;
 }
 
-double br_drive_commit(const br_drivetrain *m, br_drive_data *d, double t, double h)
+double br_drive_commit(const br_drivetrain *m, br_drive_data *d)
 {
     const int n = m->nshaft;
-    const double t1 = t + h;
+    const double h = d->h_solved, t1 = d->t_solved + h;
     double work = 0.0;
     for (int i = 0; i < n; i++) {
         d->w[i] = d->x[i];
@@ -330,6 +361,9 @@ double br_drive_commit(const br_drivetrain *m, br_drive_data *d, double t, doubl
         double tau, P;
         if (C->type == BR_DCLUTCH_LUGRE) {
             tau = br_rotfric_step(&C->law, wr, t1, h, &d->cl_z[k], &P, &d->cl_Eb[k]);
+            /* a released clutch's plates part: its bristle relaxes (its stored energy, 1/2 sigma0
+             * c_geo F_n z^2, went to zero with F_n, so nothing jumps) */
+            if (d->mode_try[k] == BR_CL_FREE) d->cl_z[k] = 0.0;
             d->cl_mode[k] = d->mode_try[k] == BR_CL_FREE ? BR_CL_FREE
                             : fabs(wr) < C->law.w_s     ? BR_CL_STUCK
                             : wr > 0.0                  ? BR_CL_SLIP_POS
@@ -337,6 +371,7 @@ double br_drive_commit(const br_drivetrain *m, br_drive_data *d, double t, doubl
         } else {
             tau = coulomb_tau(C, d, k, d->mode_try[k], t1);
             P = tau * wr;
+            d->mode_switches += d->cl_mode[k] != d->mode_try[k];
             d->cl_mode[k] = d->mode_try[k];
         }
         d->cl_tau[k] = tau;

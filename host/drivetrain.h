@@ -12,6 +12,10 @@
 #include "joint_friction.h"
 #include "timefn.h"
 
+#ifndef BR_NAME_MAX
+#define BR_NAME_MAX 64
+#endif
+
 enum { BR_GEAR_PAIR = 0, BR_GEAR_PLANETARY = 1 };
 enum { BR_DCLUTCH_LUGRE = 0, BR_DCLUTCH_COULOMB = 1 };
 /* a clutch's mode over a step: free (no normal force), stuck, slipping forwards (w > 0) or
@@ -19,7 +23,7 @@ enum { BR_DCLUTCH_LUGRE = 0, BR_DCLUTCH_COULOMB = 1 };
 enum { BR_CL_FREE = 0, BR_CL_STUCK = 1, BR_CL_SLIP_POS = 2, BR_CL_SLIP_NEG = 3 };
 
 typedef struct br_shaft {
-    char name[64];
+    char name[BR_NAME_MAX];
     double J;  /* inertia about its axis [kg m^2], > 0 */
     double w0; /* initial speed [rad/s] */
 } br_shaft;
@@ -29,7 +33,7 @@ typedef struct br_shaft {
  * planetary: w_sun + k w_ring = (1 + k) w_carrier (s = sun, ring, carrier; k = ring/sun teeth);
  * the torques on sun, ring and carrier are lambda, k lambda and -(1 + k) lambda. */
 typedef struct br_gear {
-    char name[64];
+    char name[BR_NAME_MAX];
     int type;  /* BR_GEAR_* */
     int s[3];  /* shafts */
     double k;  /* ratio, or k */
@@ -37,7 +41,7 @@ typedef struct br_gear {
 
 /* torque tau(t) - c w on a shaft */
 typedef struct br_tsource {
-    char name[64];
+    char name[BR_NAME_MAX];
     int shaft;
     br_timefn tau;
     double c; /* [N m s/rad], >= 0 */
@@ -48,7 +52,7 @@ typedef struct br_tsource {
  * its frames unused) or, for the Coulomb clutch, mu_C, mu_S, c_geo, Fn_max and the input u:
  * stuck (w = 0) while |tau| <= mu_S c_geo F_n, slipping with tau = mu_C c_geo F_n sign(w). */
 typedef struct br_dclutch {
-    char name[64];
+    char name[BR_NAME_MAX];
     int type;  /* BR_DCLUTCH_* */
     int a, b;
     br_rotfric law;
@@ -80,9 +84,11 @@ typedef struct br_drive_data {
                                     * without a break, and the longest such time so far */
     double work_in;  /* integral of the sources' power */
     long newton_max; /* most Newton iterations one step took */
-    long mode_switches;
+    long mode_switches; /* changes of a Coulomb clutch's mode from one step to the next */
+    double t_solved, h_solved; /* the step br_drive_solve solved */
     /* scratch of the step (no allocation while stepping) */
     double *wn, *x, *dx, *wt, *A, *r;
+    double *sv;
     int *piv, *mode_try, *row;
     int dim_max;
 } br_drive_data;
@@ -97,10 +103,10 @@ void br_drive_free(br_drive_data *d);
  * the clutch modes not settling) */
 int br_drive_solve(const br_drivetrain *m, br_drive_data *d, double t, double h, char *err, size_t errlen);
 
-/* model, data with a step solved by br_drive_solve (same t, h) -> data at t + h: speeds,
- * accelerations, multipliers, clutch states and energies; returns the sources' work over the step
- * (also added to d->work_in) */
-double br_drive_commit(const br_drivetrain *m, br_drive_data *d, double t, double h);
+/* model, data with a step solved by br_drive_solve -> data at t + h: speeds, accelerations,
+ * multipliers, clutch states and energies; returns the sources' work over the step (also added to
+ * d->work_in) */
+double br_drive_commit(const br_drivetrain *m, br_drive_data *d);
 
 /* model, data -> kinetic energy of the shafts; *stored and *loss (may be NULL): the clutches'
  * stored bristle energy and their losses (energy put in minus stored) */

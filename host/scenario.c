@@ -803,6 +803,9 @@ static void read_drivetrain(ysrc *c, ynode *n, br_model *m)
         for (int j = 0; j < nn && !c->failed; j++)                                                        \
             ycheck(c, strcmp(names[j], out) != 0, yat(c, node, "name"), "duplicate drivetrain name '%s'", out); \
         ycheck(c, strcmp(out, "housing") != 0, yat(c, node, "name"), "'housing' is the fixed casing's name"); \
+        for (int j = 0; j < m->nrot && !c->failed; j++) /* the same column names (<name>.tau) */            \
+            ycheck(c, strcmp(m->rot[j].name, out) != 0, yat(c, node, "name"),                              \
+                   "'%s' is also a rotational_friction element's name", out);                               \
         if (names) snprintf(names[nn++], BR_NAME_MAX, "%s", out);                                        \
     } while (0)
     static const char *const KS[] = {"name", "inertia", "speed", NULL};

@@ -909,7 +909,7 @@ void br_integrate(const br_model *m, br_data *d, double h)
         d->spring_angle[k] += h * (br_dot3(wb, S->axis) - br_dot3(wa, S->axis));
     }
     d->en.work_in += h * (work + d->p_drive);
-    if (d->drv) d->en.work_in += br_drive_commit(&m->drive, d->drv, d->t, h);
+    if (d->drv) d->en.work_in += br_drive_commit(&m->drive, d->drv);
     d->en.spring_loss += h * d->p_spring_loss;
     d->step++;
     d->t = d->step * h;
@@ -944,10 +944,14 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
         snprintf(err, errlen, "t = %.9g s: the structure's step gave a non-finite acceleration", d->t);
         return -1;
     }
-    for (int i = 0; d->drv && i < m->drive.nshaft; i++)
+    for (int i = 0; d->drv && i < m->drive.nshaft + m->drive.ngear; i++)
         if (!isfinite(d->drv->x[i])) {
-            snprintf(err, errlen, "t = %.9g s: shaft '%s': the drivetrain's step gave a non-finite speed", d->t,
-                     m->drive.shaft[i].name);
+            if (i < m->drive.nshaft)
+                snprintf(err, errlen, "t = %.9g s: shaft '%s': the drivetrain's step gave a non-finite speed",
+                         d->t + m->dt, m->drive.shaft[i].name);
+            else
+                snprintf(err, errlen, "t = %.9g s: gear '%s': the drivetrain's step gave a non-finite torque",
+                         d->t + m->dt, m->drive.gear[i - m->drive.nshaft].name);
             return -1;
         }
     for (int b = 0; b < m->nbody; b++) {

@@ -147,7 +147,7 @@ Test(clutches, coulomb_brake_stops_and_holds)
             /* the step that ends at 0.25 s brings the shaft to rest: slipping, or stuck with the same torque */
             if (t < 0.25 - 1e-9) cr_assert_eq(d->drv->cl_mode[0], BR_CL_SLIP_POS, "t = %g", t);
         } else {
-            cr_assert_eq(w, 0.0, "t = %g: %.17g rad/s after the stop", t, w);
+            cr_assert(fabs(w) < 1e-15, "t = %g: %.17g rad/s after the stop", t, w);
             cr_assert_eq(d->drv->cl_mode[0], BR_CL_STUCK, "t = %g", t);
             /* the brake holds the drive torque (< 3 N m), which starts at 0.3 s (the end of that step) */
             const double hold = t > 0.3 - 1e-9 ? 0.5 : 0.0;
@@ -160,6 +160,101 @@ Test(clutches, coulomb_brake_stops_and_holds)
     cr_assert(fabs(d->drv->cl_E[0] - 2.49) < 1e-9, "brake loss %.17g J", d->drv->cl_E[0]);
     br_fwd_loads(m, d);
     cr_assert(fabs(d->en.residual - 0.01) < 1e-9, "energy residual %.17g J", d->en.residual);
+    br_data_free(d);
+    br_model_free(m);
+}
+
+/* a Coulomb clutch (2 N m) between two equal shafts turning at +-w0: it slips (forwards, or backwards
+ * with the speeds swapped) until both reach 0 at t = J w0 / 2 N m = 0.1 s, then stays stuck and
+ * carries half the 1 N m applied to a from 0.15 s */
+Test(clutches, coulomb_between_shafts_both_directions)
+{
+    for (int dir = 0; dir < 2; dir++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "time: {end: 0.3, dt: 1.0e-3}\n"
+                 "drivetrain:\n"
+                 "  shafts: [{name: a, inertia: 0.04, speed: %g}, {name: b, inertia: 0.04, speed: %g}]\n"
+                 "  torques: [{name: T, shaft: a, torque: {table: [[0.15, 0], [0.15, 1]]}}]\n"
+                 "  clutches: [{name: K, type: coulomb, a: a, b: b, mu_C: 0.5, mu_S: 0.8, c_geo: 0.2,\n"
+                 "              normal_force_max: 20}]\n", dir ? -5.0 : 5.0, dir ? 5.0 : -5.0);
+        br_model *m = parse(text);
+        br_data *d = start(m);
+        const double sgn = dir ? -1.0 : 1.0;
+        for (int s = 1; s <= 300; s++) {
+            step(m, d);
+            const double t = s * 1e-3, *w = d->drv->w;
+            if (t < 0.1 - 1e-9) {
+                cr_assert(fabs(w[0] - sgn * (5.0 - 50.0 * t)) < 1e-11 && fabs(w[1] + sgn * (5.0 - 50.0 * t)) < 1e-11,
+                          "dir %d, t = %g: %.17g %.17g", dir, t, w[0], w[1]);
+                cr_assert_eq(d->drv->cl_mode[0], dir ? BR_CL_SLIP_NEG : BR_CL_SLIP_POS);
+                cr_assert(fabs(d->drv->cl_tau[0] - sgn * 2.0) < 1e-12);
+            } else if (t > 0.1 + 1e-9) {
+                cr_assert_eq(d->drv->cl_mode[0], BR_CL_STUCK, "dir %d, t = %g", dir, t);
+                cr_assert(fabs(w[0] - w[1]) < 1e-14, "dir %d, t = %g: %.17g %.17g", dir, t, w[0], w[1]);
+                const double carry = t > 0.15 - 1e-9 ? 0.5 : 0.0; /* a pushes b through the clutch */
+                cr_assert(fabs(d->drv->cl_tau[0] - carry) < 1e-12, "dir %d, t = %g: %.17g N m", dir, t,
+                          d->drv->cl_tau[0]);
+            }
+        }
+        cr_assert_eq(d->drv->mode_switches, 2); /* free -> slipping (the first step), slipping -> stuck */
+        br_data_free(d);
+        br_model_free(m);
+    }
+}
+
+/* two brakes on one shaft, and a brake on each shaft of a gear pair: once stuck their constraints
+ * repeat each other; the run goes on, the shafts stay at rest and the held torque is shared evenly */
+Test(clutches, redundant_brakes_share_the_torque)
+{
+    br_model *m = parse("time: {end: 1.0, dt: 1.0e-3}\n"
+                        "drivetrain:\n"
+                        "  shafts: [{name: a, inertia: 0.05, speed: 2}, {name: b, inertia: 0.1, speed: 6.666666666666667}]\n"
+                        "  gears: [{name: g, type: pair, a: a, b: b, ratio: 0.3}]\n"
+                        "  torques: [{name: T, shaft: a, torque: 0.4}]\n"
+                        "  clutches:\n"
+                        "    - {name: B1, type: coulomb, a: a, b: housing, mu_C: 0.5, mu_S: 0.5, c_geo: 0.1, normal_force_max: 20}\n"
+                        "    - {name: B2, type: coulomb, a: a, b: housing, mu_C: 0.5, mu_S: 0.5, c_geo: 0.1, normal_force_max: 20}\n"
+                        "    - {name: B3, type: coulomb, a: b, b: housing, mu_C: 0.5, mu_S: 0.5, c_geo: 0.1, normal_force_max: 20}\n");
+    br_data *d = start(m);
+    /* the brakes stop a (2 rad/s) with 2 N m on a and 1 N m on b (3.33 on a through the pair)
+     * against the 0.4 N m drive, on a's reduced inertia 0.05 + 0.1 / 0.09: in 0.47 s */
+    for (int s = 0; s < 1000; s++) step(m, d);
+    const br_drive_data *v = d->drv;
+    cr_assert(fabs(v->w[0]) < 1e-15, "a at %.17g rad/s", v->w[0]);
+    cr_assert(fabs(v->w[1]) < 1e-15, "b at %.17g rad/s", v->w[1]);
+    for (int k = 0; k < 3; k++) cr_assert_eq(v->cl_mode[k], BR_CL_STUCK, "brake %d", k);
+    /* B1 and B2 act alike: even shares; with B3 (on b: tau3 / ratio on a) they hold the 0.4 N m */
+    cr_assert(fabs(v->cl_tau[0] - v->cl_tau[1]) < 1e-12, "B1 %.17g, B2 %.17g N m", v->cl_tau[0], v->cl_tau[1]);
+    const double held = v->cl_tau[0] + v->cl_tau[1] + v->cl_tau[2] / 0.3;
+    cr_assert(fabs(held - 0.4) < 1e-12, "held %.17g N m", held);
+    br_data_free(d);
+    br_model_free(m);
+}
+
+/* a LuGre clutch released and engaged again: free, its bristle is back at zero (no torque and no
+ * stored energy carried over), and the energy balance stays closed */
+Test(clutches, lugre_release_and_reengage)
+{
+    br_model *m = parse("time: {end: 0.6, dt: 1.0e-4}\n"
+                        "drivetrain:\n"
+                        "  shafts: [{name: a, inertia: 0.05}, {name: b, inertia: 0.2}]\n"
+                        "  torques: [{name: T, shaft: a, torque: 1.0}, {name: L, shaft: b, damping: 0.3}]\n"
+                        "  clutches: [{name: K, type: lugre, a: a, b: b, mu_C: 0.5, mu_S: 0.5, c_geo: 0.5,\n"
+                        "              normal_force_max: 20, sigma0: 1.0e5, sigma1: 300, w_s: 0.001,\n"
+                        "              input: {table: [[0, 1], [0.2, 1], [0.25, 0], [0.4, 0], [0.45, 1]]}}]\n");
+    br_data *d = start(m);
+    for (int s = 1; s <= 6000; s++) {
+        step(m, d);
+        const double t = s * 1e-4;
+        if (t > 0.25 + 1e-9 && t < 0.4 - 1e-9) {
+            cr_assert_eq(d->drv->cl_z[0], 0.0, "t = %g: z %.3g while free", t, d->drv->cl_z[0]);
+            cr_assert_eq(d->drv->cl_tau[0], 0.0);
+        }
+    }
+    br_fwd_loads(m, d);
+    cr_assert(d->en.residual_rel < 0.01, "energy residual %.3g of the input work", d->en.residual_rel);
+    cr_assert(d->drv->cl_mode[0] != BR_CL_FREE);
     br_data_free(d);
     br_model_free(m);
 }
@@ -233,8 +328,9 @@ Test(s6, gearbox_lugre_follows_the_coulomb_reference, .timeout = 600)
          * acceleration bounded (the seed's variable-step run had spikes of 1e5) */
         cr_assert(r->alpha_out_max < 50.0, "run %d: load acceleration up to %.3g rad/s^2", q, r->alpha_out_max);
         cr_assert(r->residual_rel < 0.01, "run %d: energy residual %.3g of the input work", q, r->residual_rel);
+        /* scenarios.md allows transients of 0.05 s; measured 6.5 ms: held to 0.01 s */
         for (int k = 0; k < 4; k++)
-            cr_assert(r->tau_over[k] <= 0.05, "run %d, clutch %d: above its 5 N m capacity for %.4f s", q, k,
+            cr_assert(r->tau_over[k] <= 0.01, "run %d, clutch %d: above its 5 N m capacity for %.4f s", q, k,
                       r->tau_over[k]);
     }
     /* the speeds reach the three gears' ratios: 2.5, 1.5, 1 just before each shift and at the end */
@@ -247,7 +343,8 @@ Test(s6, gearbox_lugre_follows_the_coulomb_reference, .timeout = 600)
     const double d4 = out_deviation(&runs[0], &runs[1]), d5 = out_deviation(&runs[2], &runs[3]);
     cr_log_info("output speed, LuGre against Coulomb outside the shifts: %.3e (dt 1e-4), %.3e (dt 1e-5) of the "
                 "final speed", d4, d5);
-    cr_assert(d4 < 0.02 && d5 < 0.02, "output speed off the Coulomb reference by %.3g / %.3g of its final value", d4,
+    /* scenarios.md asks for 2 %; measured 3.4e-4: held to 2e-3 */
+    cr_assert(d4 < 2e-3 && d5 < 2e-3, "output speed off the Coulomb reference by %.3g / %.3g of its final value", d4,
               d5);
 }
 
