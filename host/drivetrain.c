@@ -82,9 +82,18 @@ br_drive_data *br_drive_create(const br_drivetrain *m)
     d->A = calloc((size_t)D * (size_t)D, sizeof(double));
     d->piv = calloc((size_t)D, sizeof(int));
     d->sv = calloc((size_t)D, sizeof(double));
+    /* the least-norm solve's workspace for the largest system, so that a step allocates nothing */
+    double wq = 0.0;
+    int iwq = 0, rank;
+    if (d->A && d->r && d->sv &&
+        LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, D, D, 1, d->A, D, d->r, D, d->sv, 1e-12, &rank, &wq, -1, &iwq) == 0) {
+        d->lwork = (int)wq + 1;
+        d->work = calloc((size_t)d->lwork, sizeof(double));
+        d->iwork = calloc((size_t)(iwq > 1 ? iwq : 1), sizeof(int));
+    }
     if (!d->w || !d->alpha || !d->wn || !d->lam || !d->src_tau || !d->cl_tau || !d->cl_w || !d->cl_z ||
         !d->cl_Eb || !d->cl_E || !d->wt || !d->alpha_max || !d->cl_tau_max || !d->cl_mode || !d->mode_try || !d->row || !d->x || !d->dx || !d->r ||
-        !d->A || !d->piv || !d->sv) {
+        !d->A || !d->piv || !d->sv || !d->work || !d->iwork) {
         br_drive_free(d);
         return NULL;
     }
@@ -102,7 +111,7 @@ void br_drive_free(br_drive_data *d)
     if (!d) return;
     free(d->w), free(d->alpha), free(d->wn), free(d->lam), free(d->src_tau), free(d->cl_tau), free(d->cl_w);
     free(d->cl_z), free(d->cl_Eb), free(d->cl_E), free(d->wt), free(d->alpha_max), free(d->cl_tau_max), free(d->cl_mode), free(d->mode_try), free(d->row);
-    free(d->x), free(d->dx), free(d->r), free(d->A), free(d->piv), free(d->sv);
+    free(d->x), free(d->dx), free(d->r), free(d->A), free(d->piv), free(d->sv), free(d->work), free(d->iwork);
     free(d);
 }
 
@@ -145,16 +154,17 @@ static int solve_modes(const br_drivetrain *m, br_drive_data *d, double t1, doub
     int nlugre = 0;
     for (int k = 0; k < m->ncl; k++) nlugre += m->cl[k].type == BR_DCLUTCH_LUGRE && d->mode_try[k] != BR_CL_FREE;
     double *A = d->A, *r = d->r, prev = INFINITY;
+#define AT(i, j) A[(i) + (size_t)(j) * (size_t)dim] /* column-major: LAPACK's own order, no transposed copy */
     for (int it = 1; it <= BR_DRIVE_NEWTON; it++) {
         memset(A, 0, (size_t)dim * (size_t)dim * sizeof(double));
         for (int i = 0; i < n; i++) {
-            A[i * dim + i] = m->shaft[i].J / h;
+            AT(i, i) = m->shaft[i].J / h;
             r[i] = m->shaft[i].J / h * d->wn[i];
         }
         for (int i = n; i < dim; i++) r[i] = 0.0;
         for (int k = 0; k < m->nsrc; k++) {
             const br_tsource *S = &m->src[k];
-            A[S->shaft * dim + S->shaft] += S->c;
+            AT(S->shaft, S->shaft) += S->c;
             r[S->shaft] += br_timefn_eval(&S->tau, t1);
         }
         for (int g = 0; g < m->ngear; g++) {
@@ -162,8 +172,8 @@ static int solve_modes(const br_drivetrain *m, br_drive_data *d, double t1, doub
             double c[3];
             const int ne = gear_row(&m->gear[g], idx, c);
             for (int e = 0; e < ne; e++) {
-                A[(n + g) * dim + idx[e]] = c[e];
-                A[idx[e] * dim + n + g] -= c[e];
+                AT(n + g, idx[e]) = c[e];
+                AT(idx[e], n + g) -= c[e];
             }
         }
         for (int k = 0; k < m->ncl; k++) {
@@ -172,8 +182,8 @@ static int solve_modes(const br_drivetrain *m, br_drive_data *d, double t1, doub
             if (mode == BR_CL_FREE) continue;
             if (mode == BR_CL_STUCK) { /* multiplier mu: +mu on a, -mu on b (the clutch's tau = -mu) */
                 const int q = d->row[k];
-                A[q * dim + a] = 1.0, A[a * dim + q] = -1.0;
-                if (b >= 0) A[q * dim + b] = -1.0, A[b * dim + q] = 1.0;
+                AT(q, a) = 1.0, AT(a, q) = -1.0;
+                if (b >= 0) AT(q, b) = -1.0, AT(b, q) = 1.0;
                 continue;
             }
             double tau0, slope = 0.0;
@@ -188,12 +198,12 @@ static int solve_modes(const br_drivetrain *m, br_drive_data *d, double t1, doub
             }
             /* -tau on a, +tau on b */
             r[a] -= tau0;
-            A[a * dim + a] += slope;
+            AT(a, a) += slope;
             if (b >= 0) {
                 r[b] += tau0;
-                A[b * dim + b] += slope;
-                A[a * dim + b] -= slope;
-                A[b * dim + a] -= slope;
+                AT(b, b) += slope;
+                AT(a, b) -= slope;
+                AT(b, a) -= slope;
             }
         }
         if (dim > n + m->ngear) {
@@ -201,8 +211,10 @@ static int solve_modes(const br_drivetrain *m, br_drive_data *d, double t1, doub
              * each shaft of a gear pair), which leaves their torques' split open: the least-squares
              * solution of least norm (SVD) shares it evenly and keeps the speeds exact */
             int rank;
-            if (LAPACKE_dgelsd(LAPACK_ROW_MAJOR, dim, dim, 1, A, dim, r, 1, d->sv, 1e-12, &rank) != 0) return -1;
-        } else if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, dim, 1, A, dim, d->piv, r, 1) != 0) {
+            if (LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, dim, dim, 1, A, dim, r, dim, d->sv, 1e-12, &rank, d->work,
+                                    d->lwork, d->iwork) != 0)
+                return -1;
+        } else if (LAPACKE_dgesv_work(LAPACK_COL_MAJOR, dim, 1, A, dim, d->piv, r, dim) != 0) {
             return -1;
         }
         /* Newton's step p, shortened where the step's potential stops falling along it: a clutch
@@ -247,6 +259,7 @@ static int solve_modes(const br_drivetrain *m, br_drive_data *d, double t1, doub
         if (nlugre == 0 || change <= 1e-13 * size || (change <= 1e-10 * size && change >= 0.5 * prev)) return dim;
         prev = change;
     }
+#undef AT
     return -2;
 }
 

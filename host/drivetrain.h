@@ -88,8 +88,9 @@ typedef struct br_drive_data {
     double t_solved, h_solved; /* the step br_drive_solve solved */
     /* scratch of the step (no allocation while stepping) */
     double *wn, *x, *dx, *wt, *A, *r;
-    double *sv;
-    int *piv, *mode_try, *row;
+    double *sv, *work; /* least-norm solve: singular values, workspace (lwork) */
+    int *piv, *mode_try, *row, *iwork;
+    int lwork;
     int dim_max;
 } br_drive_data;
 
