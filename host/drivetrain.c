@@ -286,8 +286,8 @@ int br_drive_solve(const br_drivetrain *m, br_drive_data *d, double t, double h,
     const int n = m->nshaft;
     const double t1 = t + h;
     memcpy(d->wn, d->w, (size_t)n * sizeof(double));
-    /* first guess of the modes: free without normal force; a clutch coming on, or one that was
-     * free, sticks when it turns together and slips the way it turns otherwise */
+    /* first guess of the modes: free without normal force; a clutch coming on sticks when it turns
+     * together and slips the way it turns otherwise; a slipping one at rest (to round-off) sticks */
     for (int k = 0; k < m->ncl; k++) {
         const br_dclutch *C = &m->cl[k];
         const double wr = rel_speed(C, d->w);
@@ -300,10 +300,9 @@ int br_drive_solve(const br_drivetrain *m, br_drive_data *d, double t, double h,
     }
     const int max_rounds = 4 * m->ncl + 8;
     long iters = 0;
-    int round = 0, dim = 0;
-    for (;; round++) {
+    for (int round = 0;; round++) {
         memcpy(d->x, d->wn, (size_t)n * sizeof(double));
-        dim = solve_modes(m, d, t1, h, &iters);
+        const int dim = solve_modes(m, d, t1, h, &iters);
         if (dim == -1) {
             snprintf(err, errlen, "t = %.9g s: the drivetrain's system is singular (a shaft held twice, or gears that "
                      "lock each other)", t1);
@@ -318,7 +317,7 @@ int br_drive_solve(const br_drivetrain *m, br_drive_data *d, double t, double h,
         /* the most violated mode changes, one a round (changing every violated one at once can
          * cycle where stuck clutches share a constraint); violations relative to the clutch's
          * capacity, and to its speed scale */
-        int changed = 0, worst = -1, to = 0;
+        int worst = -1, to = 0;
         double wv = 0.0;
         for (int k = 0; k < m->ncl; k++) {
             const br_dclutch *C = &m->cl[k];
@@ -338,15 +337,14 @@ int br_drive_solve(const br_drivetrain *m, br_drive_data *d, double t, double h,
             }
             if (next != mode && (worst < 0 || v > wv)) worst = k, wv = v, to = next;
         }
-        if (worst >= 0) d->mode_try[worst] = to, changed = 1;
-        if (!changed) break;
+        if (worst < 0) break;
+        d->mode_try[worst] = to;
         if (round >= max_rounds) {
             snprintf(err, errlen, "t = %.9g s: the drivetrain's clutch modes did not settle in %d rounds", t1,
                      max_rounds);
             return -1;
         }
     }
-    (void)dim;
     d->t_solved = t, d->h_solved = h;
     return 0;
 }

@@ -42,6 +42,11 @@ int br_output_col_set(const br_model *m, int s) { return 1 + NB * m->nbody + NS 
 
 int br_output_col_energy(const br_model *m) { return br_output_ncols(m) - NE; }
 
+int br_output_col_drive(const br_model *m)
+{
+    return 1 + NB * m->nbody + NS * m->nset + m->nload + m->nspring + m->nrot;
+}
+
 /* set, frames -> tangential velocity of A relative to B at the centroid of the set's points,
  * from the same per-set frame and per-point kinematics (br_kin) the field uses */
 static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, double Vt[3])
@@ -59,7 +64,7 @@ static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, d
 
 int br_output_ncols(const br_model *m)
 {
-    return 1 + NB * m->nbody + NS * m->nset + m->nload + m->nspring + m->nrot + drive_ncols(m) + NE;
+    return br_output_col_drive(m) + drive_ncols(m) + NE;
 }
 
 void br_output_colname(const br_model *m, int col, char *buf, size_t len)

@@ -17,6 +17,9 @@ int br_output_col_body(const br_model *m, int b);
  * frame about its origin */
 int br_output_col_set(const br_model *m, int s);
 
+/* model -> column of the first drivetrain column (the first shaft's w; docs/scenario-format.md) */
+int br_output_col_drive(const br_model *m);
+
 /* model -> column of energy.input (then kinetic, stored, dissipated, residual) */
 int br_output_col_energy(const br_model *m);
 

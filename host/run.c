@@ -196,7 +196,7 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
     }
     const br_drivetrain *dv = &m->drive;
     if (dv->nshaft > 0) { /* shaft speeds, clutch torques, shaft accelerations (at most 8 curves each) */
-        const int c0 = br_output_col_energy(m) - (2 * dv->nshaft + dv->ngear + dv->nsrc + 3 * dv->ncl);
+        const int c0 = br_output_col_drive(m);
         const int cc = c0 + 2 * dv->nshaft + dv->ngear + dv->nsrc;
         br_panel p[3] = {{"shaft speed [rad/s]", 0, {{0}}}, {"clutch torque [N m]", 0, {{0}}},
                          {"shaft acceleration [rad/s^2]", 0, {{0}}}};
