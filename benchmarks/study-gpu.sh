@@ -10,7 +10,7 @@
 #      STUDY_GPU_VSTEPS variant-steps (default 2e7: the end time shrinks as the count grows), on each
 #      backend: variant-steps per second from summary.json, the CPU on all its cores.
 # Prints two markdown tables; exits 1 if a run or study failed or a difference exceeds 1e-12.
-# Output under ${OUT:-runs}/study-gpu/.
+# Output under ${STUDY_GPU_DIR:-runs/study-gpu}/ (not under $OUT: a 1e4-variant study writes a file a variant).
 set -u
 BR=${1:-./build/bristle}
 BACKENDS=${STUDY_GPU_BACKENDS:-cuda cpu}
@@ -19,7 +19,7 @@ VSTEPS=${STUDY_GPU_VSTEPS:-20000000}
 AGREE_N=${STUDY_GPU_AGREE_COUNT:-1024}
 AGREE_END=${STUDY_GPU_AGREE_END:-1.3}
 S2_END=${STUDY_GPU_S2_END:-0.5}
-D="${OUT:-runs}/study-gpu"
+D="${STUDY_GPU_DIR:-runs/study-gpu}"
 rm -rf "$D" && mkdir -p "$D"
 rc=0
 cores=$(nproc)
