@@ -72,7 +72,7 @@ if [ "${GPU_CHECK_BENCH:-1}" = 0 ]; then
 fi
 # GPU_CHECK_BENCH=study: the studies of issue 16 instead of the field benchmarks (a call of their
 # own: several minutes; with GPU_CHECK_CTEST="-R cuda" the tests take seconds on a warm build):
-# CPU/GPU agreement on S2 and a 1025-variant S5b study, and study throughput (variant-steps/s) at
+# CPU/GPU agreement on S2 and a 65-variant S5b study, and study throughput (variant-steps/s) at
 # 1e2 to 1e4 variants on both (benchmarks/study-gpu.sh, its outputs under runs/study-gpu;
 # STUDY_GPU_COUNTS="100 1000 10000 100000" adds 1e5).
 if [ "${GPU_CHECK_BENCH:-1}" = study ]; then
