@@ -26,7 +26,8 @@ namespace {
  * blocks fit an SM (at most 128 a thread; a few spill; not the tangent kernels, whose 120 shuffle
  * trees need more). Measured on an H100 (docs/gpu.md), lugre3d
  * at 1e7 points: 4 points and no cap (156 registers, one block an SM) 1.55e10 updates/s, capped
- * 2.23e10; bristle2, whose 6 states make 4 points too many, 8.75e9 with 2 against 7.30e9 with 4.
+ * 2.23e10; bristle2, whose 6 states (9 since 2026-11-26) make 4 points too many, 8.75e9 with 2 against
+ * 7.30e9 with 4.
  * BR_CUDA_ITEMS and BR_CUDA_MINB override both, for such measurements. */
 constexpr int kBlock = 256; /* threads per block */
 #ifndef BR_CUDA_MINB
@@ -96,7 +97,7 @@ __device__ void warp_tangent_add(const br_point_tan_sums &o, br_tangent_sums *t)
  * state in the set's arrays) */
 __host__ __device__ constexpr int reg_states(int law)
 {
-    return law == BR_LAW_GMS || law == BR_LAW_GKF || law == BR_LAW_STATIC_REG ? 0 : law == BR_LAW_BRISTLE2 ? 6 : 3;
+    return law == BR_LAW_GMS || law == BR_LAW_GKF || law == BR_LAW_STATIC_REG ? 0 : law == BR_LAW_BRISTLE2 ? 9 : 3;
 }
 
 /* Block blk of set v (kBlock threads, law_items(LAW) points each) -> the set's points

@@ -138,20 +138,34 @@ BR_HD void br_bristle2_tip(const br_friction_params *p, const double Vt[3], doub
     }
 }
 
-/* bristle2 (3.6): Vt, N, z, q -> zdot = Vt - q and the tip's momentum balance relative to B,
- *   m_b qdot = (sigma0 z + sigma1 zdot) - F_R,   m_b = sigma1^2 / (4 sigma0),
- * which is physics.md's m_b wdot = F_R - (sigma0 z + sigma1 w) (w = zdot = Vt - q) plus the
- * inertia term m_b dVt/dt that it omits: with it a stuck tip (q = 0, |F_0| <= F_s) stays
- * stuck for any motion of the body, as 3.6 states (docs/physics-choices.md). */
-BR_HD void br_bristle2_rates(const br_friction_params *p, const double Vt[3], double N,
+/* bristle2: the tip's slip speed s = |u| on the characteristic -> g, the share of the tip's
+ * inertia referred to the ground (the rest is referred to the body): 1 on the regularization arc
+ * (s <= v_r: stuck, pre-sliding), then the static part of the friction law's Stribeck drop,
+ * exp(-((s - v_r)/V_st)^alpha) (3.5's mu at s - v_r is mu_k + (mu_s - mu_k) g + nu (s - v_r)), so
+ * that a tip breaking away keeps its momentum and one in kinetic sliding rides with the body
+ * (docs/physics-choices.md) */
+BR_HD double br_bristle2_ground(const br_friction_params *p, double s)
+{
+    const double g = br_stribeck(0.0, 1.0, s - p->v_r, p->V_st, p->alpha);
+    return s <= p->v_r ? 1.0 : g;
+}
+
+/* bristle2 (3.6): Vt, its rate aVt = dVt/dt, N, z, q -> zdot = Vt - q and the tip's momentum
+ * balance, m_b = sigma1^2 / (4 sigma0),
+ *   m_b qdot = (sigma0 z + sigma1 zdot) - F_R + (1 - g) m_b aVt,   g = br_bristle2_ground(|u|).
+ * On the arc (g = 1) the tip's inertia is referred to the ground: a stuck tip (q = 0, |F_0| <= F_s)
+ * stays stuck however the body moves, as 3.6 states. Sliding (g = 0) it is physics.md's
+ * m_b wdot = F_R - (sigma0 z + sigma1 w) with w = zdot = Vt - q, the inertia relative to the body:
+ * the fictitious mass does not ride on the body (docs/physics-choices.md). */
+BR_HD void br_bristle2_rates(const br_friction_params *p, const double Vt[3], const double aVt[3], double N,
                              const double z[3], const double q[3], double zdot[3], double qdot[3])
 {
     double u[3], FR[3], s, f;
     br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f, NULL);
-    const double mb = br_bristle2_mass(p);
+    const double mb = br_bristle2_mass(p), slide = 1.0 - br_bristle2_ground(p, s);
     for (int k = 0; k < 3; k++) {
         zdot[k] = Vt[k] - q[k];
-        qdot[k] = (p->sigma0 * z[k] + p->sigma1 * zdot[k] - FR[k]) / mb;
+        qdot[k] = (p->sigma0 * z[k] + p->sigma1 * zdot[k] - FR[k]) / mb + slide * aVt[k];
     }
 }
 
@@ -167,12 +181,14 @@ BR_HD void br_mat3_mul(const double A[9], const double B[9], double C[9])
 }
 
 /* bristle2 tangent: the derivative of F = sigma0 z + b (Vt - q') (b = sigma1 + h sigma0) of
- * the step below with respect to Vt and N, through u (the shift of F0), F_R, the step's
+ * the step below with respect to Vt and N (carry: the step's (1 - g(s)) m_b, carry_s its derivative
+ * in s, dV = Vt - Vt_prev), through u (the shift of F0), F_R, the step's
  * direction e and both of its diagonal entries a_par, a_perp (their branches held). x_N marks
  * the N column: every derivative is carried as a 3x3 block for Vt and a vector for N. */
 BR_HD void br_bristle2_tangent(const br_friction_params *p, double h, double N, const br_bristle2_aux *x,
                                const double u[3], double s, double f, const double e[3], const double r[3],
-                               double rp, double a_par, double a_perp, br_fric_tangent *T)
+                               double rp, double a_par, double a_perp, double carry, double carry_s,
+                               const double dV[3], br_fric_tangent *T)
 {
     const double b = p->sigma1 + h * p->sigma0, vr = p->v_r;
     /* u = q + sh F0: Du = du/dVt, duN = du/dN */
@@ -209,20 +225,23 @@ BR_HD void br_bristle2_tangent(const br_friction_params *p, double h, double N, 
     br_mat3_vec(JR, duN, dFRN);
     br_mat3_vec(P9, duN, deN);
     for (int i = 0; i < 3; i++) dFRN[i] += f1 * si * u[i];
-    /* r = h (sigma0 z + b (Vt - q) - F_R) */
+    /* e^T du: the derivatives of s */
+    double eDu[3];
+    for (int j = 0; j < 3; j++) eDu[j] = e[0] * Du[j] + e[1] * Du[3 + j] + e[2] * Du[6 + j];
+    const double eduN = br_dot3(e, duN);
+    /* r = h (sigma0 z + b (Vt - q) - F_R) + carry(s) dV, dV = Vt - Vt_prev */
     double Dr[9], drN[3];
     for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) Dr[3 * i + j] = h * ((i == j ? b : 0.0) - DFR[3 * i + j]);
-        drN[i] = -h * dFRN[i];
+        for (int j = 0; j < 3; j++)
+            Dr[3 * i + j] = h * ((i == j ? b : 0.0) - DFR[3 * i + j]) + (i == j ? carry : 0.0) + dV[i] * carry_s * eDu[j];
+        drN[i] = -h * dFRN[i] + dV[i] * carry_s * eduN;
     }
-    /* e^T du, and the diagonal entries: a_perp = c + h f/s, a_par = c + h fsl(s) */
-    double eDu[3], Drp[3];
-    for (int j = 0; j < 3; j++) {
-        eDu[j] = e[0] * Du[j] + e[1] * Du[3 + j] + e[2] * Du[6 + j];
+    /* the diagonal entries: a_perp = c + h f/s, a_par = c + h fsl(s) */
+    double Drp[3];
+    for (int j = 0; j < 3; j++)
         Drp[j] = e[0] * Dr[j] + e[1] * Dr[3 + j] + e[2] * Dr[6 + j] + r[0] * De[j] + r[1] * De[3 + j] +
                  r[2] * De[6 + j];
-    }
-    const double eduN = br_dot3(e, duN), drpN = br_dot3(e, drN) + br_dot3(r, deN);
+    const double drpN = br_dot3(e, drN) + br_dot3(r, deN);
     const double kperp = pos ? h * (fp - fs) * si : 0.0; /* d a_perp / d s */
     const double aperpN = pos ? kperp * eduN + h * f1 * si : h * 2.0 * p->mu_s / vr;
     const double kpar = s <= vr ? -2.0 * h * p->mu_s * N / (vr * vr) : 0.0;
@@ -246,23 +265,31 @@ BR_HD void br_bristle2_tangent(const br_friction_params *p, double h, double N, 
     }
 }
 
-/* bristle2 step, states z (0-2) and q = v_S (3-5): linearly implicit Euler in q with Vt frozen,
- *   (m_b + h J + h sigma1 + h^2 sigma0) dq = h (sigma0 z + (sigma1 + h sigma0)(Vt - q) - F_R),
+/* bristle2 step, states z (0-2), q = v_S (3-5) and the previous step's Vt (6-8): linearly
+ * implicit Euler in q with Vt frozen,
+ *   (m_b + h J + h sigma1 + h^2 sigma0) dq = h (sigma0 z + (sigma1 + h sigma0)(Vt - q) - F_R)
+ *                                            + (1 - g) m_b (Vt - Vt_prev),
  *   q <- q + dq, z <- z + h (Vt - q),
  * J = dF_R/du = f'(|u|) e e^T + f/|u| (I - e e^T), e = u/|u| (f' from br_f_static_reg_slope),
- * solved along e and across it. Transmitted force F = sigma0 z + sigma1 zdot (updated state). */
+ * solved along e and across it; g = br_bristle2_ground(|u|) at the step's start, held (sliding,
+ * the body's change of speed carries the tip along: br_bristle2_rates). Transmitted force
+ * F = sigma0 z + sigma1 zdot (updated state). Vt_prev matters only where g < 1, which the first
+ * step after contact (q = 0, so |u| <= v_r) never is. */
 BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double Vt[3], double v,
                            double N, double *st, long stride, double F[3], double *P, br_fric_tangent *T)
 {
     (void)v;
-    double z[3], q[3], u[3], FR[3], s, f;
+    double z[3], q[3], Vp[3], u[3], FR[3], s, f;
     br_bristle2_aux aux;
     for (int k = 0; k < 3; k++) {
         z[k] = st[k * stride];
         q[k] = st[(3 + k) * stride];
+        Vp[k] = st[(6 + k) * stride];
     }
     br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f, T ? &aux : NULL);
-    const double mb = br_bristle2_mass(p);
+    const double mb = br_bristle2_mass(p), carry = (1.0 - br_bristle2_ground(p, s)) * mb;
+    double dV[3];
+    for (int k = 0; k < 3; k++) dV[k] = Vt[k] - Vp[k];
     const double c = mb + h * p->sigma1 + h * h * p->sigma0;
     const double a_par = c + h * br_f_static_reg_slope(p, s, N);
     const double fs0 = 2.0 * p->mu_s * N / p->v_r; /* f/s as s -> 0 */
@@ -270,17 +297,23 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
     const double inv = s > 0.0 ? 1.0 / (s > 0.0 ? s : 1.0) : 0.0;
     double r[3], e[3];
     for (int k = 0; k < 3; k++) {
-        r[k] = h * (p->sigma0 * z[k] + (p->sigma1 + h * p->sigma0) * (Vt[k] - q[k]) - FR[k]);
+        r[k] = h * (p->sigma0 * z[k] + (p->sigma1 + h * p->sigma0) * (Vt[k] - q[k]) - FR[k]) + carry * dV[k];
         e[k] = u[k] * inv;
     }
     const double rp = br_dot3(r, e);
-    if (T) br_bristle2_tangent(p, h, N, &aux, u, s, f, e, r, rp, a_par, a_perp, T);
+    if (T) {
+        /* d carry / ds = -m_b g'(s), g' = (x dg/dx) / x at x = s - v_r > 0 (0 on the arc) */
+        const double x = s - p->v_r;
+        const double carry_s = x > 0.0 ? -mb * br_stribeck_vslope(0.0, 1.0, x, p->V_st, p->alpha) / (x > 0.0 ? x : 1.0) : 0.0;
+        br_bristle2_tangent(p, h, N, &aux, u, s, f, e, r, rp, a_par, a_perp, carry, carry_s, dV, T);
+    }
     for (int k = 0; k < 3; k++) {
         q[k] += (r[k] - rp * e[k]) / a_perp + rp * e[k] / a_par;
         const double zd = Vt[k] - q[k];
         z[k] += h * zd;
         st[k * stride] = z[k];
         st[(3 + k) * stride] = q[k];
+        st[(6 + k) * stride] = Vt[k];
         F[k] = p->sigma0 * z[k] + p->sigma1 * zd;
     }
     *P = br_dot3(F, Vt);

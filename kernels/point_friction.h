@@ -33,7 +33,7 @@ enum br_law {
     BR_LAW_DAHL3D = 2,          /* Dahl, 3 states (3.3) */
     BR_LAW_GKF = 3,             /* regularized generalized kinetic friction, stateless (3.4) */
     BR_LAW_STATIC_REG = 4,      /* parabolic regularization, stateless (3.5) */
-    BR_LAW_BRISTLE2 = 5,        /* second-order bristle, asymmetric regularization, 6 states (3.6) */
+    BR_LAW_BRISTLE2 = 5,        /* second-order bristle, asymmetric regularization, 9 states (3.6) */
     BR_LAW_BRISTLE_IMPLICIT = 6,/* massless bristle, implicit tip balance, 3 states (3.7) */
     BR_LAW_GMS = 7,             /* generalized Maxwell-slip, 3 M states (3.8) */
     BR_LAW_JENKINS = 8,         /* elastic Coulomb element (Jenkins, macroslip), 3 states (3.9) */

@@ -17,7 +17,7 @@ BR_HD int br_law_nstate(int law, const br_friction_params *p)
     case BR_LAW_DAHL3D:
     case BR_LAW_BRISTLE_IMPLICIT:
     case BR_LAW_JENKINS: return 3;
-    case BR_LAW_BRISTLE2: return 6;
+    case BR_LAW_BRISTLE2: return 9;
     case BR_LAW_GMS: return 3 * p->gms_M;
     default: return 0;
     }

@@ -38,8 +38,11 @@ static double f1(const br_friction_params *p, double s, double N) /* s >= 0 */
     return mu1(p, s - p->v_r) * N;
 }
 
-/* one step of the same linearly implicit scheme in one dimension: z, q (tip sliding speed) */
-static double step1(const br_friction_params *p, double h, double V, double N, double *z, double *q)
+/* one step of the same linearly implicit scheme in one dimension: z, q (tip sliding speed), Vp
+ * (the previous step's V: the tip's inertia is referred to the ground on the regularization arc
+ * |u| <= v_r, to the body in kinetic sliding, the share g on the ground falling as the Stribeck
+ * curve's static part beyond; sliding, q follows V's change) */
+static double step1(const br_friction_params *p, double h, double V, double N, double *z, double *q, double *Vp)
 {
     const double Fs = p->mu_s * N, F0 = p->sigma0 * *z + p->sigma1 * V;
     const double wF = fabs(F0) <= Fs ? 1.0 - sqrt(1.0 - fabs(F0) / Fs) : 1.0;
@@ -48,7 +51,10 @@ static double step1(const br_friction_params *p, double h, double V, double N, d
     const double slope = s <= p->v_r ? 2.0 * Fs * (1.0 - s / p->v_r) / p->v_r : p->nu * N;
     const double mb = p->sigma1 * p->sigma1 / (4.0 * p->sigma0);
     const double A = mb + h * p->sigma1 + h * h * p->sigma0 + h * slope;
-    *q += h * (p->sigma0 * *z + (p->sigma1 + h * p->sigma0) * (V - *q) - FR) / A;
+    const double g = s <= p->v_r ? 1.0 : exp(-pow((s - p->v_r) / p->V_st, p->alpha)); /* ground share */
+    const double carry = (1.0 - g) * mb * (V - *Vp);
+    *q += (h * (p->sigma0 * *z + (p->sigma1 + h * p->sigma0) * (V - *q) - FR) + carry) / A;
+    *Vp = V;
     *z += h * (V - *q);
     return p->sigma0 * *z + p->sigma1 * (V - *q);
 }
@@ -57,7 +63,7 @@ Test(bristle2, reduces_to_the_1d_law_along_a_line)
 {
     br_friction_params p = s4a(0.02);
     const double e[3] = {0.48, 0.6, 0.64}; /* unit: 0.2304 + 0.36 + 0.4096 */
-    double st[6] = {0}, z = 0.0, q = 0.0, worst = 0.0, scale = 0.0, perp = 0.0;
+    double st[9] = {0}, z = 0.0, q = 0.0, Vp = 0.0, worst = 0.0, scale = 0.0, perp = 0.0;
     const double h = 1e-5;
     for (int k = 0; k < 200000; k++) {
         const double t = k * h;
@@ -67,7 +73,7 @@ Test(bristle2, reduces_to_the_1d_law_along_a_line)
         const double Vt[3] = {V * e[0], V * e[1], V * e[2]};
         double F[3], P;
         br_law_bristle2(&p, h, Vt, fabs(V), N, st, 1, F, &P, NULL);
-        const double F1 = step1(&p, h, V, N, &z, &q);
+        const double F1 = step1(&p, h, V, N, &z, &q, &Vp);
         const double Fa = br_dot3(F, e), za = st[0] * e[0] + st[1] * e[1] + st[2] * e[2];
         const double qa = st[3] * e[0] + st[4] * e[1] + st[5] * e[2];
         worst = fmax(worst, fmax(fabs(Fa - F1) / (p.mu_s * 9.81 * 1.5), fabs(za - z) * p.sigma0 / (p.mu_s * 9.81 * 1.5)));
@@ -88,7 +94,7 @@ Test(bristle2, reduces_to_the_1d_law_along_a_line)
 Test(bristle2, tip_force_stays_in_the_friction_cone_under_a_turning_slip)
 {
     br_friction_params p = s4a(0.0);
-    double st[6] = {0}, worst = 0.0, over = 0.0, over_stop = 0.0;
+    double st[9] = {0}, worst = 0.0, over = 0.0, over_stop = 0.0;
     const double h = 1e-5, N = 9.81, Fs = p.mu_s * N;
     long slipping = 0;
     for (int k = 0; k < 300000; k++) {

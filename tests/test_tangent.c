@@ -59,6 +59,14 @@ static double check_law(int law, const br_friction_params *p, double vscale, dou
         const double dv = 1e-6 * fmax(br_norm3(Vt), 1e-3 * vscale), dN = 1e-6 * N;
         double err = 0.0;
         int smooth = br_norm3(Vt) > 1e-6 * vscale; /* |Vt| has a corner at 0 */
+        if (law == BR_LAW_BRISTLE2) {
+            /* bristle2's tangent holds w_F's slope (infinite at the cone |F_0| = F_s) where
+             * 1 - |F_0|/F_s < BR_BRISTLE2_CONE_FLOOR: exact only outside that band */
+            double u[3], FR[3], s, f;
+            br_bristle2_aux ax;
+            br_bristle2_tip(p, Vt, N, st, st + 3, u, FR, &s, &f, &ax);
+            if (ax.inside && 1.0 - ax.g / ax.Fs < BR_BRISTLE2_CONE_FLOOR) smooth = 0;
+        }
         law_force(law, p, h, Vt, N, st, F0, NULL);
         for (int j = 0; j < 4 && smooth; j++) {
             double Fq[4][3]; /* at -2d, -d, +d, +2d */
