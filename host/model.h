@@ -79,6 +79,8 @@ typedef struct br_load {
 /* A linear spring-damper between a point of frame a and a point of frame b.
  * rest == 0: a vector spring F = k d + c ddot (d = pb - pa); rest > 0: an axial
  * spring F = (k (|d| - rest) + c (ddot . e)) e with e = d / |d|.
+ * rope: the axial spring in tension only: F = max(0, k (|d| - rest) + c (ddot . e)) e while
+ * |d| > rest, else 0 (slack).
  * torsion: a torsion spring about a world axis, T = k theta + c thetadot with theta the
  * rotation of b relative to a about the axis since t = 0 (torque -T axis on b, +T axis on a). */
 typedef struct br_spring {
@@ -87,6 +89,7 @@ typedef struct br_spring {
     double pa[3], pb[3];   /* frame coordinates (ground: world) */
     double k, c, rest;
     int torsion;
+    int rope;              /* axial, tension only */
     double axis[3];        /* torsion: unit axis, world */
 } br_spring;
 

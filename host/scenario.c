@@ -266,7 +266,31 @@ static void yalloc(ysrc *c, ynode *at, const void *p)
 
 /* ---- time functions ---- */
 
-static const char *const TF_KEYS[] = {"constant", "table", "ramp", "harmonic", "sweep", NULL};
+static const char *const TF_KEYS[] = {"constant", "table", "ramp", "harmonic", "sweep", "integral", "sum", NULL};
+
+/* node v (a sequence of [t, value] rows) -> fn's table arrays t, y and n */
+static void ytable(ysrc *c, ynode *v, br_timefn *fn)
+{
+    const int len = ylen(c, v, "table");
+    ycheck(c, len >= 1, v, "table needs at least one [t, value] pair");
+    if (c->failed) return;
+    fn->n = len;
+    fn->t = malloc((size_t)len * sizeof(double));
+    fn->y = malloc((size_t)len * sizeof(double));
+    yalloc(c, v, fn->t), yalloc(c, v, fn->y);
+    for (int k = 0; k < len && !c->failed; k++) {
+        ynode *row = yitem(c, v, k);
+        if (ylen(c, row, "table row") != 2) {
+            yerr(c, row, "table rows are [t, value] pairs");
+            return;
+        }
+        fn->t[k] = ynum_node(c, yitem(c, row, 0), "table time");
+        fn->y[k] = ynum_node(c, yitem(c, row, 1), "table value");
+        ycheck(c, k == 0 || fn->t[k] >= fn->t[k - 1], row, "table times must not decrease");
+        ycheck(c, k < 2 || fn->t[k] > fn->t[k - 2], row,
+               "a table time may appear at most twice (a jump: the later row holds from then on)");
+    }
+}
 
 /* node (a number or a one-key mapping) -> time function */
 static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
@@ -280,7 +304,7 @@ static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
     }
     if (ykeys(c, n, what, TF_KEYS)) return;
     if (n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1) {
-        yerr(c, n, "%s: give exactly one of constant, table, ramp, harmonic, sweep", what);
+        yerr(c, n, "%s: give exactly one of constant, table, ramp, harmonic, sweep, integral, sum", what);
         return;
     }
     ynode *v;
@@ -289,25 +313,29 @@ static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
         fn->c = ynum_node(c, v, "constant");
     } else if ((v = ymap(c, n, "table"))) {
         fn->kind = BR_TF_TABLE;
-        const int len = ylen(c, v, "table");
-        ycheck(c, len >= 1, v, "table needs at least one [t, value] pair");
-        if (c->failed) return;
-        fn->n = len;
-        fn->t = malloc((size_t)len * sizeof(double));
-        fn->y = malloc((size_t)len * sizeof(double));
-        yalloc(c, v, fn->t), yalloc(c, v, fn->y);
-        for (int k = 0; k < len && !c->failed; k++) {
-            ynode *row = yitem(c, v, k);
-            if (ylen(c, row, "table row") != 2) {
-                yerr(c, row, "table rows are [t, value] pairs");
-                return;
-            }
-            fn->t[k] = ynum_node(c, yitem(c, row, 0), "table time");
-            fn->y[k] = ynum_node(c, yitem(c, row, 1), "table value");
-            ycheck(c, k == 0 || fn->t[k] >= fn->t[k - 1], row, "table times must not decrease");
-            ycheck(c, k < 2 || fn->t[k] > fn->t[k - 2], row,
-                   "a table time may appear at most twice (a jump: the later row holds from then on)");
+        ytable(c, v, fn);
+    } else if ((v = ymap(c, n, "integral"))) {
+        /* integral: {table: [[t, rate], ...]}: a displacement from a piecewise-linear velocity */
+        static const char *const K[] = {"table", NULL};
+        if (ykeys(c, v, "integral", K)) return;
+        fn->kind = BR_TF_INTEGRAL;
+        ynode *tb = ymap(c, v, "table");
+        if (!tb) {
+            yerr(c, v, "integral: give the integrand as 'table: [[t, value], ...]'");
+            return;
         }
+        ytable(c, tb, fn);
+        if (!c->failed && br_timefn_integral_init(fn)) yerr(c, v, "out of memory");
+    } else if ((v = ymap(c, n, "sum"))) {
+        fn->kind = BR_TF_SUM;
+        const int len = ylen(c, v, "sum");
+        ycheck(c, len >= 1, v, "sum needs at least one time function");
+        if (c->failed) return;
+        fn->term = calloc((size_t)len, sizeof *fn->term);
+        yalloc(c, v, fn->term);
+        if (!fn->term) return;
+        fn->nterm = len;
+        for (int k = 0; k < len && !c->failed; k++) ytimefn(c, yitem(c, v, k), "a term of sum", &fn->term[k]);
     } else if ((v = ymap(c, n, "ramp"))) {
         static const char *const K[] = {"t0", "t1", "from", "to", NULL};
         if (ykeys(c, v, "ramp", K)) return;
@@ -644,9 +672,10 @@ static void read_springs(ysrc *c, ynode *seq, br_model *m)
             else S->frame_a = idx;
         }
         const char *type = ystring(c, n, "type", 0);
-        ycheck(c, !type || !strcmp(type, "linear") || !strcmp(type, "torsion"), yat(c, n, "type"),
-               "spring type must be linear or torsion");
+        ycheck(c, !type || !strcmp(type, "linear") || !strcmp(type, "torsion") || !strcmp(type, "rope"),
+               yat(c, n, "type"), "spring type must be linear, rope or torsion");
         S->torsion = type && !strcmp(type, "torsion");
+        S->rope = type && !strcmp(type, "rope");
         if (S->torsion) yunit(c, n, "axis", NULL, S->axis);
         else ycheck(c, !ymap(c, n, "axis"), yat(c, n, "axis"), "'axis' is for torsion springs");
         ycheck(c, !S->torsion || !ymap(c, n, "rest_length"), yat(c, n, "rest_length"),
@@ -657,6 +686,8 @@ static void read_springs(ysrc *c, ynode *seq, br_model *m)
         ycheck(c, S->k >= 0, yat(c, n, "stiffness"), "stiffness must be >= 0");
         ycheck(c, S->c >= 0, yat(c, n, "damping"), "damping must be >= 0");
         ycheck(c, S->rest >= 0, yat(c, n, "rest_length"), "rest_length must be >= 0");
+        ycheck(c, !S->rope || S->rest > 0, S->rope && ymap(c, n, "rest_length") ? yat(c, n, "rest_length") : n,
+               "a rope needs rest_length > 0 (its natural length: it pulls only when longer)");
         ycheck(c, S->frame_a != S->frame_b, n, "a spring needs two different frames");
     }
 }

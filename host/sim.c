@@ -514,11 +514,16 @@ void br_fwd_loads(const br_model *m, br_data *d)
             double e[3] = {0, 0, 0};
             if (L > 0) for (int j = 0; j < 3; j++) e[j] = dd[j] / L;
             const double rate = br_dot3(dv, e);
-            const double mag = S->k * (L - S->rest) + S->c * rate;
+            /* a rope: slack (no force, no energy) at or below its rest length, never pushing; the
+             * loss is the force's power beyond the elastic part's, (mag - k ext) rate: c rate^2
+             * while taut and pulling, -k ext rate >= 0 where the damper would push (mag clipped) */
+            const double ext = S->rope && L <= S->rest ? 0.0 : L - S->rest;
+            double mag = S->k * ext + S->c * rate;
+            if (S->rope && (ext == 0.0 || mag < 0.0)) mag = 0.0;
             for (int j = 0; j < 3; j++) F[j] = mag * e[j];
             d->spring_val[k] = mag;
-            en->spring += 0.5 * S->k * (L - S->rest) * (L - S->rest);
-            d->p_spring_loss += S->c * rate * rate;
+            en->spring += 0.5 * S->k * ext * ext;
+            d->p_spring_loss += S->rope ? (mag - S->k * ext) * rate : S->c * rate * rate;
         } else {
             for (int j = 0; j < 3; j++) F[j] = S->k * dd[j] + S->c * dv[j];
             d->spring_val[k] = sqrt(br_dot3(F, F));

@@ -41,16 +41,43 @@ static double sweep_phase(const br_timefn *fn, double t, double *freq)
     return th;
 }
 
+/* table arrays t, y of n points, t -> the table's value (held constant outside it) */
+static double table_value(const br_timefn *fn, double t)
+{
+    if (t < fn->t[0]) return fn->y[0];
+    if (t >= fn->t[fn->n - 1]) return fn->y[fn->n - 1];
+    const int k = table_seg(fn, t); /* t[k] <= t < t[k+1]: a repeated time (a jump) is skipped */
+    const double s = (t - fn->t[k]) / (fn->t[k + 1] - fn->t[k]);
+    return fn->y[k] + s * (fn->y[k + 1] - fn->y[k]);
+}
+
+int br_timefn_integral_init(br_timefn *fn)
+{
+    fn->cum = malloc((size_t)fn->n * sizeof(double));
+    if (!fn->cum) return -1;
+    fn->cum[0] = 0.0;
+    for (int k = 1; k < fn->n; k++) /* trapezoids: exact for a piecewise-linear integrand */
+        fn->cum[k] = fn->cum[k - 1] + 0.5 * (fn->t[k] - fn->t[k - 1]) * (fn->y[k - 1] + fn->y[k]);
+    return 0;
+}
+
 double br_timefn_eval(const br_timefn *fn, double t)
 {
     switch (fn->kind) {
     case BR_TF_CONSTANT: return fn->c;
-    case BR_TF_TABLE: {
-        if (t < fn->t[0]) return fn->y[0];
-        if (t >= fn->t[fn->n - 1]) return fn->y[fn->n - 1];
-        const int k = table_seg(fn, t); /* t[k] <= t < t[k+1]: a repeated time (a jump) is skipped */
-        const double s = (t - fn->t[k]) / (fn->t[k + 1] - fn->t[k]);
-        return fn->y[k] + s * (fn->y[k + 1] - fn->y[k]);
+    case BR_TF_TABLE: return table_value(fn, t);
+    case BR_TF_INTEGRAL: {
+        const int last = fn->n - 1;
+        if (t < fn->t[0]) return fn->y[0] * (t - fn->t[0]);
+        if (t >= fn->t[last]) return fn->cum[last] + fn->y[last] * (t - fn->t[last]);
+        const int k = table_seg(fn, t);
+        const double dt = t - fn->t[k], s = dt / (fn->t[k + 1] - fn->t[k]);
+        return fn->cum[k] + dt * (fn->y[k] + 0.5 * s * (fn->y[k + 1] - fn->y[k]));
+    }
+    case BR_TF_SUM: {
+        double v = 0.0;
+        for (int k = 0; k < fn->nterm; k++) v += br_timefn_eval(&fn->term[k], t);
+        return v;
     }
     case BR_TF_RAMP:
         if (t <= fn->t0) return fn->y0;
@@ -78,6 +105,12 @@ double br_timefn_rate(const br_timefn *fn, double t)
         const int k = table_seg(fn, t);
         return (fn->y[k + 1] - fn->y[k]) / (fn->t[k + 1] - fn->t[k]);
     }
+    case BR_TF_INTEGRAL: return table_value(fn, t);
+    case BR_TF_SUM: {
+        double v = 0.0;
+        for (int k = 0; k < fn->nterm; k++) v += br_timefn_rate(&fn->term[k], t);
+        return v;
+    }
     case BR_TF_RAMP:
         if (t < fn->t0 || t >= fn->t1) return 0.0;
         return (fn->y1 - fn->y0) / (fn->t1 - fn->t0);
@@ -103,6 +136,7 @@ double br_timefn_frequency(const br_timefn *fn, double t)
     double f = 0.0;
     if (fn->kind == BR_TF_HARMONIC) f = fn->f;
     if (fn->kind == BR_TF_SWEEP) sweep_phase(fn, t, &f);
+    for (int k = 0; k < fn->nterm && f == 0.0; k++) f = br_timefn_frequency(&fn->term[k], t);
     return f;
 }
 
@@ -111,7 +145,12 @@ void br_timefn_free(br_timefn *fn)
     if (!fn) return;
     free(fn->t);
     free(fn->y);
-    fn->t = fn->y = NULL;
+    free(fn->cum);
+    fn->t = fn->y = fn->cum = NULL;
+    for (int k = 0; k < fn->nterm; k++) br_timefn_free(&fn->term[k]);
+    free(fn->term);
+    fn->term = NULL;
+    fn->nterm = 0;
     if (fn->amp) {
         br_timefn_free(fn->amp);
         free(fn->amp);

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rigid.h"
@@ -11,6 +12,8 @@
 #include "timefn.h"
 
 static const double PI = 3.14159265358979323846;
+
+static br_model *parse(const char *yaml, const char *const *sets, int nsets);
 
 /* fn -> largest |rate - central difference| relative to the rate's scale over [t0, t1] */
 static double rate_error(const br_timefn *fn, double t0, double t1, double scale)
@@ -53,6 +56,73 @@ Test(timefn, harmonic_and_sweeps_rate_is_the_derivative)
     cr_expect(fabs(br_timefn_frequency(&lin, 0.5) - 105.0) < 1e-9);
     cr_expect_eq(br_timefn_frequency(&lin, 0.05), 10.0);
     cr_expect_eq(br_timefn_frequency(&lin, 0.95), 200.0);
+}
+
+/* integral of a velocity table (a trapezoid with a jump at its end: the S7 expansion) against its
+ * closed form, its rate the table; a sum's value and rate the sums of its terms' */
+Test(timefn, integral_of_a_table_and_sum)
+{
+    double tt[4] = {14, 14.5, 19, 19}, yy[4] = {0, 0.6, 0.6, 0};
+    br_timefn in = {.kind = BR_TF_INTEGRAL, .n = 4, .t = tt, .y = yy};
+    cr_assert_eq(br_timefn_integral_init(&in), 0);
+    /* ramp: 0.6 (t - 14)^2 / (2 0.5); then 0.15 + 0.6 (t - 14.5); held after 19 s */
+    const double t1 = 14.2, t2 = 17.0, t3 = 30.0;
+    cr_expect(fabs(br_timefn_eval(&in, 10.0)) == 0.0);
+    cr_expect(fabs(br_timefn_eval(&in, t1) - 0.6 * 0.2 * 0.2) < 1e-15, "%.17g", br_timefn_eval(&in, t1));
+    cr_expect(fabs(br_timefn_eval(&in, t2) - (0.15 + 0.6 * 2.5)) < 1e-14);
+    cr_expect(fabs(br_timefn_eval(&in, t3) - (0.15 + 0.6 * 4.5)) < 1e-14);
+    cr_expect(fabs(br_timefn_rate(&in, t1) - 0.24) < 1e-14 && br_timefn_rate(&in, t2) == 0.6 &&
+              br_timefn_rate(&in, t3) == 0.0);
+    cr_expect(rate_error(&in, 14.0, 18.9, 0.6) < 1e-6);
+    br_timefn terms[2] = {{.kind = BR_TF_HARMONIC, .f = 0.25, .phase = 0.0, .amp = NULL}, in};
+    br_timefn sum = {.kind = BR_TF_SUM, .nterm = 2, .term = terms};
+    cr_expect(fabs(br_timefn_eval(&sum, t2) - (sin(2 * PI * 0.25 * t2) + 0.15 + 0.6 * 2.5)) < 1e-14);
+    cr_expect(rate_error(&sum, 14.0, 18.9, 1.0) < 1e-6);
+    cr_expect_eq(br_timefn_frequency(&sum, t2), 0.25);
+    free(in.cum);
+}
+
+/* A rope (tension only) holding a 2 kg mass under gravity: launched upward past its natural length
+ * it goes slack (no force: a free flight, gravity's parabola to the step's first-order error
+ * g h t), catches the mass again, and the mass settles at the static stretch m g / k below the
+ * natural length; the energy balance closes. */
+Test(sim, rope_pulls_only_when_longer_than_its_natural_length)
+{
+    br_model *m = parse("time: {end: 5.0, dt: 2.0e-5}\ngravity: [0, 0, -9.81]\n"
+                        "bodies: [{name: b, mass: 2.0, box: [0.1, 0.1, 0.1], position: [0, 0, -1.0], "
+                        "velocity: [0, 0, 2.0], lock: [x, y, rx, ry, rz]}]\n"
+                        "springs: [{name: r, type: rope, a: {frame: ground}, b: {frame: b}, stiffness: 1.0e4, "
+                        "damping: 100, rest_length: 0.999}]\n",
+                        NULL, 0);
+    char err[256];
+    br_data *d = br_data_create(m, BR_BACKEND_CPU, err, sizeof err);
+    cr_assert(d, "%s", err);
+    double zmax = -INFINITY, slack_t = 0.0, worst_flight = 0.0, z_slack = NAN, v_slack = NAN, t_slack = NAN;
+    for (long k = 0; k < 250000; k++) {
+        cr_assert_eq(br_step(m, d, err, sizeof err), 0);
+        const double z = d->x[2];
+        zmax = fmax(zmax, z);
+        if (-z < 0.999) { /* slack: the spring's force is 0 and the body flies freely */
+            cr_assert_eq(d->spring_val[0], 0.0, "a slack rope pulls (%g N)", d->spring_val[0]);
+            if (isnan(t_slack)) t_slack = d->t, z_slack = z, v_slack = d->v[2];
+            const double dt = d->t - t_slack;
+            worst_flight = fmax(worst_flight, fabs(z - (z_slack + v_slack * dt - 0.5 * 9.81 * dt * dt)));
+            slack_t += 2e-5;
+        } else {
+            t_slack = NAN;
+            cr_assert(d->spring_val[0] >= 0.0, "a rope pushes (%g N)", d->spring_val[0]);
+        }
+    }
+    const double zs = -(0.999 + 2.0 * 9.81 / 1.0e4);
+    printf("sim: rope: slack for %.3f s (free flight within %.2g m of the parabola), top at %.4f m, settles at "
+           "%.6f m (m g / k below the natural length: %.6f m), energy residual %.2g\n",
+           slack_t, worst_flight, zmax, d->x[2], zs, d->en.residual_rel);
+    cr_expect(slack_t > 0.1, "the launch must slacken the rope");
+    cr_expect(worst_flight < 9.81 * 2e-5 * 0.5, "free flight %g m off the parabola", worst_flight); /* g h t, t < 0.5 s */
+    cr_expect(fabs(d->x[2] - zs) < 1e-4, "settled at %g m, expected %g m", d->x[2], zs);
+    cr_expect(fabs(d->en.residual_rel) < 1e-3);
+    br_data_free(d);
+    br_model_free(m);
 }
 
 Test(rigid, quaternion_advance_is_the_exact_rotation)
