@@ -23,6 +23,7 @@
 
 #include "checkpoint.h"
 #include "fields.h"
+#include "laws.h"
 #include "memory.h"
 #include "output.h"
 #include "parse.h"
@@ -83,10 +84,11 @@ static void progress(double frac, double t, long steps, double wall, int tty, in
     fflush(stderr);
 }
 
-/* loop buffer: per sample in the loop window and per set, V_t (3) and F_t (3) */
+/* loop buffer: per sample in the loop window and per set, V_t (3), F_t (3) and N */
+#define LOOP_VALS 7
 typedef struct loop_buf {
     long n, cap;
-    double *v; /* cap * nset * 6 */
+    double *v; /* cap * nset * LOOP_VALS */
 } loop_buf;
 
 static volatile sig_atomic_t g_signal; /* SIGINT or SIGTERM received: checkpoint and stop */
@@ -113,7 +115,7 @@ static int run_checkpoint(const br_model *m, br_data *d, run_state *rs, br_plotb
     }
     br_data_checkpoint(m, d, c);
     br_plotbuf_checkpoint(pb, c);
-    if (lb->cap > 0) br_ckpt_io(c, "loop", lb->v, (size_t)rs->lb_n * (size_t)m->nset * 6 * sizeof(double));
+    if (lb->cap > 0) br_ckpt_io(c, "loop", lb->v, (size_t)rs->lb_n * (size_t)m->nset * LOOP_VALS * sizeof(double));
     return c->failed ? -1 : 0;
 }
 
@@ -152,7 +154,7 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
             for (int j = 0; j < 3; j++) {
                 double lo = INFINITY, hi = -INFINITY;
                 for (long k = 0; k < lb->n; k++) {
-                    const double v = lb->v[(k * m->nset + s) * 6 + j];
+                    const double v = lb->v[(k * m->nset + s) * LOOP_VALS + j];
                     lo = fmin(lo, v), hi = fmax(hi, v);
                 }
                 range[j] = hi - lo;
@@ -162,8 +164,8 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
             snprintf(name, sizeof name, "%s_loop.png", m->cset[s].name);
             if (!x || !y) plot_done(-2, name, rf, &noom, oom, sizeof oom);
             for (long k = 0; x && y && k < lb->n; k++) {
-                x[k] = lb->v[(k * m->nset + s) * 6 + best];
-                y[k] = lb->v[(k * m->nset + s) * 6 + 3 + best];
+                x[k] = lb->v[(k * m->nset + s) * LOOP_VALS + best];
+                y[k] = lb->v[(k * m->nset + s) * LOOP_VALS + 3 + best];
             }
             char xl[64], yl[64];
             snprintf(xl, sizeof xl, "sliding velocity V%c [m/s]", "xyz"[best]);
@@ -172,6 +174,34 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
                      m->loop_t0, m->loop_t1);
             file_path(rf, name, path, sizeof path);
             if (x && y) plot_done(br_plot_xy_png(path, title, xl, yl, lb->n, x, y), name, rf, &noom, oom, sizeof oom);
+            /* the friction coefficient -F/N against V along that axis, over the law's steady curve */
+            snprintf(name, sizeof name, "%s_mu.png", m->cset[s].name);
+            double Nsum = 0.0, vmax = 0.0;
+            long nN = 0;
+            for (long k = 0; x && y && k < lb->n; k++) {
+                const double N = lb->v[(k * m->nset + s) * LOOP_VALS + 6];
+                y[k] = N > 0.0 ? -y[k] / N : NAN;
+                if (N > 0.0) Nsum += N, nN++, vmax = fmax(vmax, fabs(x[k]));
+            }
+            enum { NC = 401 };
+            double cx[NC], cy[NC];
+            const br_contact_set_desc *cs = &m->cset[s].desc;
+            for (int k = 0; k < NC; k++) {
+                cx[k] = vmax * (2.0 * k / (NC - 1) - 1.0);
+                const double mu = br_law_steady_mu(cs->law, &cs->fric, fabs(cx[k]), nN ? Nsum / nN : 1.0);
+                cy[k] = cx[k] > 0.0 ? mu : (cx[k] < 0.0 ? -mu : 0.0);
+            }
+            char lab[64];
+            snprintf(lab, sizeof lab, "steady: %s", br_law_name(cs->law));
+            const br_series ser[2] = {{"run", lb->n, x, y, 0, 0.0, 0}, {lab, NC, cx, cy, 3, 0.8, 0}};
+            snprintf(xl, sizeof xl, "sliding velocity V%c [m/s]", "xyz"[best]);
+            snprintf(title, sizeof title, "%s: %s, friction coefficient -F%c/N, t in [%.4g, %.4g] s", m->name,
+                     m->cset[s].name, "xyz"[best], m->loop_t0, m->loop_t1);
+            file_path(rf, name, path, sizeof path);
+            if (!x || !y) plot_done(-2, name, rf, &noom, oom, sizeof oom);
+            else if (nN > 0 && vmax > 0.0)
+                plot_done(br_plot_series_png(path, title, xl, "friction coefficient", 0, ser, 2), name, rf, &noom,
+                          oom, sizeof oom);
             free(x), free(y);
         }
     }
@@ -340,7 +370,7 @@ int br_run_main(int argc, char **argv)
     if (m->nset > 0) {
         const double span = fmin(m->loop_t1, m->t_end) - fmax(m->loop_t0, 0.0);
         lb.cap = span > 0 ? (long)fmin(1e6, span / (m->out_every * m->dt) + 2) : 0;
-        if (lb.cap > 0) lb.v = malloc((size_t)lb.cap * (size_t)m->nset * 6 * sizeof(double));
+        if (lb.cap > 0) lb.v = malloc((size_t)lb.cap * (size_t)m->nset * LOOP_VALS * sizeof(double));
     }
     if (!row || !scratch || !pb || (lb.cap > 0 && !lb.v)) {
         fprintf(stderr, "bristle run: out of memory for the output buffers\n");
@@ -494,8 +524,9 @@ int br_run_main(int argc, char **argv)
                 if (d->t >= m->loop_t0 && d->t <= m->loop_t1 && lb.n < lb.cap) {
                     for (int s = 0; s < m->nset; s++) {
                         const int c0 = br_output_col_set(m, s);
-                        double *dst = lb.v + (lb.n * m->nset + s) * 6;
+                        double *dst = lb.v + (lb.n * m->nset + s) * LOOP_VALS;
                         for (int j = 0; j < 3; j++) dst[j] = row[c0 + 11 + j], dst[3 + j] = row[c0 + j];
+                        dst[6] = row[c0 + 4];
                     }
                     lb.n++;
                 }
