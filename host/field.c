@@ -62,11 +62,12 @@ int br_cuda_available(char *why, size_t whylen)
 #endif
 }
 
-br_backend_kind br_backend_choose(br_backend_kind requested, int ngpu, long npoints)
+br_backend_kind br_backend_choose(br_backend_kind requested, int ngpu, long npoints, int nsets)
 {
     if (requested == BR_BACKEND_CUDA) return BR_BACKEND_CUDA;
     if (requested == BR_BACKEND_CPU || ngpu <= 0) return BR_BACKEND_CPU;
-    return npoints >= BR_AUTO_GPU_MIN_POINTS ? BR_BACKEND_CUDA : BR_BACKEND_CPU;
+    const int big = npoints >= BR_AUTO_GPU_MIN_POINTS && npoints >= (long)BR_AUTO_GPU_MIN_SET_POINTS * (nsets > 1 ? nsets : 1);
+    return big ? BR_BACKEND_CUDA : BR_BACKEND_CPU;
 }
 
 br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend_kind backend,
@@ -89,7 +90,7 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
 #ifdef BRISTLE_HAVE_CUDA
     long ntotal = 0;
     for (int s = 0; s < nsets; s++) ntotal += sets[s].npoints;
-    if (br_backend_choose(backend, ngpu, ntotal) == BR_BACKEND_CUDA) ops = &br_backend_cuda;
+    if (br_backend_choose(backend, ngpu, ntotal, nsets) == BR_BACKEND_CUDA) ops = &br_backend_cuda;
 #endif
 
     br_field *f = calloc(1, sizeof *f);

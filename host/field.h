@@ -22,10 +22,17 @@ typedef enum { BR_BACKEND_AUTO = 0, BR_BACKEND_CPU = 1, BR_BACKEND_CUDA = 2 } br
  * the wrench tangent), a CPU core 8 to 22 ns a point (docs/gpu.md) */
 #define BR_AUTO_GPU_MIN_POINTS 10000
 
-/* requested backend, usable GPUs, total points -> the backend a field runs on (AUTO: the GPU for
- * fields of at least BR_AUTO_GPU_MIN_POINTS points, however many sets they have, else the CPU;
- * CUDA stays CUDA and fails later if it cannot) */
-br_backend_kind br_backend_choose(br_backend_kind requested, int ngpu, long npoints);
+/* ... and only where the sets hold this many points on average: many small sets (a study's
+ * variants, each a scenario's faces of a few points) run in the CPU's SIMD lanes, and on an H200
+ * a study of 1e2 to 1e4 variants of S5b (2 sets of 4 points each) stepped at 0.68 to 0.78 times the
+ * rate of the host's 16 cores with its field on the GPU (benchmarks/results/2026-11-26-gpu-h200.md).
+ * 1024 is a GPU block's worth of points; between 4 and 1e5 points a set it is not measured. */
+#define BR_AUTO_GPU_MIN_SET_POINTS 1024
+
+/* requested backend, usable GPUs, total points, sets -> the backend a field runs on (AUTO: the GPU
+ * for fields of at least BR_AUTO_GPU_MIN_POINTS points with at least BR_AUTO_GPU_MIN_SET_POINTS a
+ * set on average, else the CPU; CUDA stays CUDA and fails later if it cannot) */
+br_backend_kind br_backend_choose(br_backend_kind requested, int ngpu, long npoints, int nsets);
 
 /* Description of one contact set (copied by br_field_create). */
 typedef struct br_contact_set_desc {

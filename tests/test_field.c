@@ -560,14 +560,17 @@ Test(field, sphere_counter_surface) { curved_case(BR_SURF_SPHERE); }
 
 Test(field, cylinder_counter_surface) { curved_case(BR_SURF_CYLINDER); }
 
-/* `auto` takes the GPU only for fields large enough to gain from it, however many sets they have
+/* `auto` takes the GPU only for fields large enough to gain from it, in sets large enough
  * (br_backend_choose; a GPU is not needed to check the choice) */
 Test(field, auto_backend_by_size)
 {
-    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 6), BR_BACKEND_CPU, "S1's 6 points: the CPU");
-    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 100000), BR_BACKEND_CUDA);
-    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 9999), BR_BACKEND_CPU, "below the threshold");
-    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 0, 100000), BR_BACKEND_CPU, "no GPU");
-    cr_expect_eq(br_backend_choose(BR_BACKEND_CUDA, 1, 6), BR_BACKEND_CUDA, "asked for: kept");
-    cr_expect_eq(br_backend_choose(BR_BACKEND_CPU, 1, 100000), BR_BACKEND_CPU, "asked for: kept");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 6, 1), BR_BACKEND_CPU, "S1's 6 points: the CPU");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 100000, 1), BR_BACKEND_CUDA);
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 9999, 1), BR_BACKEND_CPU, "below the threshold");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 0, 100000, 1), BR_BACKEND_CPU, "no GPU");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 80008, 20002), BR_BACKEND_CPU,
+                 "a 1e4-variant S5b study (2 sets of 4 points a variant): the CPU's lanes");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_AUTO, 1, 1000000, 100), BR_BACKEND_CUDA, "100 sets of 1e4 points");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_CUDA, 1, 6, 1), BR_BACKEND_CUDA, "asked for: kept");
+    cr_expect_eq(br_backend_choose(BR_BACKEND_CPU, 1, 100000, 1), BR_BACKEND_CPU, "asked for: kept");
 }
