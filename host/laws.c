@@ -137,13 +137,13 @@ double br_law_steady_mu(int law, const br_friction_params *p, double v, double N
 {
     const double G = br_stribeck(p->mu_k, p->mu_s, v, p->V_st, p->alpha);
     switch (law) {
-    case BR_LAW_LUGRE3D:
-    case BR_LAW_GKF: return G + p->sigma2 * v;
+    case BR_LAW_LUGRE3D: return G + p->sigma2 * v;
+    case BR_LAW_GKF: return v < p->eps ? p->mu_s * v / p->eps : G + p->f_v * v / N;
     case BR_LAW_LUGRE3D_CLASSIC: return G + p->sigma2 * v / N;
     case BR_LAW_STATIC_REG:
     case BR_LAW_BRISTLE2: return br_f_static_reg(p, v, 1.0);
-    case BR_LAW_BRISTLE_IMPLICIT:
-    case BR_LAW_GMS: return br_mu_static_reg(p, v);
+    case BR_LAW_BRISTLE_IMPLICIT: return br_mu_static_reg(p, v);
+    case BR_LAW_GMS: return br_mu_static_reg(p, v) + p->sigma2 * v;
     default: return p->mu_k; /* dahl3d, jenkins */
     }
 }

@@ -51,10 +51,11 @@ int br_law_check(int law, const br_friction_params *p, br_law_issue *issue);
  * 0 for the velocity-regularized stateless laws (gkf, static_reg) */
 double br_law_stick_stiffness(int law, const br_friction_params *p, double N, double K);
 
-/* law, parameters, sliding speed v >= 0, normal force N -> the friction coefficient of steady
- * sliding at v (the curve a friction loop mu(v) is drawn over): 3.5's mu(v) with the viscous term
- * (lugre3d, gkf: + sigma2 v; lugre3d_classic: + sigma2 v / N; bristle_implicit, gms: + nu v), its
- * regularized f(v)/N for static_reg and bristle2, mu_k for dahl3d and jenkins */
+/* law, parameters, sliding speed v >= 0, a point's normal force N -> the friction coefficient of
+ * steady sliding at v (the curve a friction loop mu(v) is drawn over): 3.5's Stribeck mu(v) with the
+ * law's viscous term (lugre3d: + sigma2 v; lugre3d_classic: + sigma2 v / N; gkf: + f_v v / N, and
+ * mu_s v / eps below eps; gms: + nu v + sigma2 v; bristle_implicit: + nu v), the regularized
+ * f(v) / N of static_reg and bristle2, mu_k for dahl3d and jenkins */
 double br_law_steady_mu(int law, const br_friction_params *p, double v, double N);
 
 #endif

@@ -188,7 +188,9 @@ static void plots(const br_model *m, const br_plotbuf *pb, const loop_buf *lb, r
             const br_contact_set_desc *cs = &m->cset[s].desc;
             for (int k = 0; k < NC; k++) {
                 cx[k] = vmax * (2.0 * k / (NC - 1) - 1.0);
-                const double mu = br_law_steady_mu(cs->law, &cs->fric, fabs(cx[k]), nN ? Nsum / nN : 1.0);
+                /* the law's per-point terms (sigma2, f_v absolute) at a point's share of the mean N */
+                const double Np = nN ? Nsum / nN / (double)(cs->npoints > 0 ? cs->npoints : 1) : 1.0;
+                const double mu = br_law_steady_mu(cs->law, &cs->fric, fabs(cx[k]), Np);
                 cy[k] = cx[k] > 0.0 ? mu : (cx[k] < 0.0 ? -mu : 0.0);
             }
             char lab[64];

@@ -28,6 +28,7 @@ typedef struct ysrc {
     int failed;
     double points;         /* contact points read so far, and structure DOF (the size guard) */
     double dof;
+    long tf_nodes;         /* time-function nodes expanded so far (aliases expand again: the guard) */
     int nover;             /* --set overrides applied: node index and key, for messages */
     int over_node[64];
     const char *over_key[64];
@@ -292,11 +293,21 @@ static void ytable(ysrc *c, ynode *v, br_timefn *fn)
     }
 }
 
+/* time-function nodes a scenario may expand: YAML aliases under `sum` (or an amplitude) expand
+ * each time they are used, so nested aliases would double the terms a level (2^k, evaluated every
+ * step) within the nesting limit */
+#define BR_TF_NODES_MAX 100000
+
 /* node (a number or a one-key mapping) -> time function */
 static void ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn)
 {
     memset(fn, 0, sizeof *fn);
     if (c->failed) return;
+    if (++c->tf_nodes > BR_TF_NODES_MAX) {
+        yerr(c, n, "%s: time functions too large (more than %d terms and amplitudes in the scenario, aliases "
+                   "counted each time they are used)", what, BR_TF_NODES_MAX);
+        return;
+    }
     if (is_scalar(n)) {
         fn->kind = BR_TF_CONSTANT;
         fn->c = ynum_node(c, n, what);
@@ -1669,7 +1680,9 @@ void br_model_free(br_model *m)
     free(m->beam);
     for (int s = 0; s < m->nset; s++) {
         free(m->cset[s].r), free(m->cset[s].K), free(m->cset[s].D), free(m->cset[s].area);
+        br_timefn_free(&m->cset[s].normal_force);
     }
+    for (int k = 0; k < m->nrot; k++) br_timefn_free(&m->rot[k].u);
     free(m->body), free(m->kframe), free(m->load), free(m->spring), free(m->cset), free(m->rot);
     br_drivetrain_free(&m->drive);
     free(m);

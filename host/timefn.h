@@ -41,7 +41,8 @@ double br_timefn_eval(const br_timefn *fn, double t);
 /* fn, t -> time derivative of the value (right derivative at table corners) */
 double br_timefn_rate(const br_timefn *fn, double t);
 
-/* fn, t -> instantaneous frequency [Hz] of a harmonic or sweep, else 0 */
+/* fn, t -> instantaneous frequency [Hz] of a harmonic or sweep (of a sum: its first term's with
+ * one), else 0 */
 double br_timefn_frequency(const br_timefn *fn, double t);
 
 /* fn -> its allocations (table, amplitude, terms) freed; fn itself is not */

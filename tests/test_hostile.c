@@ -76,6 +76,8 @@ static const hostile_case CASES[] = {
     {"10 eig with two scenarios", "", "eig a.yaml b.yaml", 2, "one scenario at a time"},
     {"10 bench --threads -3", "", "bench field --threads -3", 2, "--threads needs a whole number"},
     {"10 deep nesting", "", "run " H "deep_nesting.yaml", 2, "deep_nesting.yaml:3: nested deeper than 64 levels"},
+    {"10 sum of aliases, 2^30 terms", "", "run " H "sum_alias_bomb.yaml", 2,
+     "sum_alias_bomb.yaml:5: a term of sum: time functions too large"},
     {"10 sigma 1e-300", "", "run " SOURCE_DIR "/scenarios/cube_00.yaml --set contacts.base.normal.sigma=1e-300", 2,
      "is not a positive finite number"},
 };
