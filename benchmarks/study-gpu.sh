@@ -3,11 +3,11 @@
 # machine (and on any machine with STUDY_GPU_BACKENDS=cpu, which checks the script itself).
 #   1. Agreement: the S2 lugre ramp (scenarios/blades_ramp_lugre.yaml, STUDY_GPU_S2_END s) run on each
 #      backend, every timeseries.csv column compared; S5b (studies/mistuning_lugre.yaml) with
-#      STUDY_GPU_AGREE_COUNT variants (default 64) to STUDY_GPU_AGREE_EXACT_END s (default 0.2: before
-#      the tie-bosses first separate), every study.csv cell compared; each difference against its
-#      quantity's physical scale from the CPU's run or study (compare cell), at most 1e-8. Then the
-#      same study to STUDY_GPU_AGREE_END s (past the sweep window's start, so the peaks exist),
-#      compared as ensembles (compare ensemble): from about 0.25 s the tie-bosses separate and strike
+#      STUDY_GPU_AGREE_EXACT_COUNT variants (default: STUDY_GPU_AGREE_COUNT) to STUDY_GPU_AGREE_EXACT_END
+#      s (default 0.2: before the tie-bosses first separate), every study.csv cell compared; each
+#      difference against its quantity's physical scale from the CPU's run or study (compare cell), at
+#      most 1e-8. Then S5b with STUDY_GPU_AGREE_COUNT variants (default 64) to STUDY_GPU_AGREE_END s
+#      (past the sweep window's start, so the peaks exist), compared as ensembles (compare ensemble): from about 0.25 s the tie-bosses separate and strike
 #      many times, a phase that carries a rounding difference up to percents (on the CPU alone, E of
 #      one blade changed by 1e-14 of itself moves that run's friction energy at 1.3 s by 2.1 %), so
 #      each variant's row is not comparable there, but the study's distribution is: each column's
@@ -24,6 +24,7 @@ BACKENDS=${STUDY_GPU_BACKENDS:-cpu cuda}
 COUNTS=${STUDY_GPU_COUNTS:-100 1000 10000}
 VSTEPS=${STUDY_GPU_VSTEPS:-5000000}
 AGREE_N=${STUDY_GPU_AGREE_COUNT:-64}
+AGREE_EXACT_N=${STUDY_GPU_AGREE_EXACT_COUNT:-$AGREE_N}
 AGREE_END=${STUDY_GPU_AGREE_END:-1.3}
 AGREE_EXACT_END=${STUDY_GPU_AGREE_EXACT_END:-0.2}
 S2_END=${STUDY_GPU_S2_END:-0.5}
@@ -152,13 +153,13 @@ both_sides s2 timeseries.csv "$BR" run scenarios/blades_ramp_lugre.yaml --quiet 
 # shellcheck disable=SC2086
 [ "$(echo $files | wc -w)" -ge 2 ] && agree_row "S2 lugre ramp to $S2_END s, timeseries.csv ($BACKENDS)" cell 1e-8 $files
 for end in "$AGREE_EXACT_END" "$AGREE_END"; do
-    s5b "$AGREE_N" "$end" "$D/agree-$end.yaml"
+    mode=cell limit=1e-8 count=$AGREE_EXACT_N
+    [ "$end" = "$AGREE_EXACT_END" ] || mode=ensemble limit=0.25 count=$AGREE_N
+    s5b "$count" "$end" "$D/agree-$end.yaml"
     both_sides "agree-$end" study.csv "$BR" study "$D/agree-$end.yaml" --threads "$cores" --quiet
-    mode=cell limit=1e-8
-    [ "$end" = "$AGREE_EXACT_END" ] || mode=ensemble limit=0.25
     # shellcheck disable=SC2086
     [ "$(echo $files | wc -w)" -ge 2 ] &&
-        agree_row "S5b, $((AGREE_N + 1)) variants to $end s, study.csv ($BACKENDS), $mode" $mode $limit $files
+        agree_row "S5b, $((count + 1)) variants to $end s, study.csv ($BACKENDS), $mode" $mode $limit $files
 done
 
 # 2. throughput
