@@ -1,16 +1,19 @@
-/* fields.c: per-point snapshots of a contact set: VTK XML PolyData (.vtp, opens in
- * ParaView) with the normal pressure, sliding velocity, stick/slip flag, friction force
- * and bristle deflection of every point, a .pvd collection listing the snapshots with
- * their times, and a PNG map (pressure and stick/slip seen along the surface normal). */
+/* fields.c: per-point snapshots of a meshed contact set: VTK XML PolyData (.vtp, binary and
+ * zlib-compressed, opens in ParaView as the meshed face) with the normal pressure, sliding
+ * velocity, stick/slip flag, friction force and bristle deflection of every point, a .pvd
+ * collection listing the snapshots with their times, and a PNG map (pressure and stick/slip
+ * seen along the surface normal). docs/formats.md describes the files. */
 #include "fields.h"
 
 #include <cairo.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plot.h"
+#include <zlib.h>
 
 /* one meshed set at one time, per point */
 typedef struct br_field_snap {
@@ -22,9 +25,10 @@ typedef struct br_field_snap {
     double nrm[3];
 } br_field_snap;
 
-/* model, data (after a recorded field step), set -> per-point arrays in snap (allocated); 0, -2 (out
- * of memory) or -3 (the field holds no per-point forces of this step) */
-static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
+/* model, data (after a recorded field step), set -> per-point arrays in snap (allocated) and the
+ * set's frame at the snapshot; 0, -2 (out of memory) or -3 (the field holds no per-point forces of
+ * this step) */
+static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap, br_set_frame *frame)
 {
     const br_cset *cs = &m->cset[s];
     const long n = cs->desc.npoints;
@@ -58,6 +62,7 @@ static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
         snap->vt[i] = k.delta > 0 ? k.v : 0.0;
     }
     memcpy(snap->nrm, fr.surface == BR_SURF_PLANE ? fr.n : fr.ax, sizeof fr.n);
+    *frame = fr;
     return 0;
 }
 
@@ -67,61 +72,154 @@ static void snap_free(br_field_snap *s)
     memset(s, 0, sizeof *s);
 }
 
-/* one DataArray of ncomp components per point */
-static void vtp_array(FILE *fp, const char *name, int ncomp, long n, const double *v, int stride, double scale_by_area,
-                      const double *area)
+/* One data array of a VTK XML file in the appended section, zlib-compressed in VTK's layout
+ * (vtkZLibDataCompressor with header_type UInt64): a header of UInt64 (the block count, the
+ * uncompressed size of a block, that of the last block when it is partial or 0, then each block's
+ * compressed size), then the blocks, each compressed on its own. */
+enum { VTK_BLOCK = 1 << 18 };
+
+typedef struct vtk_blob {
+    unsigned char *data;
+    size_t size;
+} vtk_blob;
+
+/* raw bytes (n) -> b (allocated, in the layout above); 0, or -2 (out of memory or a zlib failure) */
+static int vtk_compress(const void *raw, size_t n, vtk_blob *b)
 {
-    fprintf(fp, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">\n", name,
-            ncomp);
-    for (long i = 0; i < n; i++) {
-        fputs("         ", fp);
-        for (int c = 0; c < ncomp; c++) {
-            double x = v[(long)stride * i + c];
-            if (scale_by_area > 0) x /= area[i];
-            fprintf(fp, " %.9g", x);
+    const size_t nb = (n + VTK_BLOCK - 1) / VTK_BLOCK, head = (3 + nb) * sizeof(uint64_t);
+    b->size = 0;
+    b->data = malloc(head + (nb ? nb * compressBound(VTK_BLOCK) : 1));
+    if (!b->data) return -2;
+    uint64_t *h = (uint64_t *)b->data;
+    h[0] = nb, h[1] = VTK_BLOCK, h[2] = n % VTK_BLOCK;
+    size_t at = head;
+    for (size_t k = 0; k < nb; k++) {
+        const size_t len = k + 1 < nb || n % VTK_BLOCK == 0 ? VTK_BLOCK : n % VTK_BLOCK;
+        uLongf out = compressBound(VTK_BLOCK);
+        if (compress2(b->data + at, &out, (const Bytef *)raw + k * VTK_BLOCK, len, Z_BEST_SPEED) != Z_OK) {
+            free(b->data);
+            b->data = NULL;
+            return -2;
         }
-        fputc('\n', fp);
+        h[3 + k] = out;
+        at += out;
     }
-    fputs("        </DataArray>\n", fp);
+    b->size = at;
+    return 0;
 }
 
-/* path, set, snapshot -> the .vtp file; 0, -1 (cannot write) or -2 (out of memory) */
-static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S, double v_stick)
+/* A .vtp file being assembled: the XML text of its arrays and their compressed data. */
+typedef struct vtp_doc {
+    FILE *fp;
+    vtk_blob blob[16];
+    int nblob;
+    size_t offset; /* of the next array in the appended section */
+} vtp_doc;
+
+/* n values of ncomp components (stride apart, divided by div[i] if given, or Int64 from iv) -> a
+ * DataArray element naming its place in the appended section; 0 or -2 */
+static int vtp_array(vtp_doc *D, const char *name, int ncomp, long n, const double *v, int stride, const double *div,
+                     const long *iv)
+{
+    const size_t bytes = (size_t)n * ncomp * 8;
+    void *raw = calloc(bytes ? bytes : 1, 1);
+    if (!raw || D->nblob == 16) {
+        free(raw);
+        return -2;
+    }
+    if (iv) {
+        for (long i = 0; i < n * ncomp; i++) ((int64_t *)raw)[i] = iv[i];
+    } else {
+        double *o = raw;
+        for (long i = 0; i < n; i++)
+            for (int c = 0; c < ncomp; c++) o[(long)ncomp * i + c] = div ? v[(long)stride * i + c] / div[i] : v[(long)stride * i + c];
+    }
+    vtk_blob *b = &D->blob[D->nblob];
+    const int rc = vtk_compress(raw, bytes, b);
+    free(raw);
+    if (rc) return rc;
+    D->nblob++;
+    fprintf(D->fp, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" offset=\"%zu\"/>\n",
+            iv ? "Int64" : "Float64", name, ncomp, D->offset);
+    D->offset += b->size;
+    return 0;
+}
+
+/* path, set, snapshot, its world frame, time, the set's result -> the .vtp file: for sampling:
+ * vertices the mesh's triangles over the points, the arrays as point data; for sampling: spacing
+ * the sub-triangles (one around each point) as cells carrying the arrays; binary appended,
+ * zlib-compressed; field data (ASCII, 17 digits): TimeValue (ParaView's time) and the set's totals
+ * as the field reduced them. Written under a temporary name and renamed. 0, -1 (cannot write) or
+ * -2 (out of memory) */
+static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S, const br_set_frame *fr, double time,
+                     const br_set_result *res, double v_stick)
 {
     char tmp[1300];
     snprintf(tmp, sizeof tmp, "%s.part", path);
-    const long n = S->n;
-    double *stick = malloc((size_t)n * sizeof(double)), *N = S->F + 3 * n;
-    if (!stick) return -2;
-    FILE *fp = fopen(tmp, "w");
-    if (!fp) {
-        free(stick);
-        return -1;
+    const long n = S->n, nt = cs->nsurf_t, nv = cs->surf_cells ? cs->nsurf_v : n;
+    const double *N = S->F + 3 * n;
+    double *stick = malloc((size_t)n * sizeof(double)), *xv = cs->surf_cells ? malloc((size_t)nv * 3 * sizeof(double)) : NULL;
+    long *off = malloc((size_t)(nt ? nt : 1) * sizeof(long));
+    vtp_doc D;
+    memset(&D, 0, sizeof D);
+    D.fp = fopen(tmp, "wb");
+    int rc = !stick || !off || (cs->surf_cells && !xv) ? -2 : D.fp ? 0 : -1;
+    if (rc == 0) {
+        for (long i = 0; i < n; i++)
+            stick[i] = (N[i] > 0 && br_point_stuck(cs->desc.law, &cs->desc.fric, S->vt[i], v_stick, S->F + 3 * i, N[i]));
+        for (long t = 0; t < nt; t++) off[t] = 3 * (t + 1);
+        /* the sub-triangles' corners, carried with frame A as the points are */
+        for (long i = 0; xv && i < nv; i++) {
+            const double *r = cs->surf_v + 3 * i;
+            for (int j = 0; j < 3; j++)
+                xv[3 * i + j] = fr->xA[j] + fr->RA[3 * j] * r[0] + fr->RA[3 * j + 1] * r[1] + fr->RA[3 * j + 2] * r[2];
+        }
+        const char *where = cs->surf_cells ? "CellData" : "PointData";
+        fprintf(D.fp,
+                "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
+                "header_type=\"UInt64\" compressor=\"vtkZLibDataCompressor\">\n  <PolyData>\n    <FieldData>\n");
+        const struct {
+            const char *name;
+            int n;
+            const double *v;
+        } fd[] = {{"TimeValue", 1, &time}, {"set_normal_force", 1, &res->N}, {"set_force", 3, res->F_A},
+                  {"set_friction_force", 3, res->Ff_A}, {"set_moment", 3, res->M_A}, {"set_friction_power", 1, &res->P}};
+        for (size_t k = 0; k < sizeof fd / sizeof fd[0]; k++) {
+            fprintf(D.fp, "      <DataArray type=\"Float64\" Name=\"%s\" NumberOfTuples=\"1\" NumberOfComponents=\"%d\" "
+                          "format=\"ascii\">", fd[k].name, fd[k].n);
+            for (int j = 0; j < fd[k].n; j++) fprintf(D.fp, " %.17g", fd[k].v[j]);
+            fputs(" </DataArray>\n", D.fp);
+        }
+        fprintf(D.fp, "    </FieldData>\n"
+                "    <Piece NumberOfPoints=\"%ld\" NumberOfVerts=\"0\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
+                "NumberOfPolys=\"%ld\">\n      <%s Scalars=\"pressure\">\n",
+                nv, nt, where);
+        if (!rc) rc = vtp_array(&D, "pressure", 1, n, N, 1, cs->area, NULL);
+        if (!rc) rc = vtp_array(&D, "normal_force", 1, n, N, 1, NULL, NULL);
+        if (!rc) rc = vtp_array(&D, "sliding_speed", 1, n, S->vt, 1, NULL, NULL);
+        if (!rc) rc = vtp_array(&D, "stick", 1, n, stick, 1, NULL, NULL);
+        if (!rc) rc = vtp_array(&D, "friction_force", 3, n, S->F, 3, NULL, NULL);
+        if (!rc) rc = vtp_array(&D, "bristle_deflection", 3, n, S->z, 3, NULL, NULL);
+        if (!rc) rc = vtp_array(&D, "area", 1, n, cs->area, 1, NULL, NULL);
+        fprintf(D.fp, "      </%s>\n      <Points>\n", where);
+        if (!rc) rc = vtp_array(&D, "position", 3, nv, xv ? xv : S->x, 3, NULL, NULL);
+        fputs("      </Points>\n      <Polys>\n", D.fp);
+        if (!rc) rc = vtp_array(&D, "connectivity", 1, 3 * nt, NULL, 1, NULL, cs->surf_t);
+        if (!rc) rc = vtp_array(&D, "offsets", 1, nt, NULL, 1, NULL, off);
+        fputs("      </Polys>\n    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n   _", D.fp);
+        for (int k = 0; k < D.nblob && !rc; k++) fwrite(D.blob[k].data, 1, D.blob[k].size, D.fp);
+        fputs("\n  </AppendedData>\n</VTKFile>\n", D.fp);
     }
-    fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-                "  <PolyData>\n    <Piece NumberOfPoints=\"%ld\" NumberOfVerts=\"%ld\" NumberOfLines=\"0\" "
-                "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <PointData Scalars=\"pressure\">\n",
-            n, n);
-    for (long i = 0; i < n; i++)
-        stick[i] = (N[i] > 0 && br_point_stuck(cs->desc.law, &cs->desc.fric, S->vt[i], v_stick, S->F + 3 * i, N[i]));
-    vtp_array(fp, "pressure", 1, n, N, 1, 1.0, cs->area);
-    vtp_array(fp, "normal_force", 1, n, N, 1, 0, NULL);
-    vtp_array(fp, "sliding_speed", 1, n, S->vt, 1, 0, NULL);
-    vtp_array(fp, "stick", 1, n, stick, 1, 0, NULL);
-    vtp_array(fp, "friction_force", 3, n, S->F, 3, 0, NULL);
-    vtp_array(fp, "bristle_deflection", 3, n, S->z, 3, 0, NULL);
-    vtp_array(fp, "area", 1, n, cs->area, 1, 0, NULL);
-    free(stick);
-    fputs("      </PointData>\n      <Points>\n", fp);
-    vtp_array(fp, "position", 3, n, S->x, 3, 0, NULL);
-    fputs("      </Points>\n      <Verts>\n        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n",
-          fp);
-    for (long i = 0; i < n; i++) fprintf(fp, "%ld%c", i, (i % 16 == 15 || i + 1 == n) ? '\n' : ' ');
-    fputs("        </DataArray>\n        <DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n", fp);
-    for (long i = 0; i < n; i++) fprintf(fp, "%ld%c", i + 1, (i % 16 == 15 || i + 1 == n) ? '\n' : ' ');
-    fputs("        </DataArray>\n      </Verts>\n    </Piece>\n  </PolyData>\n</VTKFile>\n", fp);
-    const int bad = ferror(fp);
-    if (fclose(fp) || bad) return -1;
+    for (int k = 0; k < D.nblob; k++) free(D.blob[k].data);
+    free(stick), free(xv), free(off);
+    if (D.fp) {
+        const int bad = ferror(D.fp);
+        if (fclose(D.fp) || bad) rc = rc ? rc : -1;
+    }
+    if (rc) {
+        remove(tmp);
+        return rc;
+    }
     return rename(tmp, path);
 }
 
@@ -201,13 +299,14 @@ int br_fields_write(const br_model *m, br_data *d, const char *dir, int k, char 
         if (!cs->meshed) continue;
         br_field_snap S;
         memset(&S, 0, sizeof S);
-        const int gr = gather(m, d, s, &S);
+        br_set_frame fr;
+        const int gr = gather(m, d, s, &S, &fr);
         if (gr) {
             snap_free(&S);
             return gr;
         }
         snprintf(path, sizeof path, "%s/fields/%s_%d.vtp", dir, cs->name, k);
-        int rc = write_vtp(path, cs, &S, cs->desc.v_stick);
+        int rc = write_vtp(path, cs, &S, &fr, d->t, &d->res[s], cs->desc.v_stick);
         snprintf(path, sizeof path, "%s/fields/%s_%d.png", dir, cs->name, k);
         snprintf(title, sizeof title, "%s: %s at t = %.6g s (%ld points)", m->name, cs->name, d->t, S.n);
         if (rc == 0) rc = write_map(path, title, cs, &S, cs->desc.v_stick);

@@ -431,3 +431,61 @@ long br_mesh_sample_spacing(const br_mesh *m, double h, double **r, double **are
     free(kk);
     return p;
 }
+
+long br_mesh_surface_vertices(const br_mesh *m, long **tri)
+{
+    long *idx = malloc((size_t)(m->nv ? m->nv : 1) * sizeof(long));
+    *tri = malloc((size_t)(m->nt ? m->nt : 1) * 3 * sizeof(long));
+    if (!idx || !*tri) {
+        free(idx);
+        return -1;
+    }
+    /* a vertex is a point iff a triangle uses it (degenerate triangles were dropped on loading, so
+     * every triangle adds area to its vertices) */
+    for (long i = 0; i < m->nv; i++) idx[i] = -1;
+    for (long q = 0; q < 3 * m->nt; q++) idx[m->T[q]] = 0;
+    long np = 0;
+    for (long i = 0; i < m->nv; i++)
+        if (idx[i] == 0) idx[i] = np++;
+    for (long q = 0; q < 3 * m->nt; q++) (*tri)[q] = idx[m->T[q]];
+    free(idx);
+    return m->nt;
+}
+
+/* lattice vertex (i, j), i + j <= k, of a triangle split k times -> its index among the triangle's */
+static long lattice(int k, int i, int j) { return (long)i * (k + 1) - (long)i * (i - 1) / 2 + j; }
+
+long br_mesh_surface_spacing(const br_mesh *m, double h, double **V, long *nv, long **tri)
+{
+    long np = 0, nl = 0;
+    for (long t = 0; t < m->nt; t++) {
+        const long k = tri_splits(m, t, h);
+        np += k * k, nl += (k + 1) * (k + 2) / 2;
+    }
+    *V = malloc((size_t)nl * 3 * sizeof(double));
+    *tri = malloc((size_t)np * 3 * sizeof(long));
+    if (!*V || !*tri) return -1;
+    long p = 0, v0 = 0;
+    for (long t = 0; t < m->nt; t++) {
+        const double *A = m->V + 3 * m->T[3 * t], *B = m->V + 3 * m->T[3 * t + 1], *C = m->V + 3 * m->T[3 * t + 2];
+        const int k = tri_splits(m, t, h);
+        for (int i = 0; i <= k; i++)
+            for (int j = 0; i + j <= k; j++)
+                for (int q = 0; q < 3; q++)
+                    (*V)[3 * (v0 + lattice(k, i, j)) + q] = A[q] + (double)i / k * (B[q] - A[q]) + (double)j / k * (C[q] - A[q]);
+        /* in br_mesh_sample_spacing's order: at each (i, j) the downward (i+1, j) (i+1, j+1) (i, j+1) where
+         * it exists, then the upward (i, j) (i+1, j) (i, j+1); both counter-clockwise as A B C */
+        for (int i = 0; i < k; i++)
+            for (int j = 0; i + j < k; j++)
+                for (int up = 0; up < 2; up++) {
+                    if (!up && i + j + 1 >= k) continue;
+                    long *c = *tri + 3 * p++;
+                    if (up) c[0] = lattice(k, i, j), c[1] = lattice(k, i + 1, j), c[2] = lattice(k, i, j + 1);
+                    else c[0] = lattice(k, i + 1, j), c[1] = lattice(k, i + 1, j + 1), c[2] = lattice(k, i, j + 1);
+                    for (int q = 0; q < 3; q++) c[q] += v0;
+                }
+        v0 += (long)(k + 1) * (k + 2) / 2;
+    }
+    *nv = nl;
+    return np;
+}

@@ -44,4 +44,13 @@ double br_mesh_count_spacing(const br_mesh *m, double h);
  * *r, *area allocated; returns np, or -1 */
 long br_mesh_sample_spacing(const br_mesh *m, double h, double **r, double **area);
 
+/* mesh -> the triangles of br_mesh_sample_vertices's points: *tri (3 nt) allocated, each vertex
+ * renumbered as that function numbers its points (unused vertices dropped); nt, or -1 */
+long br_mesh_surface_vertices(const br_mesh *m, long **tri);
+
+/* mesh, spacing h -> the sub-triangles of br_mesh_sample_spacing, sub-triangle p around its point p:
+ * *V (3 *nv, the lattice vertices of each triangle; an edge shared by two triangles has its lattice
+ * points once per triangle) and *tri (3 np) allocated; np, or -1 */
+long br_mesh_surface_spacing(const br_mesh *m, double h, double **V, long *nv, long **tri);
+
 #endif

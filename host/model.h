@@ -100,6 +100,13 @@ typedef struct br_cset {
     double *r, *K, *D, *area; /* per point: frame-A position (3n), K, D, tributary area */
     int meshed;               /* points sampled from a mesh */
     double mesh_normal[3];    /* its area-weighted outward normal, frame A */
+    /* the meshed surface for the field snapshots: surf_cells 0: triangles over the points themselves
+     * (sampling: vertices; surf_v NULL); 1: the sub-triangles around the points (sampling: spacing),
+     * triangle i around point i, over nsurf_v vertices surf_v (3 each, frame A) */
+    int surf_cells;
+    long nsurf_v, nsurf_t;
+    double *surf_v;
+    long *surf_t;             /* 3 nsurf_t vertex indices, counter-clockwise seen from the normal */
     int prescribed;           /* normal law `prescribed`: total normal force normal_force(t), */
     br_timefn normal_force;   /* shared equally by the points, which stay in contact */
 } br_cset;

@@ -1098,6 +1098,12 @@ static void read_mesh_points(ysrc *c, ynode *g, br_cset *cs)
     ycheck(c, np > 0, g, "%s: sampling gave no points", path);
     cs->desc.npoints = np > 0 ? np : 0;
     br_mesh_normal(mesh, cs->mesh_normal);
+    if (np > 0) {
+        cs->surf_cells = spacing;
+        cs->nsurf_t = spacing ? br_mesh_surface_spacing(mesh, h, &cs->surf_v, &cs->nsurf_v, &cs->surf_t)
+                              : br_mesh_surface_vertices(mesh, &cs->surf_t);
+        ycheck(c, cs->nsurf_t >= 0, g, "%s: out of memory triangulating the sampled mesh", path);
+    }
     cs->meshed = 1;
     br_mesh_free(mesh);
 }
@@ -1680,6 +1686,7 @@ void br_model_free(br_model *m)
     free(m->beam);
     for (int s = 0; s < m->nset; s++) {
         free(m->cset[s].r), free(m->cset[s].K), free(m->cset[s].D), free(m->cset[s].area);
+        free(m->cset[s].surf_v), free(m->cset[s].surf_t);
         br_timefn_free(&m->cset[s].normal_force);
     }
     for (int k = 0; k < m->nrot; k++) br_timefn_free(&m->rot[k].u);

@@ -5,7 +5,7 @@
 # libFuzzer build), and no build.
 set -eu
 cd "$(dirname "$0")/.."
-PKGS="cmake make gcc g++ pkg-config libcriterion-dev libyaml-dev libcjson-dev libcairo2-dev libpng-dev liblapacke-dev libopenblas-dev libassimp-dev libsundials-dev libopenmpi-dev openmpi-bin"
+PKGS="cmake make gcc g++ pkg-config libcriterion-dev libyaml-dev libcjson-dev libcairo2-dev libpng-dev liblapacke-dev libopenblas-dev libassimp-dev libsundials-dev libopenmpi-dev openmpi-bin zlib1g-dev python3-vtk9 python3-numpy python3-pytest"
 SANITIZE=0
 [ "${1:-}" = "--sanitize" ] && SANITIZE=1 && PKGS="$PKGS clang libclang-rt-dev libomp-dev"
 missing=""

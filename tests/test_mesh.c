@@ -162,50 +162,51 @@ Test(mesh_slow, cube_mesh_matches_s1)
     csv_free(M), csv_free(S);
 }
 
-/* Field snapshots of the meshed clutch face (fixture s3_run_clutch_1e3, output.fields): the VTP
- * file holds every point, pressure times area sums to the normal force, every point slips. */
-static double *vtp_array(const char *text, const char *name, long n)
+/* The surfaces the field snapshots draw (host/fields.c; the files themselves are read by VTK in
+ * tests/python/test_fields_vtk.py): with sampling: spacing, sub-triangle i has point i at its
+ * centroid and point i's area; with sampling: vertices, a third of each triangle's area summed at
+ * its renumbered corners gives each point's area. Both to 1e-12 of the patch size / area. */
+Test(mesh, snapshot_surfaces_match_the_points)
 {
-    char key[128];
-    snprintf(key, sizeof key, "Name=\"%s\"", name);
-    const char *p = strstr(text, key);
-    cr_assert(p, "no DataArray %s", name);
-    p = strchr(p, '>') + 1;
-    double *v = malloc((size_t)n * sizeof(double));
-    for (long i = 0; i < n; i++) {
-        char *end;
-        v[i] = strtod(p, &end);
-        cr_assert(end != p, "short DataArray %s", name);
-        p = end;
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/meshes/annulus_1e3.ply", SOURCE_DIR);
+    br_mesh *m = br_mesh_load(path, 1.0, I3, Z3, err, sizeof err);
+    cr_assert(m, "%s", err);
+    const double h = 0.005;
+    double *r, *a, *V;
+    long nv, *T;
+    const long np = br_mesh_sample_spacing(m, h, &r, &a), nt = br_mesh_surface_spacing(m, h, &V, &nv, &T);
+    cr_assert(np > 0 && nt == np, "%ld points, %ld sub-triangles", np, nt);
+    double worst_c = 0, worst_a = 0;
+    for (long i = 0; i < nt; i++) {
+        const double *p0 = V + 3 * T[3 * i], *p1 = V + 3 * T[3 * i + 1], *p2 = V + 3 * T[3 * i + 2];
+        double e1[3], e2[3], c[3];
+        for (int j = 0; j < 3; j++) {
+            worst_c = fmax(worst_c, fabs((p0[j] + p1[j] + p2[j]) / 3 - r[3 * i + j]) / 0.1);
+            e1[j] = p1[j] - p0[j], e2[j] = p2[j] - p0[j];
+        }
+        br_cross3(e1, e2, c);
+        worst_a = fmax(worst_a, fabs(0.5 * br_norm3(c) - a[i]) / a[i]);
     }
-    return v;
-}
-
-Test(mesh, field_snapshots)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/clutch_1e3/fields/face_1.vtp", TEST_TMP);
-    FILE *fp = fopen(path, "r");
-    cr_assert(fp, "cannot read %s (fixture s3_run_clutch_1e3)", path);
-    static char text[1 << 22];
-    text[fread(text, 1, sizeof text - 1, fp)] = 0;
-    fclose(fp);
-    long n = 0;
-    const char *np = strstr(text, "NumberOfPoints=\"");
-    cr_assert(np);
-    n = atol(np + 16);
-    double *p = vtp_array(text, "pressure", n), *a = vtp_array(text, "area", n), *s = vtp_array(text, "stick", n);
-    double N = 0, stick = 0;
-    for (long i = 0; i < n; i++) N += p[i] * a[i], stick += s[i];
-    printf("fields: face_1.vtp: %ld points, sum of pressure x area %.9g N, %g stuck\n", n, N, stick);
-    cr_expect_eq(n, 1100);
-    cr_expect(fabs(N / 1000 - 1) < 1e-6);
-    cr_expect_eq(stick, 0.0);
-    snprintf(path, sizeof path, "%s/clutch_1e3/fields/face.pvd", TEST_TMP);
-    fp = fopen(path, "r");
-    cr_assert(fp, "no %s", path);
-    fclose(fp);
-    free(p), free(a), free(s);
+    printf("spacing %g: %ld sub-triangles over %ld lattice vertices; centroids within %.2g of the patch's outer "
+           "radius, areas within %.2g\n", h, nt, nv, worst_c, worst_a);
+    cr_expect(worst_c < 1e-12 && worst_a < 1e-9);
+    free(r), free(a), free(V), free(T);
+    const long np2 = br_mesh_sample_vertices(m, &r, &a), nt2 = br_mesh_surface_vertices(m, &T);
+    cr_assert(np2 > 0 && nt2 == m->nt);
+    double *sum = calloc((size_t)np2, sizeof(double)), worst = 0;
+    for (long t = 0; t < nt2; t++) {
+        double e1[3], e2[3], c[3];
+        const double *p0 = r + 3 * T[3 * t], *p1 = r + 3 * T[3 * t + 1], *p2 = r + 3 * T[3 * t + 2];
+        for (int j = 0; j < 3; j++) e1[j] = p1[j] - p0[j], e2[j] = p2[j] - p0[j];
+        br_cross3(e1, e2, c);
+        for (int k = 0; k < 3; k++) sum[T[3 * t + k]] += br_norm3(c) / 6;
+    }
+    for (long i = 0; i < np2; i++) worst = fmax(worst, fabs(sum[i] - a[i]) / a[i]);
+    printf("vertices: %ld triangles over %ld points; areas from the renumbered triangles within %.2g\n", nt2, np2, worst);
+    cr_expect(worst < 1e-12);
+    free(sum), free(r), free(a), free(T);
+    br_mesh_free(m);
 }
 
 /* S3a, second half: the rotational clutch element of physics.md section 4 must give the same
