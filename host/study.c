@@ -1293,13 +1293,14 @@ out:
 
 static int usage(FILE *o)
 {
-    fprintf(o, "usage: bristle study STUDY.yaml [--out DIR] [--threads T] [--backend auto|cpu|cuda] [--quiet]\n"
+    fprintf(o, "usage: bristle study STUDY.yaml [--out DIR] [--threads T] [--backend auto|cpu|cuda] [--set KEY=VALUE]... [--quiet]\n"
                "  runs every variant of the study (docs/studies.md) in one process; writes study.csv (one row per\n"
                "  variant), summary.json, variants/NNNNN/frf.csv (sweep, stepped_sine) and PNG plots into DIR\n"
                "  (default runs/<study name>)\n"
                "  --threads T    OpenMP threads over the variants (default: all cores); results do not depend on it\n"
                "  --backend B    the contact field's backend for every variant (default: the scenario's)\n"
                "  --max-memory S refuse a variant that would need more than S bytes (4G, 512M)\n"
+               "  --set K=V      override a key of the base scenario in every variant, after the study's own set\n"
                "  --quiet        no progress line\n");
     return o == stderr ? 2 : 0;
 }
@@ -1386,17 +1387,24 @@ int br_study_main(int argc, char **argv)
  * summary.json and the plots, each rank its own variants' files */
 static int study_main(int argc, char **argv, const br_ranks *RK)
 {
-    const char *file = NULL, *out = NULL, *backend_arg = NULL;
-    int threads = 0, quiet = 0;
+    const char *file = NULL, *out = NULL, *backend_arg = NULL, *cli_set[MAXFIX];
+    int threads = 0, quiet = 0, ncli = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
         if (!strcmp(a, "--quiet")) quiet = 1;
         else if ((!strcmp(a, "--out") || !strcmp(a, "--backend") || !strcmp(a, "--threads") ||
-                  !strcmp(a, "--max-memory")) &&
+                  !strcmp(a, "--max-memory") || !strcmp(a, "--set")) &&
                  i + 1 >= argc) {
             fprintf(stderr, "bristle study: %s needs a value\n", a);
             return 2;
+        } else if (!strcmp(a, "--set")) {
+            const char *kv = argv[++i], *eq = strchr(kv, '=');
+            if (!eq || eq == kv || strlen(kv) >= KEYLEN + 64 || ncli == MAXFIX) {
+                fprintf(stderr, "bristle study: --set takes KEY=VALUE, at most %d of them (got '%s')\n", MAXFIX, kv);
+                return 2;
+            }
+            cli_set[ncli++] = kv;
         } else if (!strcmp(a, "--out")) out = argv[++i];
         else if (!strcmp(a, "--backend")) backend_arg = argv[++i];
         else if (!strcmp(a, "--max-memory")) {
@@ -1431,6 +1439,18 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     }
     char err[2048];
     st_study *S = study_read(file, err, sizeof err);
+    /* --set KEY=VALUE: after the study's own `set` (so it wins), for every variant; a bad one is
+     * reported as the study's are, naming the key */
+    for (int k = 0; S && k < ncli; k++) {
+        if (S->nfix == MAXFIX) {
+            snprintf(err, sizeof err, "%s: the study's set and --set: more than %d keys", file, MAXFIX);
+            study_free(S);
+            S = NULL;
+            break;
+        }
+        S->fixline[S->nfix] = S->scen_line;
+        snprintf(S->fix[S->nfix++], sizeof S->fix[0], "%s", cli_set[k]);
+    }
     if (br_ranks_max(RK, !S)) { /* every rank stops if any could not read it (a file only one node sees) */
         if (!S) fprintf(stderr, "%s%s\n", RK->size > 1 ? "bristle study: on one of the ranks: " : "", err);
         study_free(S);
