@@ -9,7 +9,7 @@
 #include "field.h"
 
 /* 2: bristle2 keeps nine states a point and the loop buffer seven values a sample (2026-11-26) */
-static const char MAGIC[] = "BRISTLE-CHECKPOINT 2\n";
+static const char MAGIC[] = "BRISTLE-CHECKPOINT 3\n";
 
 static int ck_fail(br_ckpt *c, const char *fmt, ...)
 {

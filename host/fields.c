@@ -12,34 +12,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5out.h"
 #include "plot.h"
 #include <zlib.h>
 
-/* one meshed set at one time, per point */
-typedef struct br_field_snap {
-    long n;
-    double *x;    /* 3 n world positions */
-    double *F;    /* 3 n friction force on A, then n normal forces */
-    double *vt;   /* n sliding speeds (0 out of contact) */
-    double *z;    /* 3 n bristle deflections (0 for stateless laws) */
-    double nrm[3];
-} br_field_snap;
-
-/* model, data (after a recorded field step), set -> per-point arrays in snap (allocated) and the
- * set's frame at the snapshot; 0, -2 (out of memory) or -3 (the field holds no per-point forces of
- * this step) */
-static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap, br_set_frame *frame)
+int br_fields_gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
 {
     const br_cset *cs = &m->cset[s];
-    const long n = cs->desc.npoints;
+    const long n = cs->desc.npoints, nv = cs->surf_cells ? cs->nsurf_v : 0;
     const int ns = br_law_nstate(cs->desc.law, &cs->desc.fric);
-    snap->n = n;
+    memset(snap, 0, sizeof *snap);
+    snap->n = n, snap->nv = nv;
     snap->x = malloc((size_t)n * 3 * sizeof(double));
     snap->F = malloc((size_t)n * 4 * sizeof(double));
     snap->vt = malloc((size_t)n * sizeof(double));
     snap->z = calloc((size_t)n * 3, sizeof(double));
+    snap->stick = malloc((size_t)n * sizeof(double));
+    snap->xv = nv ? malloc((size_t)nv * 3 * sizeof(double)) : NULL;
     double *st = ns > 0 ? malloc((size_t)n * ns * sizeof(double)) : NULL;
-    if (!snap->x || !snap->F || !snap->vt || !snap->z || (ns > 0 && !st)) {
+    if (!snap->x || !snap->F || !snap->vt || !snap->z || !snap->stick || (nv && !snap->xv) || (ns > 0 && !st)) {
         free(st);
         return -2;
     }
@@ -55,20 +46,30 @@ static int gather(const br_model *m, br_data *d, int s, br_field_snap *snap, br_
     br_set_frame fr;
     br_set_frame_build(&cs->desc, &d->frames[cs->desc.frame_a],
                        &d->frames[cs->desc.frame_b], &fr);
+    const double *N = snap->F + 3 * n;
     for (long i = 0; i < n; i++) {
         br_point_kin k;
         br_kin(fr.surface, &fr, cs->r + 3 * i, &k);
         for (int j = 0; j < 3; j++) snap->x[3 * i + j] = fr.xA[j] + k.rw[j];
         snap->vt[i] = k.delta > 0 ? k.v : 0.0;
+        snap->stick[i] =
+            (N[i] > 0 && br_point_stuck(cs->desc.law, &cs->desc.fric, snap->vt[i], cs->desc.v_stick, snap->F + 3 * i, N[i]));
+    }
+    /* the sub-triangles' corners, carried with frame A as the points are */
+    for (long i = 0; i < nv; i++) {
+        const double *r = cs->surf_v + 3 * i;
+        for (int j = 0; j < 3; j++)
+            snap->xv[3 * i + j] = fr.xA[j] + fr.RA[3 * j] * r[0] + fr.RA[3 * j + 1] * r[1] + fr.RA[3 * j + 2] * r[2];
     }
     memcpy(snap->nrm, fr.surface == BR_SURF_PLANE ? fr.n : fr.ax, sizeof fr.n);
-    *frame = fr;
+    snap->t = d->t;
+    snap->res = d->res[s];
     return 0;
 }
 
-static void snap_free(br_field_snap *s)
+void br_fields_snap_free(br_field_snap *s)
 {
-    free(s->x), free(s->F), free(s->vt), free(s->z);
+    free(s->x), free(s->F), free(s->vt), free(s->z), free(s->stick), free(s->xv);
     memset(s, 0, sizeof *s);
 }
 
@@ -145,35 +146,26 @@ static int vtp_array(vtp_doc *D, const char *name, int ncomp, long n, const doub
     return 0;
 }
 
-/* path, set, snapshot, its world frame, time, the set's result -> the .vtp file: for sampling:
+/* path, set, snapshot -> the .vtp file: for sampling:
  * vertices the mesh's triangles over the points, the arrays as point data; for sampling: spacing
  * the sub-triangles (one around each point) as cells carrying the arrays; binary appended,
  * zlib-compressed; field data (ASCII, 17 digits): TimeValue (ParaView's time) and the set's totals
  * as the field reduced them. Written under a temporary name and renamed. 0, -1 (cannot write) or
  * -2 (out of memory) */
-static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S, const br_set_frame *fr, double time,
-                     const br_set_result *res, double v_stick)
+static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S)
 {
     char tmp[1300];
     snprintf(tmp, sizeof tmp, "%s.part", path);
-    const long n = S->n, nt = cs->nsurf_t, nv = cs->surf_cells ? cs->nsurf_v : n;
-    const double *N = S->F + 3 * n;
-    double *stick = malloc((size_t)n * sizeof(double)), *xv = cs->surf_cells ? malloc((size_t)nv * 3 * sizeof(double)) : NULL;
+    const long n = S->n, nt = cs->nsurf_t, nv = cs->surf_cells ? S->nv : n;
+    const double *N = S->F + 3 * n, *xv = cs->surf_cells ? S->xv : S->x, time = S->t;
+    const br_set_result *res = &S->res;
     long *off = malloc((size_t)(nt ? nt : 1) * sizeof(long));
     vtp_doc D;
     memset(&D, 0, sizeof D);
     D.fp = fopen(tmp, "wb");
-    int rc = !stick || !off || (cs->surf_cells && !xv) ? -2 : D.fp ? 0 : -1;
+    int rc = !off ? -2 : D.fp ? 0 : -1;
     if (rc == 0) {
-        for (long i = 0; i < n; i++)
-            stick[i] = (N[i] > 0 && br_point_stuck(cs->desc.law, &cs->desc.fric, S->vt[i], v_stick, S->F + 3 * i, N[i]));
         for (long t = 0; t < nt; t++) off[t] = 3 * (t + 1);
-        /* the sub-triangles' corners, carried with frame A as the points are */
-        for (long i = 0; xv && i < nv; i++) {
-            const double *r = cs->surf_v + 3 * i;
-            for (int j = 0; j < 3; j++)
-                xv[3 * i + j] = fr->xA[j] + fr->RA[3 * j] * r[0] + fr->RA[3 * j + 1] * r[1] + fr->RA[3 * j + 2] * r[2];
-        }
         const char *where = cs->surf_cells ? "CellData" : "PointData";
         fprintf(D.fp,
                 "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
@@ -197,12 +189,12 @@ static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S
         if (!rc) rc = vtp_array(&D, "pressure", 1, n, N, 1, cs->area, NULL);
         if (!rc) rc = vtp_array(&D, "normal_force", 1, n, N, 1, NULL, NULL);
         if (!rc) rc = vtp_array(&D, "sliding_speed", 1, n, S->vt, 1, NULL, NULL);
-        if (!rc) rc = vtp_array(&D, "stick", 1, n, stick, 1, NULL, NULL);
+        if (!rc) rc = vtp_array(&D, "stick", 1, n, S->stick, 1, NULL, NULL);
         if (!rc) rc = vtp_array(&D, "friction_force", 3, n, S->F, 3, NULL, NULL);
         if (!rc) rc = vtp_array(&D, "bristle_deflection", 3, n, S->z, 3, NULL, NULL);
         if (!rc) rc = vtp_array(&D, "area", 1, n, cs->area, 1, NULL, NULL);
         fprintf(D.fp, "      </%s>\n      <Points>\n", where);
-        if (!rc) rc = vtp_array(&D, "position", 3, nv, xv ? xv : S->x, 3, NULL, NULL);
+        if (!rc) rc = vtp_array(&D, "position", 3, nv, xv, 3, NULL, NULL);
         fputs("      </Points>\n      <Polys>\n", D.fp);
         if (!rc) rc = vtp_array(&D, "connectivity", 1, 3 * nt, NULL, 1, NULL, cs->surf_t);
         if (!rc) rc = vtp_array(&D, "offsets", 1, nt, NULL, 1, NULL, off);
@@ -211,7 +203,7 @@ static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S
         fputs("\n  </AppendedData>\n</VTKFile>\n", D.fp);
     }
     for (int k = 0; k < D.nblob; k++) free(D.blob[k].data);
-    free(stick), free(xv), free(off);
+    free(off);
     if (D.fp) {
         const int bad = ferror(D.fp);
         if (fclose(D.fp) || bad) rc = rc ? rc : -1;
@@ -238,7 +230,7 @@ static void cmap(double x, double *r, double *g, double *b)
 }
 
 /* path, title, set, snapshot -> the PNG map; 0, -1 or -2 (br_plot_finish) */
-static int write_map(const char *path, const char *title, const br_cset *cs, const br_field_snap *S, double v_stick)
+static int write_map(const char *path, const char *title, const br_cset *cs, const br_field_snap *S)
 {
     const long n = S->n;
     /* in-plane axes e1, e2 normal to the surface normal */
@@ -278,8 +270,7 @@ static int write_map(const char *path, const char *title, const br_cset *cs, con
             double r, g, b;
             if (panel == 0) cmap(pmax > 0 ? N[i] / cs->area[i] / pmax : 0, &r, &g, &b);
             else if (!(N[i] > 0)) r = g = b = 0.75;
-            else if (br_point_stuck(cs->desc.law, &cs->desc.fric, S->vt[i], v_stick, S->F + 3 * i, N[i]))
-                r = 0.12, g = 0.35, b = 0.85;
+            else if (S->stick[i]) r = 0.12, g = 0.35, b = 0.85;
             else r = 0.85, g = 0.15, b = 0.15;
             cairo_set_source_rgb(cr, r, g, b);
             cairo_rectangle(cr, x0 + (u - ul) / span * P - dot / 2, y0 + P - (v - vl) / span * P - dot / 2, dot, dot);
@@ -289,8 +280,9 @@ static int write_map(const char *path, const char *title, const br_cset *cs, con
     return br_plot_finish(cr, path);
 }
 
-int br_fields_write(const br_model *m, br_data *d, const char *dir, int k, char *names, size_t nameslen)
+int br_fields_write(const br_model *m, br_data *d, const char *dir, int k, br_h5 *h5, char *names, size_t nameslen)
 {
+    const int vtp = h5 == NULL;
     char path[1200], title[300];
     size_t used = 0;
     names[0] = 0;
@@ -298,19 +290,21 @@ int br_fields_write(const br_model *m, br_data *d, const char *dir, int k, char 
         const br_cset *cs = &m->cset[s];
         if (!cs->meshed) continue;
         br_field_snap S;
-        memset(&S, 0, sizeof S);
-        br_set_frame fr;
-        const int gr = gather(m, d, s, &S, &fr);
+        const int gr = br_fields_gather(m, d, s, &S);
         if (gr) {
-            snap_free(&S);
+            br_fields_snap_free(&S);
             return gr;
         }
-        snprintf(path, sizeof path, "%s/fields/%s_%d.vtp", dir, cs->name, k);
-        int rc = write_vtp(path, cs, &S, &fr, d->t, &d->res[s], cs->desc.v_stick);
+        int rc = 0;
+        if (vtp) {
+            snprintf(path, sizeof path, "%s/fields/%s_%d.vtp", dir, cs->name, k);
+            rc = write_vtp(path, cs, &S);
+        }
         snprintf(path, sizeof path, "%s/fields/%s_%d.png", dir, cs->name, k);
         snprintf(title, sizeof title, "%s: %s at t = %.6g s (%ld points)", m->name, cs->name, d->t, S.n);
-        if (rc == 0) rc = write_map(path, title, cs, &S, cs->desc.v_stick);
-        snap_free(&S);
+        if (rc == 0 && m->out_plots) rc = write_map(path, title, cs, &S);
+        if (rc == 0 && h5) rc = br_h5_snapshot(h5, s, k, &S);
+        br_fields_snap_free(&S);
         if (rc) return rc;
         used += (size_t)snprintf(names + used, used < nameslen ? nameslen - used : 0, "%sfields/%s_%d.vtp",
                                  used ? " " : "", cs->name, k);

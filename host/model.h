@@ -111,6 +111,9 @@ typedef struct br_cset {
     br_timefn normal_force;   /* shared equally by the points, which stay in contact */
 } br_cset;
 
+enum { BR_FORMAT_CSV = 0, BR_FORMAT_HDF5 = 1 };
+#define BR_MAX_FIELD_TIMES 100000
+
 typedef struct br_model {
     char name[BR_NAME_MAX];   /* scenario name (file name without .yaml) */
     char source[512];         /* scenario file path, for messages */
@@ -122,7 +125,8 @@ typedef struct br_model {
     long points_every;        /* steps per points.csv sample */
     double loop_t0, loop_t1;  /* time window of the friction loop plots (F_t against V_t) */
     int nfield_times;         /* snapshots of meshed sets (fields/<set>_<k>.vtp) at these times */
-    double field_times[64];
+    double *field_times;      /* (at most BR_MAX_FIELD_TIMES) */
+    int out_format;           /* BR_FORMAT_CSV (timeseries.csv, .vtp snapshots) or BR_FORMAT_HDF5 (run.h5) */
     int backend;              /* br_backend_kind requested by the scenario */
     double gravity[3];
     int nbody, nkframe, nload, nspring, nset, nbeam, nrot;

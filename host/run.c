@@ -23,6 +23,7 @@
 
 #include "checkpoint.h"
 #include "fields.h"
+#include "h5out.h"
 #include "laws.h"
 #include "memory.h"
 #include "output.h"
@@ -100,19 +101,20 @@ static void on_signal(int sig) { g_signal = sig; }
 typedef struct run_state {
     long n;
     long ts_bytes, pts_bytes;
-    long nsnap;
-    double snap_t[64];
+    long nsnap;            /* field snapshots written (their times in the run's snap_t) */
     long lb_n;
 } run_state;
 
-/* model, data, run-loop state, plot and loop buffers, c -> all of them written into c or read */
-static int run_checkpoint(const br_model *m, br_data *d, run_state *rs, br_plotbuf *pb, loop_buf *lb, br_ckpt *c)
+/* model, data, run-loop state, snapshot times, plot and loop buffers, c -> all of them written into c or read */
+static int run_checkpoint(const br_model *m, br_data *d, run_state *rs, double *snap_t, br_plotbuf *pb, loop_buf *lb,
+                          br_ckpt *c)
 {
     br_ckpt_io(c, "run", rs, sizeof *rs);
-    if (!c->failed && !(rs->lb_n >= 0 && rs->lb_n <= lb->cap && rs->nsnap >= 0 && rs->nsnap <= 64)) {
-        snprintf(c->err, sizeof c->err, "the checkpoint's loop buffer does not fit this scenario");
+    if (!c->failed && !(rs->lb_n >= 0 && rs->lb_n <= lb->cap && rs->nsnap >= 0 && rs->nsnap <= m->nfield_times)) {
+        snprintf(c->err, sizeof c->err, "the checkpoint's loop buffer or snapshots do not fit this scenario");
         c->failed = 1;
     }
+    if (!c->failed && rs->nsnap > 0) br_ckpt_io(c, "snapshots", snap_t, (size_t)rs->nsnap * sizeof(double));
     br_data_checkpoint(m, d, c);
     br_plotbuf_checkpoint(pb, c);
     if (lb->cap > 0) br_ckpt_io(c, "loop", lb->v, (size_t)rs->lb_n * (size_t)m->nset * LOOP_VALS * sizeof(double));
@@ -355,6 +357,13 @@ int br_run_main(int argc, char **argv)
     }
     char path[1200], tmp[1300], ckpath[1200];
     file_path(&rf, "checkpoint.bin", ckpath, sizeof ckpath);
+    const int hdf5 = m->out_format == BR_FORMAT_HDF5;
+    if (hdf5 && (resume || ck_T > 0)) {
+        fprintf(stderr, "bristle run: %s with output.format: hdf5: checkpoints need output.format: csv\n",
+                resume ? "--resume" : "--checkpoint");
+        br_data_free(d), br_model_free(m);
+        return 2;
+    }
     if (resume && access(ckpath, R_OK)) {
         fprintf(stderr, "bristle run: --resume %s: no checkpoint %s\n", resume, ckpath);
         br_data_free(d), br_model_free(m);
@@ -368,37 +377,48 @@ int br_run_main(int argc, char **argv)
     for (int s = 0; s < m->nset; s++) maxpts = m->cset[s].desc.npoints > maxpts ? m->cset[s].desc.npoints : maxpts;
     double *scratch = malloc((size_t)(4 * maxpts + 1) * sizeof(double));
     br_plotbuf *pb = br_plotbuf_create(ncols, nsteps / m->out_every + 2, 2000);
+    double *snap_t = malloc((size_t)(m->nfield_times + 1) * sizeof(double));
     loop_buf lb = {0, 0, NULL};
     if (m->nset > 0) {
         const double span = fmin(m->loop_t1, m->t_end) - fmax(m->loop_t0, 0.0);
         lb.cap = span > 0 ? (long)fmin(1e6, span / (m->out_every * m->dt) + 2) : 0;
         if (lb.cap > 0) lb.v = malloc((size_t)lb.cap * (size_t)m->nset * LOOP_VALS * sizeof(double));
     }
-    if (!row || !scratch || !pb || (lb.cap > 0 && !lb.v)) {
+    if (!row || !scratch || !pb || !snap_t || (lb.cap > 0 && !lb.v)) {
         fprintf(stderr, "bristle run: out of memory for the output buffers\n");
-        free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), br_data_free(d), br_model_free(m);
+        free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), free(snap_t), br_data_free(d), br_model_free(m);
+        return 1;
+    }
+    /* output.format: hdf5: the time series and the snapshots into run.h5 (.part until complete) */
+    br_h5 *h5 = NULL;
+    char h5tmp[1300];
+    file_path(&rf, "run.h5.part", h5tmp, sizeof h5tmp);
+    if (hdf5 && !(h5 = br_h5_create(h5tmp, m, err, sizeof err))) {
+        fprintf(stderr, "bristle run: %s\n", err);
+        free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), free(snap_t), br_data_free(d), br_model_free(m);
         return 1;
     }
     file_path(&rf, "timeseries.csv.part", tmp, sizeof tmp);
-    FILE *ts = fopen(tmp, resume ? "r+" : "w");
+    FILE *ts = hdf5 ? NULL : fopen(tmp, resume ? "r+" : "w");
     FILE *pts = NULL;
     if (m->out_points && d->field) {
         file_path(&rf, "points.csv.part", path, sizeof path);
         pts = fopen(path, resume ? "r+" : "w");
     }
-    if (!ts || (m->out_points && d->field && !pts)) {
+    if ((!ts && !hdf5) || (m->out_points && d->field && !pts)) {
         fprintf(stderr, "bristle run: cannot write into %s: %s\n", rf.dir, strerror(errno));
         if (ts) fclose(ts);
         if (pts) fclose(pts);
-        free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), br_data_free(d), br_model_free(m);
+        br_h5_close(h5, NULL, NULL, NULL, 0);
+        free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), free(snap_t), br_data_free(d), br_model_free(m);
         return 1;
     }
     static char tsbuf[1 << 16];
-    setvbuf(ts, tsbuf, _IOFBF, sizeof tsbuf);
+    if (ts) setvbuf(ts, tsbuf, _IOFBF, sizeof tsbuf);
     run_state rs = {0};
     if (resume) { /* the state at the checkpoint; the CSV files cut back to the rows before it */
         br_ckpt c;
-        if (br_ckpt_begin_read(&c, ckpath, hash) == 0) run_checkpoint(m, d, &rs, pb, &lb, &c);
+        if (br_ckpt_begin_read(&c, ckpath, hash) == 0) run_checkpoint(m, d, &rs, snap_t, pb, &lb, &c);
         br_ckpt_end_read(&c);
         if (!c.failed && (ftruncate(fileno(ts), rs.ts_bytes) || fseek(ts, rs.ts_bytes, SEEK_SET) ||
                           (pts && (ftruncate(fileno(pts), rs.pts_bytes) || fseek(pts, rs.pts_bytes, SEEK_SET)))))
@@ -407,17 +427,17 @@ int br_run_main(int argc, char **argv)
             fprintf(stderr, "bristle run: --resume %s: %s\n", resume, c.err);
             fclose(ts);
             if (pts) fclose(pts);
-            free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), br_data_free(d), br_model_free(m);
+            free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), free(snap_t), br_data_free(d), br_model_free(m);
             return 2;
         }
         lb.n = rs.lb_n;
-    } else {
+    } else if (ts) {
         br_output_csv_header(m, ts);
         if (pts) br_output_points_header(pts);
     }
-    br_csv_writer *csvw = br_csv_writer_start(ts, ncols); /* NULL: rows written in the loop */
+    br_csv_writer *csvw = ts ? br_csv_writer_start(ts, ncols) : NULL; /* NULL: rows written in the loop */
     char wcsv[200];
-    if (!csvw) snprintf(wcsv, sizeof wcsv, "the CSV writer thread did not start (%s): the rows were written by the "
+    if (!csvw && ts) snprintf(wcsv, sizeof wcsv, "the CSV writer thread did not start (%s): the rows were written by the "
                         "stepping thread", errno == ENOMEM ? "out of memory" : strerror(errno));
     const long step0 = d->step; /* steps before this process (a resumed run) */
     const long ck_every = ck_T > 0 ? (long)fmax(1.0, fmin(1e15, nearbyint(ck_T / m->dt))) : 0;
@@ -452,7 +472,7 @@ int br_run_main(int argc, char **argv)
                  m->t_end, nsteps * m->dt);
         warnings[nwarn++] = wbuf[0];
     }
-    if (!csvw) warnings[nwarn++] = wcsv;
+    if (!csvw && ts) warnings[nwarn++] = wcsv;
     const int tty = isatty(2);
     const double start = br_wall_seconds();
     double wall_out = 0.0, next_report = start + 2.0;
@@ -472,6 +492,10 @@ int br_run_main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int), sigaction(SIGTERM, &sa, &old_term);
     for (long n = rs.n; n <= nsteps; n++) {
+        if (h5 && g_signal) { /* no checkpoint with output.format: hdf5 */
+            interrupted = g_signal;
+            break;
+        }
         if (n > rs.n && ((ck_every && n % ck_every == 0) || g_signal)) { /* a checkpoint at t_n */
             br_csv_writer_sync(csvw);
             run_state now = rs;
@@ -480,7 +504,7 @@ int br_run_main(int argc, char **argv)
             now.pts_bytes = pts ? (fflush(pts) ? -1 : ftell(pts)) : 0;
             br_ckpt c;
             if (now.ts_bytes < 0 || now.pts_bytes < 0 || br_ckpt_begin_write(&c, ckpath, hash) ||
-                run_checkpoint(m, d, &now, pb, &lb, &c) || br_ckpt_end_write(&c, ckpath)) {
+                run_checkpoint(m, d, &now, snap_t, pb, &lb, &c) || br_ckpt_end_write(&c, ckpath)) {
                 snprintf(ferr, sizeof ferr, "cannot write the checkpoint %s%s%s", ckpath, now.ts_bytes < 0 ? "" : ": ",
                          now.ts_bytes < 0 ? "" : c.err);
                 failed = 1;
@@ -503,10 +527,11 @@ int br_run_main(int argc, char **argv)
         if (fsample) {
             const double t0 = br_wall_seconds();
             char names[1024];
-            const int fr = br_fields_write(m, d, rf.dir, (int)rs.nsnap, names, sizeof names);
-            if (fr == 0) rs.snap_t[rs.nsnap++] = d->t;
+            const int fr = br_fields_write(m, d, rf.dir, (int)rs.nsnap, h5, names, sizeof names);
+            if (fr == 0) snap_t[rs.nsnap++] = d->t;
             else {
-                snprintf(ferr, sizeof ferr, "cannot write the field snapshot at t = %g s into %s/fields%s", d->t, rf.dir,
+                snprintf(ferr, sizeof ferr, "cannot write the field snapshot at t = %g s into %s%s", d->t,
+                         h5 ? h5tmp : rf.dir,
                          fr == -2 ? ": out of memory"
                          : fr == -3 ? ": the contact field recorded no per-point forces (out of memory, or a failed "
                                       "copy from the GPU)" : "");
@@ -520,7 +545,13 @@ int br_run_main(int argc, char **argv)
             const double t0 = br_wall_seconds();
             if (sample) {
                 br_output_row(m, d, row);
-                if (csvw) br_csv_writer_push(csvw, row);
+                if (h5) {
+                    if (br_h5_row(h5, row)) {
+                        snprintf(ferr, sizeof ferr, "cannot write the time series into %s", h5tmp);
+                        failed = 1;
+                        break;
+                    }
+                } else if (csvw) br_csv_writer_push(csvw, row);
                 else br_output_csv_row(row, ncols, ts);
                 br_plotbuf_add(pb, row);
                 if (d->t >= m->loop_t0 && d->t <= m->loop_t1 && lb.n < lb.cap) {
@@ -557,19 +588,40 @@ int br_run_main(int argc, char **argv)
     const double wall_host = br_wall_seconds() - start - wall_field - wall_out;
     const double t_io = br_wall_seconds();
     br_csv_writer_finish(csvw);
-    int io_ok = !ferror(ts);
-    io_ok &= fclose(ts) == 0;
+    int io_ok = 1;
+    if (ts) {
+        io_ok &= !ferror(ts);
+        io_ok &= fclose(ts) == 0;
+    }
+    char h5err[600] = "";
+    if (h5) {
+        char xtmp[1300];
+        file_path(&rf, "run.xdmf.part", xtmp, sizeof xtmp);
+        if (br_h5_close(h5, failed || interrupted ? NULL : xtmp, "run.h5", h5err, sizeof h5err)) io_ok = 0;
+    }
     if (pts) {
         io_ok &= !ferror(pts);
         io_ok &= fclose(pts) == 0;
     }
     if (!failed && !io_ok) {
-        snprintf(ferr, sizeof ferr, "writing into %s failed", rf.dir);
+        snprintf(ferr, sizeof ferr, "writing into %s failed%s%s", rf.dir, h5err[0] ? ": " : "", h5err);
         failed = 1;
     }
-    if (interrupted) snprintf(ferr, sizeof ferr, "interrupted by %s at t = %.9g s; checkpoint %s",
-                              interrupted == SIGINT ? "SIGINT" : "SIGTERM", d->t, ckpath);
-    if (!failed && !interrupted) {
+    if (interrupted) snprintf(ferr, sizeof ferr, "interrupted by %s at t = %.9g s; %s%s",
+                              interrupted == SIGINT ? "SIGINT" : "SIGTERM", d->t, h5 ? "no checkpoint (output.format: hdf5)" : "checkpoint ",
+                              h5 ? "" : ckpath);
+    if (!failed && !interrupted && h5) {
+        file_path(&rf, "run.h5", path, sizeof path);
+        if (rename(h5tmp, path)) failed = 1, snprintf(ferr, sizeof ferr, "cannot rename %s", h5tmp);
+        else file_add(&rf, "run.h5");
+        char xtmp[1300];
+        file_path(&rf, "run.xdmf.part", xtmp, sizeof xtmp);
+        file_path(&rf, "run.xdmf", path, sizeof path);
+        if (!failed && access(xtmp, F_OK) == 0) {
+            if (rename(xtmp, path)) failed = 1, snprintf(ferr, sizeof ferr, "cannot rename %s", xtmp);
+            else file_add(&rf, "run.xdmf");
+        }
+    } else if (!failed && !interrupted) {
         file_path(&rf, "timeseries.csv", path, sizeof path);
         if (rename(tmp, path)) failed = 1, snprintf(ferr, sizeof ferr, "cannot rename %s", tmp);
         else file_add(&rf, "timeseries.csv");
@@ -581,8 +633,8 @@ int br_run_main(int argc, char **argv)
         }
     }
     wall_out += br_wall_seconds() - t_io;
-    if (!failed && !interrupted && rs.nsnap > 0) {
-        if (br_fields_collection(m, rf.dir, rs.snap_t, (int)rs.nsnap) == 0) {
+    if (!failed && !interrupted && rs.nsnap > 0 && !h5) {
+        if (br_fields_collection(m, rf.dir, snap_t, (int)rs.nsnap) == 0) {
             for (int s = 0; s < m->nset; s++)
                 if (m->cset[s].meshed) {
                     char nm[BR_NAME_MAX + 16];
@@ -652,6 +704,6 @@ int br_run_main(int argc, char **argv)
                final_dir);
         for (int k = 0; k < nwarn; k++) fprintf(stderr, "warning: %s\n", warnings[k]);
     }
-    free(row), free(scratch), br_plotbuf_free(pb), br_data_free(d), br_model_free(m);
+    free(row), free(scratch), free(snap_t), br_plotbuf_free(pb), br_data_free(d), br_model_free(m);
     return interrupted ? 128 + interrupted : failed ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include "scenario.h"
 
 #include "memory.h"
+#include "h5out.h"
 #include "mesh.h"
 #include "parse.h"
 #include "rigid.h"
@@ -1679,6 +1680,7 @@ int br_scenario_number(const char *path, const char *text, size_t len, const cha
 void br_model_free(br_model *m)
 {
     if (!m) return;
+    free(m->field_times);
     for (int k = 0; k < m->nkframe; k++)
         for (int j = 0; j < 3; j++) br_timefn_free(&m->kframe[k].disp[j]);
     for (int l = 0; l < m->nload; l++) br_timefn_free(&m->load[l].mag);
@@ -1760,7 +1762,8 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
         ycheck(&c, m->t_end / m->dt < 1e12, yat(&c, tm, "dt"), "more than 1e12 steps");
     }
     ynode *out = ymap(&c, root, "output");
-    static const char *const KO[] = {"interval", "points", "points_interval", "loop_window", "fields", "plots", NULL};
+    static const char *const KO[] = {"interval", "points", "points_interval", "loop_window", "fields", "plots", "format",
+                                     NULL};
     if (out) ykeys(&c, out, "output", KO);
     /* default sampling: every 1e-4 s, or every step when dt is longer */
     const double def_int = m->dt > 0 ? m->dt * fmax(1.0, nearbyint(1e-4 / m->dt)) : 1e-4;
@@ -1774,12 +1777,37 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     yvec(&c, out, "loop_window", 2, 0, defw, win);
     ycheck(&c, win[1] > win[0], yat(&c, out, "loop_window"), "loop_window must be [t0, t1] with t1 > t0");
     m->loop_t0 = win[0], m->loop_t1 = win[1];
-    /* fields: times of per-point snapshots of meshed sets (VTK files and maps) */
+    /* format: csv (timeseries.csv, fields/<set>_<k>.vtp) or hdf5 (run.h5 and run.xdmf) */
+    const char *fmt = ystring(&c, out, "format", 0);
+    ycheck(&c, !fmt || !strcmp(fmt, "csv") || !strcmp(fmt, "hdf5"), yat(&c, out, "format"),
+           "format must be csv or hdf5 (got '%s')", fmt ? fmt : "");
+    m->out_format = fmt && !strcmp(fmt, "hdf5") ? BR_FORMAT_HDF5 : BR_FORMAT_CSV;
+    ycheck(&c, m->out_format != BR_FORMAT_HDF5 || br_h5_available(), yat(&c, out, "format"),
+           "format hdf5: this build has no HDF5 (install libhdf5-dev, then cmake again)");
+    /* fields: times of per-point snapshots of meshed sets (VTK files and maps, or run.h5): a list of
+     * times, or {interval: dt_f, from: t0} for t0, t0 + dt_f, ... up to time.end */
     ynode *fl = ymap(&c, out, "fields");
-    if (fl) {
+    if (fl && fl->type == YAML_MAPPING_NODE) {
+        static const char *const KF[] = {"interval", "from", NULL};
+        ykeys(&c, fl, "fields", KF);
+        const double fi = ynum(&c, fl, "interval", 1, 0), f0 = ynum(&c, fl, "from", 0, 0.0);
+        ycheck(&c, fi > 0, yat(&c, fl, "interval"), "fields: interval must be > 0");
+        ycheck(&c, f0 >= 0 && f0 <= m->t_end, yat(&c, fl, "from"), "fields: from must lie in [0, time.end]");
+        const double nf = fi > 0 ? floor((m->t_end - f0) / fi * (1 + 1e-12)) + 1 : 0;
+        ycheck(&c, nf <= BR_MAX_FIELD_TIMES, fl, "fields: %.0f snapshots, at most %d", nf, BR_MAX_FIELD_TIMES);
+        if (!c.failed) {
+            m->field_times = malloc((size_t)nf * sizeof(double));
+            ycheck(&c, m->field_times != NULL, fl, "out of memory");
+            for (long k = 0; k < (long)nf && m->field_times; k++) m->field_times[m->nfield_times++] = f0 + k * fi;
+        }
+    } else if (fl) {
         const int nf = ylen(&c, fl, "fields");
-        ycheck(&c, nf <= 64, fl, "at most 64 field snapshot times");
-        for (int k = 0; k < nf && k < 64 && !c.failed; k++) {
+        ycheck(&c, nf <= BR_MAX_FIELD_TIMES, fl, "at most %d field snapshot times", BR_MAX_FIELD_TIMES);
+        if (!c.failed && nf > 0) {
+            m->field_times = malloc((size_t)nf * sizeof(double));
+            ycheck(&c, m->field_times != NULL, fl, "out of memory");
+        }
+        for (int k = 0; k < nf && m->field_times && !c.failed; k++) {
             const double tk = ynum_node(&c, yitem(&c, fl, k), "fields");
             ycheck(&c, tk >= 0 && tk <= m->t_end && (k == 0 || tk > m->field_times[k - 1]), yitem(&c, fl, k),
                    "field times must increase and lie in [0, time.end]");

@@ -7,8 +7,9 @@
 # needs (clang and its sanitizer and OpenMP runtimes for the libFuzzer build), and no build.
 set -eu
 cd "$(dirname "$0")/.."
-PKGS="cmake make gcc g++ pkg-config libcriterion-dev libyaml-dev libcjson-dev libcairo2-dev libpng-dev liblapacke-dev libopenblas-dev libassimp-dev libsundials-dev libopenmpi-dev openmpi-bin zlib1g-dev
-python3-numpy python3-pandas python3-xarray python3-matplotlib python3-pytest python3-vtk9 python3-venv python3-pip python3-setuptools"
+PKGS="cmake make gcc g++ pkg-config libcriterion-dev libyaml-dev libcjson-dev libcairo2-dev libpng-dev liblapacke-dev libopenblas-dev libassimp-dev libsundials-dev libopenmpi-dev openmpi-bin zlib1g-dev libhdf5-dev
+python3-numpy python3-pandas python3-xarray python3-matplotlib python3-pytest python3-vtk9 python3-h5py
+python3-venv python3-pip python3-setuptools"
 SANITIZE=0
 [ "${1:-}" = "--sanitize" ] && SANITIZE=1 && PKGS="$PKGS clang libclang-rt-dev libomp-dev"
 missing=""
