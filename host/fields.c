@@ -84,26 +84,37 @@ typedef struct vtk_blob {
     size_t size;
 } vtk_blob;
 
-/* raw bytes (n) -> b (allocated, in the layout above); 0, or -2 (out of memory or a zlib failure) */
+/* raw bytes (n) -> b (allocated, in the layout above); the blocks compressed on every core (each on
+ * its own, so the bytes do not depend on the thread count); 0, or -2 (out of memory or a zlib
+ * failure) */
 static int vtk_compress(const void *raw, size_t n, vtk_blob *b)
 {
-    const size_t nb = (n + VTK_BLOCK - 1) / VTK_BLOCK, head = (3 + nb) * sizeof(uint64_t);
+    const long nb = (long)((n + VTK_BLOCK - 1) / VTK_BLOCK);
+    const size_t head = (3 + (size_t)nb) * sizeof(uint64_t), bound = compressBound(VTK_BLOCK);
     b->size = 0;
-    b->data = malloc(head + (nb ? nb * compressBound(VTK_BLOCK) : 1));
+    b->data = malloc(head + (nb ? (size_t)nb * bound : 1));
     if (!b->data) return -2;
     uint64_t *h = (uint64_t *)b->data;
-    h[0] = nb, h[1] = VTK_BLOCK, h[2] = n % VTK_BLOCK;
-    size_t at = head;
-    for (size_t k = 0; k < nb; k++) {
+    h[0] = (uint64_t)nb, h[1] = VTK_BLOCK, h[2] = n % VTK_BLOCK;
+    int bad = 0;
+    /* block k compressed into its slot of bound bytes, then the blocks moved together */
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (nb > 1)
+    for (long k = 0; k < nb; k++) {
         const size_t len = k + 1 < nb || n % VTK_BLOCK == 0 ? VTK_BLOCK : n % VTK_BLOCK;
-        uLongf out = compressBound(VTK_BLOCK);
-        if (compress2(b->data + at, &out, (const Bytef *)raw + k * VTK_BLOCK, len, Z_BEST_SPEED) != Z_OK) {
-            free(b->data);
-            b->data = NULL;
-            return -2;
-        }
+        uLongf out = bound;
+        bad |= compress2(b->data + head + (size_t)k * bound, &out, (const Bytef *)raw + (size_t)k * VTK_BLOCK, len,
+                         Z_BEST_SPEED) != Z_OK;
         h[3 + k] = out;
-        at += out;
+    }
+    if (bad) {
+        free(b->data);
+        b->data = NULL;
+        return -2;
+    }
+    size_t at = head;
+    for (long k = 0; k < nb; k++) {
+        memmove(b->data + at, b->data + head + (size_t)k * bound, h[3 + k]);
+        at += h[3 + k];
     }
     b->size = at;
     return 0;

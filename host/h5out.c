@@ -1,9 +1,11 @@
 /* h5out.c: run.h5 and run.xdmf (h5out.h; the layout in docs/format-hdf5.md). */
 #include "h5out.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "laws.h"
 #include "output.h"
@@ -30,9 +32,17 @@ int br_h5_close(br_h5 *h, const char *xdmf_path, const char *h5_name, char *err,
     return -1;
 }
 
+int br_h5_study(const char *dir, long nvar, char *err, size_t errlen)
+{
+    (void)dir, (void)nvar;
+    snprintf(err, errlen, "this build has no HDF5");
+    return -1;
+}
+
 #else
 
 #include <hdf5.h>
+#include <zlib.h>
 
 enum {
     ROWS = 4096,        /* time-series rows a flush writes: the chunk of each column */
@@ -250,6 +260,35 @@ int br_h5_row(br_h5 *h, const double *row)
     return h->failed ? -1 : 0;
 }
 
+/* One chunk of a snapshot array: array arr's points [first, first + count) of a chunk of cpt
+ * points, ncomp values each -> out (allocated), size bytes: shuffled and deflated as HDF5's
+ * shuffle and deflate filters encode a chunk. */
+typedef struct chunk_job {
+    int arr;
+    long first, count, cpt;
+    int ncomp;
+    unsigned char *out;
+    size_t size;
+} chunk_job;
+
+/* job, the array's values -> job->out; 0, or 1 (out of memory or a zlib failure) */
+static int chunk_filter(chunk_job *job, const double *v)
+{
+    const size_t nel = (size_t)job->cpt * job->ncomp, bytes = nel * 8;
+    unsigned char *sh = malloc(bytes);
+    uLongf osize = compressBound(bytes);
+    job->out = malloc(osize);
+    if (!sh || !job->out) return free(sh), 1;
+    const unsigned char *src = (const unsigned char *)(v + job->first * job->ncomp);
+    const size_t have = (size_t)job->count * job->ncomp; /* the rest of an edge chunk: zeros */
+    for (size_t e = 0; e < nel; e++)
+        for (int b = 0; b < 8; b++) sh[(size_t)b * nel + e] = e < have ? src[8 * e + b] : 0;
+    const int rc = compress2(job->out, &osize, sh, bytes, 1);
+    free(sh);
+    job->size = osize;
+    return rc == Z_OK ? 0 : 1;
+}
+
 int br_h5_snapshot(br_h5 *h, int s, int k, const br_field_snap *S)
 {
     h5set *q = NULL;
@@ -274,15 +313,40 @@ int br_h5_snapshot(br_h5 *h, int s, int k, const br_field_snap *S)
     snprintf(nm, sizeof nm, "%05d", k);
     hid_t g = H5Gcreate2(q->snaps, nm, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) h5_fail(h, "cannot create a snapshot group");
-    const void *pt[NPT] = {q->cells ? S->xv : S->x, P, N, S->vt, S->stick, S->F, S->z};
-    for (int j = 0; j < NPT && !h->failed; j++) {
+    const double *pt[NPT] = {q->cells ? S->xv : S->x, P, N, S->vt, S->stick, S->F, S->z};
+    hid_t ds[NPT];
+    long njob = 0;
+    for (int j = 0; j < NPT; j++) {
         const hsize_t npt = j == 0 ? (hsize_t)q->nv : (hsize_t)q->n, dims[2] = {npt, 3},
                       chunk[2] = {npt < PCHUNK ? npt : PCHUNK, 3};
-        hid_t ds = npt > 0 ? mkds(g, PT[j], pt_vec(j) ? 2 : 1, dims, NULL, chunk, H5T_IEEE_F64LE) : -1;
-        if (ds < 0 || H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, pt[j]) < 0)
-            h5_fail(h, "cannot write a snapshot");
-        if (ds >= 0) H5Dclose(ds);
+        ds[j] = npt > 0 && g >= 0 ? mkds(g, PT[j], pt_vec(j) ? 2 : 1, dims, NULL, chunk, H5T_IEEE_F64LE) : -1;
+        if (ds[j] < 0) h5_fail(h, "cannot write a snapshot");
+        njob += ((long)npt + PCHUNK - 1) / PCHUNK;
     }
+    /* the chunks filtered here, in parallel, as the datasets' own filters would (shuffle of 8-byte
+     * elements, then zlib at level 1; an edge chunk padded to the full chunk), and written as they
+     * are (H5Dwrite_chunk): the same file as H5Dwrite makes, with the compression on every core */
+    chunk_job *jobs = h->failed ? NULL : calloc((size_t)njob, sizeof *jobs);
+    if (!h->failed && !jobs) h5_fail(h, "out of memory");
+    long nj = 0;
+    for (int j = 0; j < NPT && jobs; j++) {
+        const long npt = j == 0 ? q->nv : q->n, cpt = npt < PCHUNK ? npt : PCHUNK;
+        for (long c0 = 0; c0 < npt; c0 += cpt)
+            jobs[nj++] = (chunk_job){j, c0, npt - c0 < cpt ? npt - c0 : cpt, cpt, pt_vec(j) ? 3 : 1, NULL, 0};
+    }
+    int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad)
+    for (long i = 0; i < nj; i++) bad |= chunk_filter(&jobs[i], pt[jobs[i].arr]);
+    if (bad) h5_fail(h, "out of memory compressing a snapshot");
+    for (long i = 0; i < nj && !h->failed; i++) {
+        const hsize_t off[2] = {(hsize_t)jobs[i].first, 0};
+        if (H5Dwrite_chunk(ds[jobs[i].arr], H5P_DEFAULT, 0, off, jobs[i].size, jobs[i].out) < 0)
+            h5_fail(h, "cannot write a snapshot");
+    }
+    for (long i = 0; i < nj; i++) free(jobs[i].out);
+    free(jobs);
+    for (int j = 0; j < NPT; j++)
+        if (ds[j] >= 0) H5Dclose(ds[j]);
     if (g >= 0) H5Gclose(g);
     q->tsnap[q->nsnap++] = S->t;
     return h->failed ? -1 : 0;
@@ -396,6 +460,163 @@ int br_h5_close(br_h5 *h, const char *xdmf_path, const char *h5_name, char *err,
     for (int i = 0; i < h->nset; i++) free(h->set[i].tsnap);
     free(h->col), free(h->buf), free(h->colbuf), free(h->set), free(h->scratch), free(h);
     return rc;
+}
+
+/* ---- CSV tables into groups (studies) ---- */
+
+/* one CSV line (quotes allowed, no line breaks inside) -> its fields, NUL-terminated in place in
+ * line; their count (at most max) */
+static int csv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        if (*p == '"') {
+            char *q = ++p;
+            while (*q && *q != '"') q++;
+            f[n++] = p;
+            if (*q) *q++ = 0;
+            p = *q == ',' ? q + 1 : q;
+            if (!*q) break;
+            continue;
+        }
+        f[n++] = p;
+        while (*p && *p != ',') p++;
+        if (!*p) break;
+        *p++ = 0;
+    }
+    return n;
+}
+
+/* CSV file -> group name under loc: a dataset per column (float64 where every value is a number or
+ * empty (NaN), else variable-length strings), attribute `columns`; 0 or -1 */
+static int csv_group(hid_t loc, const char *name, const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return -1;
+    size_t cap = 0, len = 0;
+    char *text = NULL, buf[1 << 16];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) {
+        if (len + got + 1 > cap) {
+            cap = 2 * (len + got + 1);
+            char *t = realloc(text, cap);
+            if (!t) return free(text), fclose(fp), -1;
+            text = t;
+        }
+        memcpy(text + len, buf, got), len += got;
+    }
+    fclose(fp);
+    if (!text) return -1;
+    text[len] = 0;
+    /* lines */
+    long nl = 0;
+    for (size_t i = 0; i < len; i++) nl += text[i] == '\n';
+    char **line = malloc((size_t)(nl + 1) * sizeof(char *));
+    if (!line) return free(text), -1;
+    long L = 0;
+    for (char *p = text; *p;) {
+        line[L++] = p;
+        char *e = strchr(p, '\n');
+        if (!e) break;
+        *e = 0, p = e + 1;
+    }
+    enum { MAXC = 512 };
+    char *head[MAXC];
+    const int nc = L > 0 ? csv_split(line[0], head, MAXC) : 0;
+    const long nr = L - 1;
+    char ***cell = calloc((size_t)(nr > 0 ? nr : 1), sizeof(char **));
+    int rc = nc > 0 && cell ? 0 : -1;
+    for (long r = 0; r < nr && rc == 0; r++) {
+        cell[r] = calloc(MAXC, sizeof(char *));
+        if (!cell[r]) rc = -1;
+        else csv_split(line[r + 1], cell[r], MAXC);
+    }
+    hid_t g = rc ? -1 : H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) rc = -1;
+    double *num = malloc((size_t)(nr > 0 ? nr : 1) * sizeof(double));
+    const char **str = malloc((size_t)(nr > 0 ? nr : 1) * sizeof(char *));
+    if (!num || !str) rc = -1;
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, H5T_VARIABLE);
+    H5Tset_cset(st, H5T_CSET_UTF8);
+    for (int c = 0; c < nc && rc == 0; c++) {
+        int isnum = 1;
+        for (long r = 0; r < nr; r++) {
+            const char *v = cell[r][c] ? cell[r][c] : "";
+            char *end;
+            num[r] = *v ? strtod(v, &end) : NAN;
+            if (*v && *end) isnum = 0;
+            str[r] = v;
+        }
+        const hsize_t n = (hsize_t)nr, ch = nr > 0 && nr < 4096 ? (hsize_t)nr : 4096;
+        hid_t ds = nr > 0 ? mkds(g, head[c], 1, &n, NULL, &ch, isnum ? H5T_IEEE_F64LE : st)
+                          : mkds(g, head[c], 1, &n, NULL, NULL, isnum ? H5T_IEEE_F64LE : st);
+        if (ds < 0 || (nr > 0 && H5Dwrite(ds, isnum ? H5T_NATIVE_DOUBLE : st, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                          isnum ? (const void *)num : (const void *)str) < 0))
+            rc = -1;
+        if (ds >= 0) H5Dclose(ds);
+    }
+    if (rc == 0) { /* the column order */
+        const hsize_t n = (hsize_t)nc;
+        hid_t sp = H5Screate_simple(1, &n, NULL), a = H5Acreate2(g, "columns", st, sp, H5P_DEFAULT, H5P_DEFAULT);
+        if (a < 0 || H5Awrite(a, st, head) < 0) rc = -1;
+        if (a >= 0) H5Aclose(a);
+        H5Sclose(sp);
+    }
+    H5Tclose(st);
+    if (g >= 0) H5Gclose(g);
+    for (long r = 0; cell && r < nr; r++) free(cell[r]);
+    free(cell), free(num), free(str), free(line), free(text);
+    return rc;
+}
+
+int br_h5_study(const char *dir, long nvar, char *err, size_t errlen)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    char path[1400], file[1500];
+    snprintf(file, sizeof file, "%s/study.h5.part", dir);
+    hid_t f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) return snprintf(err, errlen, "cannot create %s", file), -1;
+    attr_str(f, "writer", "bristle study (docs/format-hdf5.md)");
+    snprintf(path, sizeof path, "%s/study.csv", dir);
+    int rc = csv_group(f, "study", path);
+    if (rc) snprintf(err, errlen, "cannot convert %s", path);
+    hid_t vg = rc ? -1 : H5Gcreate2(f, "variants", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    for (long v = 0; v < nvar && rc == 0; v++) {
+        static const char *const kind[2] = {"frf", "series"};
+        hid_t g = -1;
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            snprintf(path, sizeof path, "%s/variants/%05ld/%s.csv", dir, v, kind[k]);
+            FILE *t = fopen(path, "r");
+            if (!t) continue;
+            fclose(t);
+            if (g < 0) {
+                char nm[32];
+                snprintf(nm, sizeof nm, "%05ld", v);
+                g = H5Gcreate2(vg, nm, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            }
+            if (g < 0 || csv_group(g, kind[k], path)) rc = -1, snprintf(err, errlen, "cannot convert %s", path);
+        }
+        if (g >= 0) H5Gclose(g);
+    }
+    if (vg >= 0) H5Gclose(vg);
+    if (H5Fclose(f) < 0 && rc == 0) rc = -1, snprintf(err, errlen, "cannot close %s", file);
+    if (rc) return remove(file), -1;
+    /* the CSV copies go: study.h5 holds them */
+    snprintf(path, sizeof path, "%s/study.csv", dir);
+    remove(path);
+    for (long v = 0; v < nvar; v++) {
+        snprintf(path, sizeof path, "%s/variants/%05ld/frf.csv", dir, v);
+        remove(path);
+        snprintf(path, sizeof path, "%s/variants/%05ld/series.csv", dir, v);
+        remove(path);
+        snprintf(path, sizeof path, "%s/variants/%05ld", dir, v);
+        rmdir(path);
+    }
+    snprintf(path, sizeof path, "%s/variants", dir);
+    rmdir(path);
+    return 0;
 }
 
 #endif

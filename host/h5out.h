@@ -30,4 +30,10 @@ int br_h5_snapshot(br_h5 *h, int s, int k, const br_field_snap *S);
  * (the first failure since br_h5_create) */
 int br_h5_close(br_h5 *h, const char *xdmf_path, const char *h5_name, char *err, size_t errlen);
 
+/* a study's output folder (study.csv and variants/NNNNN/frf.csv, series.csv as written), variant
+ * count -> dir/study.h5.part: /study from study.csv, /variants/NNNNN/frf and /series from the
+ * variants' files (a group per file, a dataset per column: float64, or strings for text columns;
+ * attribute `columns`), then those CSV files removed; the caller renames it. 0, or -1 with err */
+int br_h5_study(const char *dir, long nvar, char *err, size_t errlen);
+
 #endif

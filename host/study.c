@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "h5out.h"
 #include "output.h"
 #include "plot.h"
 #include "ranks.h"
@@ -87,6 +88,7 @@ typedef struct st_study {
     double tol, start;          /* stepped sine: steady-state tolerance, time before the first check */
     int min_cycles, max_cycles, fit_cycles;
     int plots, nseries;
+    int hdf5;                   /* output.format: hdf5: study.h5 instead of study.csv and the variants' CSV files */
     char series[MAXCOL][KEYLEN];
     double series_dt;
     long nvar;
@@ -459,8 +461,16 @@ static void read_output(sy *c, st_study *S, yaml_node_t *o)
 {
     S->plots = 1;
     if (!o) return;
-    static const char *const K[] = {"plots", "series", "series_interval", NULL};
+    static const char *const K[] = {"plots", "series", "series_interval", "format", NULL};
     if (known(c, o, "output", K)) return;
+    yaml_node_t *fm = get(c, o, "format");
+    if (fm) {
+        const char *f = fm->type == YAML_SCALAR_NODE ? sval(fm) : "";
+        if (!strcmp(f, "hdf5")) S->hdf5 = 1;
+        else if (strcmp(f, "csv")) fail(c, fm, "format must be csv or hdf5 (got '%s')", f);
+        else S->hdf5 = 0;
+        if (S->hdf5 && !br_h5_available()) fail(c, fm, "format hdf5: this build has no HDF5 (install libhdf5-dev, then cmake again)");
+    }
     yaml_node_t *pl = get(c, o, "plots");
     if (pl) {
         const char *s = pl->type == YAML_SCALAR_NODE ? sval(pl) : "";
@@ -1634,6 +1644,18 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (S->nseries) snprintf(files[nfiles++], 64, "variants/NNNNN/series.csv");
     if (write_table(S, V[0].m, V, R, dir)) io_fail = 1;
     else snprintf(files[nfiles++], 64, "study.csv");
+    if (S->hdf5 && !io_fail) { /* the tables into study.h5; their CSV files go */
+        char herr[1600], hp[1400], hq[1500];
+        snprintf(hq, sizeof hq, "%s/study.h5.part", dir);
+        snprintf(hp, sizeof hp, "%s/study.h5", dir);
+        if (br_h5_study(dir, nv, herr, sizeof herr) || rename(hq, hp)) {
+            fprintf(stderr, "bristle study: %s\n", herr);
+            io_fail = 1;
+        } else {
+            nfiles = 0;
+            snprintf(files[nfiles++], 64, "study.h5");
+        }
+    }
     if (S->plots && study_plots(S, V[0].m, V, R, dir, files, &nfiles))
         fprintf(stderr, "bristle study: warning: out of memory drawing the plots: some were not written\n");
     /* summary.json */

@@ -93,9 +93,24 @@ class Run:
         return f"bristle.Run({str(self.dir)!r})"
 
     @property
+    def h5(self):
+        """run.h5 of an output.format: hdf5 run (an open h5py.File), or None"""
+        path = self.dir / "run.h5"
+        if not path.exists():
+            return None
+        import h5py
+
+        return h5py.File(path, "r")
+
+    @property
     def timeseries(self):
         if self._ts is None:
-            self._ts = pd.read_csv(self.dir / "timeseries.csv")
+            if (self.dir / "timeseries.csv").exists():
+                self._ts = pd.read_csv(self.dir / "timeseries.csv", float_precision="round_trip")
+            else:  # output.format: hdf5: a dataset per column, their order in `columns`
+                with self.h5 as f:
+                    ts = f["timeseries"]
+                    self._ts = pd.DataFrame({c: ts[c][...] for c in ts.attrs["columns"]})
         return self._ts
 
     @property
@@ -107,11 +122,14 @@ class Run:
 
     def fields(self, set_name):
         """meshed set's snapshots (output.fields) -> xarray Dataset with dimensions time, point (and
-        xyz): pressure, normal_force, sliding_speed, stick, area, friction_force, bristle_deflection,
+        xyz): pressure, normal_force, sliding_speed, stick, friction_force, bristle_deflection,
         position (the point's world position; with sampling: spacing the centroid of its
-        sub-triangle), and per time the set's totals set_normal_force, set_force, ... (docs/format-vtk.md)"""
+        sub-triangle), area (per point only), and per time the set's totals set_normal_force,
+        set_force, ... (docs/format-vtk.md, docs/format-hdf5.md); from run.h5 when the run wrote one"""
         import xarray as xr
 
+        if (self.dir / "run.h5").exists():
+            return self._fields_h5(set_name)
         pvd = self.dir / "fields" / f"{set_name}.pvd"
         if not pvd.exists():
             raise BristleError(f"{pvd}: no snapshots of set '{set_name}' (a meshed set with output.fields)", 2, "")
@@ -120,6 +138,9 @@ class Run:
         first = snaps[0]
         point_vars, set_vars = {}, {}
         for name in first.data:
+            if name == "area":  # the tributary areas do not change
+                point_vars[name] = ("point",), first.data[name]
+                continue
             a = np.stack([s.data[name] for s in snaps])
             point_vars[name] = (("time", "point") if a.ndim == 2 else ("time", "point", "xyz")), a
         pos = np.stack([s.point_positions() for s in snaps])
@@ -135,6 +156,32 @@ class Run:
                           attrs={"set": set_name, "on": "cells" if first.cells else "points"})
 
 
+    def _fields_h5(self, set_name):
+        import xarray as xr
+
+        with self.h5 as f:
+            if f"fields/{set_name}" not in f:
+                raise BristleError(f"{self.dir / 'run.h5'}: no snapshots of set '{set_name}'", 2, "")
+            g = f["fields"][set_name]
+            cells = g.attrs["on"] == "cells"
+            tri = g["triangles"][...]
+            v = {}
+            for name in ("pressure", "normal_force", "sliding_speed", "stick"):
+                v[name] = ("time", "point"), g[name][...]
+            for name in ("friction_force", "bristle_deflection"):
+                v[name] = ("time", "point", "xyz"), g[name][...]
+            pos = g["position"][...]
+            v["position"] = ("time", "point", "xyz"), (pos[:, tri].mean(axis=2) if cells else pos)
+            v["area"] = ("point",), g["area"][...]
+            for name in ("set_normal_force", "set_friction_power"):
+                v[name] = ("time",), g[name][...]
+            for name in ("set_force", "set_friction_force", "set_moment"):
+                v[name] = ("time", "xyz"), g[name][...]
+            n = g["area"].shape[0]
+            return xr.Dataset(v, coords={"time": g["time"][...], "point": np.arange(n), "xyz": ["x", "y", "z"]},
+                              attrs={"set": set_name, "on": "cells" if cells else "points"})
+
+
 def run(scenario, set=None, out=None, backend=None, options=()):
     """scenario file, {key path: value} overrides (as --set), output folder (default: the
     executable's, runs/<name>), backend ("auto", "cpu", "cuda"), further command-line options ->
@@ -147,15 +194,29 @@ def run(scenario, set=None, out=None, backend=None, options=()):
 
 def study(study_file, set=None, out=None, threads=None, backend=None, options=()):
     """study file, {key path: value} overrides of the base scenario in every variant, output
-    folder, OpenMP threads, backend -> the study table (study.csv) as a DataFrame, one row per
-    variant; its attrs hold dir (the output folder) and summary (summary.json as a dict)"""
+    folder, OpenMP threads, backend -> the study table (study.csv, or study.h5's /study for
+    output.format: hdf5) as a DataFrame, one row per variant; its attrs hold dir (the output
+    folder) and summary (summary.json as a dict)"""
     args = ["study", str(study_file), "--quiet"] + _options(set, backend, options)
     if threads:
         args += ["--threads", str(threads)]
     if out is not None:
         args += ["--out", str(out)]
     d = _out_dir(_call(args), out)
-    table = pd.read_csv(d / "study.csv")
+    if (d / "study.h5").exists():  # output.format: hdf5: /study, a dataset per column
+        import h5py
+
+        with h5py.File(d / "study.h5", "r") as f:
+            g = f["study"]
+            cols = {}
+            for c in g.attrs["columns"]:
+                v = g[c][...]
+                cols[c] = v if v.dtype.kind == "f" else [x.decode() if isinstance(x, bytes) else x for x in v]
+            table = pd.DataFrame(cols)
+        table["variant"] = table["variant"].astype(int)
+        table["error"] = table["error"].replace("", np.nan)
+    else:
+        table = pd.read_csv(d / "study.csv", float_precision="round_trip")
     table.attrs["dir"] = str(d)
     with open(d / "summary.json") as f:
         table.attrs["summary"] = json.load(f)

@@ -98,3 +98,57 @@ def test_error_carries_file_and_line(tmp):
     with pytest.raises(bristle.BristleError) as e:
         bristle.study(SRC / "studies" / "preload_lugre.yaml", set={"time.dt": "fast"}, out=tmp / "s")
     assert e.value.status == 2 and "time.dt" in e.value.message
+
+
+def test_hdf5_run_reads_as_the_csv_one(tmp):
+    """the same run with output.format: hdf5: the same DataFrame columns and values (the CSV's 12
+    digits), the same fields Dataset bit for bit"""
+    h5py = pytest.importorskip("h5py")
+    scen = SRC / "scenarios" / "clutch_patch_1e3.yaml"
+    a = bristle.run(scen, out=tmp / "csv", backend="cpu", set={"output.plots": False})
+    b = bristle.run(scen, out=tmp / "h5", backend="cpu", set={"output.plots": False, "output.format": "hdf5"})
+    if not (b.dir / "run.h5").exists():
+        pytest.fail("no run.h5")
+    assert list(a.timeseries.columns) == list(b.timeseries.columns)
+    assert np.allclose(a.timeseries.values, b.timeseries.values, rtol=1e-11, atol=1e-300)
+    fa, fb = a.fields("face"), b.fields("face")
+    for name in fa.data_vars:
+        assert np.array_equal(fa[name].values, fb[name].values), name
+    assert list(fa.time.values) == list(fb.time.values)
+
+
+def test_hdf5_study_reads_as_the_csv_one(tmp):
+    """a small preload study in both formats: the same table (study.h5's /study, study.csv), and
+    study.h5 holds each variant's frequency response and series"""
+    h5py = pytest.importorskip("h5py")
+    text = """name: preload_small
+scenario: {src}/scenarios/blades_sweep_lugre.yaml
+set: {{time.dt: 1.0e-4, time.end: 1.4}}
+grid:
+  N:
+    values: [1, 10]
+    set:
+      loads.preload_L.magnitude.ramp.to: [2.21711, 14.5008]
+      loads.preload_R.magnitude.ramp.to: [2.21711, 14.5008]
+analysis: {{type: sweep, columns: [tip_C.x, tip_L.x], excitation: excitation, window: 0.1, from: 1.0}}
+output: {{format: {fmt}, series: [tip_C.x, contact_L.N], plots: false}}
+"""
+    tables = {}
+    for fmt in ("csv", "hdf5"):
+        path = tmp / f"study_{fmt}.yaml"
+        path.write_text(text.format(src=SRC, fmt=fmt))
+        tables[fmt] = bristle.study(path, out=tmp / fmt, threads=2, backend="cpu")
+    a, b = tables["csv"], tables["hdf5"]
+    assert list(a.columns) == list(b.columns) and len(a) == len(b) == 3
+    for c in a.columns:
+        if a[c].dtype.kind == "f":
+            assert np.array_equal(a[c].values, b[c].values, equal_nan=True), c
+        else:
+            assert list(a[c].fillna("")) == list(b[c].fillna("")), c
+    assert not (tmp / "hdf5" / "study.csv").exists() and not (tmp / "hdf5" / "variants").exists()
+    with h5py.File(tmp / "hdf5" / "study.h5", "r") as f:
+        for v in range(3):
+            g = f[f"variants/{v:05d}"]
+            csv = np.genfromtxt(tmp / "csv" / "variants" / f"{v:05d}" / "series.csv", delimiter=",", names=True)
+            assert np.array_equal(g["series/t"][...], csv["t"])
+            assert len(g["frf/f"]) > 0
