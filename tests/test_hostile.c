@@ -80,6 +80,17 @@ static const hostile_case CASES[] = {
      "sum_alias_bomb.yaml:5: a term of sum: time functions too large"},
     {"10 sigma 1e-300", "", "run " SOURCE_DIR "/scenarios/cube_00.yaml --set contacts.base.normal.sigma=1e-300", 2,
      "is not a positive finite number"},
+    {"11 output.format xml", "", "run " SOURCE_DIR "/scenarios/cube_00.yaml --set output.format=xml", 2,
+     "cube_00.yaml:9: format must be csv or hdf5 (got 'xml')"},
+    {"11 1e9 field snapshots", "", "run " H "fields_too_many.yaml", 2,
+     "fields_too_many.yaml:6: fields: 1000000001 snapshots, at most 100000"},
+    {"11 study --set without =", "", "study " SOURCE_DIR "/studies/preload_lugre.yaml --set time.dt", 2,
+     "--set takes KEY=VALUE"},
+#ifdef BRISTLE_HAVE_HDF5
+    {"11 hdf5 with checkpoints", "",
+     "run " SOURCE_DIR "/scenarios/cube_00.yaml --set output.format=hdf5 --checkpoint-every 0.001 --out h5ck", 2,
+     "checkpoints need output.format: csv"},
+#endif
 };
 
 Test(hostile, every_class_gets_a_clear_message_and_its_exit_status)
