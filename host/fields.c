@@ -53,7 +53,8 @@ int br_fields_gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
         for (int j = 0; j < 3; j++) snap->x[3 * i + j] = fr.xA[j] + k.rw[j];
         snap->vt[i] = k.delta > 0 ? k.v : 0.0;
         snap->stick[i] =
-            (N[i] > 0 && br_point_stuck(cs->desc.law, &cs->desc.fric, snap->vt[i], cs->desc.v_stick, snap->F + 3 * i, N[i]));
+            N[i] > 0 &&
+            br_point_stuck(cs->desc.law, &cs->desc.fric, snap->vt[i], cs->desc.v_stick, snap->F + 3 * i, N[i]);
     }
     /* the sub-triangles' corners, carried with frame A as the points are */
     for (long i = 0; i < nv; i++) {
@@ -144,23 +145,26 @@ static int vtp_array(vtp_doc *D, const char *name, int ncomp, long n, const doub
     } else {
         double *o = raw;
         for (long i = 0; i < n; i++)
-            for (int c = 0; c < ncomp; c++) o[(long)ncomp * i + c] = div ? v[(long)stride * i + c] / div[i] : v[(long)stride * i + c];
+            for (int c = 0; c < ncomp; c++) {
+                const double x = v[(long)stride * i + c];
+                o[(long)ncomp * i + c] = div ? x / div[i] : x;
+            }
     }
     vtk_blob *b = &D->blob[D->nblob];
     const int rc = vtk_compress(raw, bytes, b);
     free(raw);
     if (rc) return rc;
     D->nblob++;
-    fprintf(D->fp, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" offset=\"%zu\"/>\n",
+    fprintf(D->fp,
+            "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" offset=\"%zu\"/>\n",
             iv ? "Int64" : "Float64", name, ncomp, D->offset);
     D->offset += b->size;
     return 0;
 }
 
-/* path, set, snapshot -> the .vtp file: for sampling:
- * vertices the mesh's triangles over the points, the arrays as point data; for sampling: spacing
- * the sub-triangles (one around each point) as cells carrying the arrays; binary appended,
- * zlib-compressed; field data (ASCII, 17 digits): TimeValue (ParaView's time) and the set's totals
+/* path, set, snapshot -> the .vtp file: for sampling: vertices the mesh's triangles over the
+ * points, the arrays as point data; for sampling: spacing the sub-triangles (one around each point)
+ * as cells carrying the arrays; binary appended, zlib-compressed; field data (ASCII, 17 digits): TimeValue (ParaView's time) and the set's totals
  * as the field reduced them. Written under a temporary name and renamed. 0, -1 (cannot write) or
  * -2 (out of memory) */
 static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S)
@@ -185,8 +189,9 @@ static int write_vtp(const char *path, const br_cset *cs, const br_field_snap *S
             const char *name;
             int n;
             const double *v;
-        } fd[] = {{"TimeValue", 1, &time}, {"set_normal_force", 1, &res->N}, {"set_force", 3, res->F_A},
-                  {"set_friction_force", 3, res->Ff_A}, {"set_moment", 3, res->M_A}, {"set_friction_power", 1, &res->P}};
+        } fd[] = {{"TimeValue", 1, &time},          {"set_normal_force", 1, &res->N},
+                  {"set_force", 3, res->F_A},       {"set_friction_force", 3, res->Ff_A},
+                  {"set_moment", 3, res->M_A},      {"set_friction_power", 1, &res->P}};
         for (size_t k = 0; k < sizeof fd / sizeof fd[0]; k++) {
             fprintf(D.fp, "      <DataArray type=\"Float64\" Name=\"%s\" NumberOfTuples=\"1\" NumberOfComponents=\"%d\" "
                           "format=\"ascii\">", fd[k].name, fd[k].n);

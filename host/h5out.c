@@ -137,7 +137,8 @@ static int append(hid_t ds, hid_t memtype, const void *data, hsize_t count)
     const int r = H5Sget_simple_extent_dims(fs, dims, NULL);
     H5Sclose(fs);
     if (r < 1 || r > 3) return -1;
-    hsize_t ext[3] = {dims[0] + count, dims[1], dims[2]}, start[3] = {dims[0], 0, 0}, cnt[3] = {count, dims[1], dims[2]};
+    hsize_t ext[3] = {dims[0] + count, dims[1], dims[2]}, start[3] = {dims[0], 0, 0},
+            cnt[3] = {count, dims[1], dims[2]};
     if (H5Dset_extent(ds, ext) < 0) return -1;
     fs = H5Dget_space(ds);
     hid_t ms = H5Screate_simple(r, cnt, NULL);
@@ -155,7 +156,8 @@ static void flush_rows(br_h5 *h)
     if (h->nbuf == 0 || h->failed) return;
     for (int c = 0; c < h->ncols && !h->failed; c++) {
         for (long r = 0; r < h->nbuf; r++) h->colbuf[r] = h->buf[r * h->ncols + c];
-        if (append(h->col[c], H5T_NATIVE_DOUBLE, h->colbuf, (hsize_t)h->nbuf)) h5_fail(h, "cannot write the time series");
+        if (append(h->col[c], H5T_NATIVE_DOUBLE, h->colbuf, (hsize_t)h->nbuf))
+            h5_fail(h, "cannot write the time series");
     }
     h->nrows += h->nbuf;
     h->nbuf = 0;

@@ -472,7 +472,8 @@ long br_mesh_surface_spacing(const br_mesh *m, double h, double **V, long *nv, l
         for (int i = 0; i <= k; i++)
             for (int j = 0; i + j <= k; j++)
                 for (int q = 0; q < 3; q++)
-                    (*V)[3 * (v0 + lattice(k, i, j)) + q] = A[q] + (double)i / k * (B[q] - A[q]) + (double)j / k * (C[q] - A[q]);
+                    (*V)[3 * (v0 + lattice(k, i, j)) + q] =
+                        A[q] + (double)i / k * (B[q] - A[q]) + (double)j / k * (C[q] - A[q]);
         /* in br_mesh_sample_spacing's order: at each (i, j) the downward (i+1, j) (i+1, j+1) (i, j+1) where
          * it exists, then the upward (i, j) (i+1, j) (i, j+1); both counter-clockwise as A B C */
         for (int i = 0; i < k; i++)

@@ -607,9 +607,9 @@ int br_run_main(int argc, char **argv)
         snprintf(ferr, sizeof ferr, "writing into %s failed%s%s", rf.dir, h5err[0] ? ": " : "", h5err);
         failed = 1;
     }
-    if (interrupted) snprintf(ferr, sizeof ferr, "interrupted by %s at t = %.9g s; %s%s",
-                              interrupted == SIGINT ? "SIGINT" : "SIGTERM", d->t, h5 ? "no checkpoint (output.format: hdf5)" : "checkpoint ",
-                              h5 ? "" : ckpath);
+    if (interrupted)
+        snprintf(ferr, sizeof ferr, "interrupted by %s at t = %.9g s; %s%s", interrupted == SIGINT ? "SIGINT" : "SIGTERM",
+                 d->t, h5 ? "no checkpoint (output.format: hdf5)" : "checkpoint ", h5 ? "" : ckpath);
     if (!failed && !interrupted && h5) {
         file_path(&rf, "run.h5", path, sizeof path);
         if (rename(h5tmp, path)) failed = 1, snprintf(ferr, sizeof ferr, "cannot rename %s", h5tmp);
@@ -692,8 +692,9 @@ int br_run_main(int argc, char **argv)
     }
     if (interrupted) {
         fprintf(stderr, "bristle run: %s: %s\n", m->name, ferr);
-        fprintf(stderr, "bristle run: continue with: bristle run %s --resume %s (and the same --set values)\n",
-                scen ? scen : "", final_dir);
+        if (!hdf5)
+            fprintf(stderr, "bristle run: continue with: bristle run %s --resume %s (and the same --set values)\n",
+                    scen ? scen : "", final_dir);
     } else if (failed) {
         fprintf(stderr, "bristle run: %s: %s\n", m->name, ferr);
         fprintf(stderr, "bristle run: partial output left in %s; summary.json has status \"failed\"\n", rf.dir);
