@@ -469,7 +469,8 @@ static void read_output(sy *c, st_study *S, yaml_node_t *o)
         if (!strcmp(f, "hdf5")) S->hdf5 = 1;
         else if (strcmp(f, "csv")) fail(c, fm, "format must be csv or hdf5 (got '%s')", f);
         else S->hdf5 = 0;
-        if (S->hdf5 && !br_h5_available()) fail(c, fm, "format hdf5: this build has no HDF5 (install libhdf5-dev, then cmake again)");
+        if (S->hdf5 && !br_h5_available())
+            fail(c, fm, "format hdf5: this build has no HDF5 (install libhdf5-dev, then cmake again)");
     }
     yaml_node_t *pl = get(c, o, "plots");
     if (pl) {
@@ -1303,7 +1304,8 @@ out:
 
 static int usage(FILE *o)
 {
-    fprintf(o, "usage: bristle study STUDY.yaml [--out DIR] [--threads T] [--backend auto|cpu|cuda] [--set KEY=VALUE]... [--quiet]\n"
+    fprintf(o, "usage: bristle study STUDY.yaml [--out DIR] [--threads T] [--backend auto|cpu|cuda] [--set KEY=VALUE]...\n"
+               "                     [--quiet]\n"
                "  runs every variant of the study (docs/studies.md) in one process; writes study.csv (one row per\n"
                "  variant), summary.json, variants/NNNNN/frf.csv (sweep, stepped_sine) and PNG plots into DIR\n"
                "  (default runs/<study name>)\n"
@@ -1648,6 +1650,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
         char herr[1600], hp[1400], hq[1500];
         snprintf(hq, sizeof hq, "%s/study.h5.part", dir);
         snprintf(hp, sizeof hp, "%s/study.h5", dir);
+        snprintf(herr, sizeof herr, "cannot rename %s", hq);
         if (br_h5_study(dir, nv, herr, sizeof herr) || rename(hq, hp)) {
             fprintf(stderr, "bristle study: %s\n", herr);
             io_fail = 1;
