@@ -79,7 +79,7 @@ struct br_h5 {
     long nbuf, nrows;
     h5set *set;
     int nset;
-    double *scratch;      /* one snapshot array, 3 n */
+    double *scratch;      /* a snapshot's pressures (n) */
     int failed;
     char err[512];
 };
@@ -176,7 +176,7 @@ br_h5 *br_h5_create(const char *path, const br_model *m, char *err, size_t errle
     h->set = calloc((size_t)(m->nset ? m->nset : 1), sizeof(h5set));
     long maxn = 0;
     for (int s = 0; s < m->nset; s++) maxn = m->cset[s].desc.npoints > maxn ? m->cset[s].desc.npoints : maxn;
-    h->scratch = malloc((size_t)(3 * maxn + 1) * sizeof(double));
+    h->scratch = malloc((size_t)(maxn + 1) * sizeof(double));
     h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (!h->col || !h->buf || !h->colbuf || !h->set || !h->scratch || h->file < 0) {
         snprintf(err, errlen, h->file < 0 ? "cannot create %s" : "out of memory", path);

@@ -16,26 +16,14 @@ folder), BRISTLE_CLUTCH_1E3 (the fixture run of scenarios/clutch_patch_1e3.yaml)
 import math
 import os
 import re
-import subprocess
-import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 import vtk
+from clients import SRC, TMP, pvd_times, read_vtp, run
 from vtk.util.numpy_support import vtk_to_numpy
 
-BR = os.environ.get("BRISTLE", "build/bristle")
-SRC = os.path.abspath(os.environ.get("BRISTLE_SOURCE", "."))
-TMP = os.environ.get("BRISTLE_TMP", "/tmp/bristle-pytest")
 CLUTCH = os.environ.get("BRISTLE_CLUTCH_1E3", os.path.join(TMP, "clutch_1e3"))
-
-
-def read_vtp(path):
-    r = vtk.vtkXMLPolyDataReader()
-    r.SetFileName(path)
-    r.Update()
-    assert r.GetErrorCode() == 0, path
-    return r.GetOutput()
 
 
 def arrays(data):
@@ -51,10 +39,6 @@ def mesh_triangles(ply):
     r.SetFileName(ply)
     r.Update()
     return r.GetOutput()
-
-
-def pvd_times(pvd):
-    return {d.get("file"): float(d.get("timestep")) for d in ET.parse(pvd).getroot().iter("DataSet")}
 
 
 def series(run, column):
@@ -118,17 +102,13 @@ def test_clutch_vertices_every_snapshot():
     assert d["stick"].sum() == 0
 
 
-def run(scenario, out, *args):
-    subprocess.run([BR, "run", scenario, "--backend", "cpu", "--quiet", "--out", out, *args], check=True)
-
-
 def test_clutch_spacing_cells():
     """the same face sampled at 5 mm spacing: one sub-triangle around each point, the arrays as
     cell data; the count of sub-triangles from the mesh: each triangle split k times per edge
     (k = its longest edge over the spacing, rounded up), k^2 sub-triangles"""
     out = os.path.join(TMP, "clutch_spacing")
     run(os.path.join(SRC, "scenarios", "clutch_patch_1e3.yaml"), out,
-        "--set", "contacts.face.points.mesh.sampling=spacing", "--set", "contacts.face.points.mesh.spacing=0.005")
+        "contacts.face.points.mesh.sampling=spacing", "contacts.face.points.mesh.spacing=0.005")
     ply = os.path.join(SRC, "meshes", "annulus_1e3.ply")
     mesh = mesh_triangles(ply)
     P = vtk_to_numpy(mesh.GetPoints().GetData())

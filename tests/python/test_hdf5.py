@@ -16,19 +16,8 @@ import xml.etree.ElementTree as ET
 import h5py
 import numpy as np
 import pytest
-import vtk
+from clients import SRC, TMP, pvd_times, read_vtp, run
 from vtk.util.numpy_support import vtk_to_numpy
-
-BR = os.environ.get("BRISTLE", "build/bristle")
-SRC = os.path.abspath(os.environ.get("BRISTLE_SOURCE", "."))
-TMP = os.environ.get("BRISTLE_TMP", "/tmp/bristle-pytest")
-
-
-def run(scenario, out, *sets):
-    args = [BR, "run", scenario, "--backend", "cpu", "--quiet", "--out", out]
-    for s in sets:
-        args += ["--set", s]
-    subprocess.run(args, check=True)
 
 
 def scenario_with_fields(name, fields):
@@ -55,18 +44,10 @@ def clutch():
     return csv, h5
 
 
-def vtp(path):
-    r = vtk.vtkXMLPolyDataReader()
-    r.SetFileName(path)
-    r.Update()
-    return r.GetOutput()
-
-
 def test_snapshots_identical_to_the_vtk_files(clutch):
     csv, h5 = clutch
     assert not os.path.exists(os.path.join(h5, "timeseries.csv"))
-    times = {d.get("file"): float(d.get("timestep"))
-             for d in ET.parse(os.path.join(csv, "fields", "face.pvd")).getroot().iter("DataSet")}
+    times = pvd_times(os.path.join(csv, "fields", "face.pvd"))
     with h5py.File(os.path.join(h5, "run.h5"), "r") as f:
         g = f["fields/face"]
         assert g.attrs["on"] == "points" and g.attrs["snapshots"] == 101 == len(times)
@@ -82,7 +63,7 @@ def test_snapshots_identical_to_the_vtk_files(clutch):
     for name, t in times.items():
         k = int(name.split("_")[-1].split(".")[0])
         assert arrays["time"][k] == t or abs(arrays["time"][k] - t) < 1e-15
-        p = vtp(os.path.join(csv, "fields", name))
+        p = read_vtp(os.path.join(csv, "fields", name))
         d = p.GetPointData()
         for a in ("pressure", "normal_force", "sliding_speed", "stick", "friction_force", "bristle_deflection"):
             assert np.array_equal(arrays[a][k], vtk_to_numpy(d.GetArray(a))), (name, a)
