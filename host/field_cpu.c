@@ -153,7 +153,7 @@ static int cpu_std_exponents(const br_set_view *v)
         const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
     {                                                                                                \
         br_set_view vm = *v;                                                                         \
-        vm.normal.pK = 2.0, vm.normal.pD = 0.5, vm.fric.alpha = 2.0;                                 \
+        vm.normal.pK = 2.0, vm.normal.pD = 0.5, vm.fric.alpha = 2.0, vm.fric.slip_unsolved = 0;      \
         cpu_chunk(LAW, SURF, REC, &vm, fr, h, i0, i1, out);                                          \
     }
 BR_CPU_STD_EACH(BR_CPU_CHUNKX_FN)
@@ -235,8 +235,9 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
     BR_CPU_DISPATCH(BR_CPU_PLAIN, br_sums_zero(out))
 }
 
-/* bristle_implicit's stick pass: the law's loop without the slip solve (a slipping point's force
- * and state come out NaN), cpu_chunk_bistick_SURF_REC. */
+/* Stick passes: a law's loop without its slip branch (a slipping point's force, and state, come
+ * out NaN): bristle_implicit without its slip solve (cpu_chunk_bistick_SURF_REC), gkf and
+ * static_reg without their sliding branch, with the usual exponents (cpu_chunkxs_LAW_SURF_REC). */
 #define BR_CPU_BI_FN(SURF, REC)                                                                      \
     static __attribute__((noinline)) void cpu_chunk_bistick_##SURF##_##REC(                          \
         const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
@@ -248,42 +249,69 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
 BR_CPU_BI_FN(BR_SURF_PLANE, 0) BR_CPU_BI_FN(BR_SURF_PLANE, 1)
 BR_CPU_BI_FN(BR_SURF_SPHERE, 0) BR_CPU_BI_FN(BR_SURF_SPHERE, 1)
 BR_CPU_BI_FN(BR_SURF_CYLINDER, 0) BR_CPU_BI_FN(BR_SURF_CYLINDER, 1)
+#define BR_CPU_CHUNKXS_FN(LAW, SURF, REC)                                                            \
+    static __attribute__((noinline)) void cpu_chunkxs_##LAW##_##SURF##_##REC(                        \
+        const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
+    {                                                                                                \
+        br_set_view vm = *v;                                                                         \
+        vm.normal.pK = 2.0, vm.normal.pD = 0.5, vm.fric.alpha = 2.0, vm.fric.slip_unsolved = 1;      \
+        cpu_chunk(LAW, SURF, REC, &vm, fr, h, i0, i1, out);                                          \
+    }
+BR_CPU_EACH_LAW(BR_CPU_CHUNKXS_FN, BR_LAW_GKF) BR_CPU_EACH_LAW(BR_CPU_CHUNKXS_FN, BR_LAW_STATIC_REG)
 
-#define BR_CPU_BI_CALL(SURF)                                                        \
-    case SURF:                                                                      \
-        if (v->outF) cpu_chunk_bistick_##SURF##_1(v, fr, h, i0, i1, out);           \
-        else cpu_chunk_bistick_##SURF##_0(v, fr, h, i0, i1, out);                   \
+#define BR_CPU_BI_CALL(LAW, SURF, REC) cpu_chunk_bistick_##SURF##_##REC(v, fr, h, i0, i1, out)
+#define BR_CPU_XS_CALL(LAW, SURF, REC) cpu_chunkxs_##LAW##_##SURF##_##REC(v, fr, h, i0, i1, out)
+
+/* set view, frame, h, points [i0, i1) -> the chunk's stick pass run: 1, or 0 when its law has none
+ * (gkf and static_reg: none without the usual exponents) */
+static int cpu_chunk_stickpass(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
+                               br_set_sums *out)
+{
+    switch (v->law) {
+        BR_CPU_CASE(BR_CPU_BI_CALL, BR_LAW_BRISTLE_IMPLICIT)
+    case BR_LAW_GKF:
+    case BR_LAW_STATIC_REG:
+        if (!cpu_std_exponents(v)) return 0;
+        switch (v->law) {
+            BR_CPU_CASE(BR_CPU_XS_CALL, BR_LAW_GKF)
+            BR_CPU_CASE(BR_CPU_XS_CALL, BR_LAW_STATIC_REG)
+        }
         break;
+    default: return 0;
+    }
+    return 1;
+}
 
-/* Steps a bristle_implicit chunk runs with the solve after its stick pass met a slipping point,
- * before it tries the stick pass again. */
-#define BR_BI_RETRY 16
+/* Steps a chunk runs in full after its stick pass met a slipping point, before it tries the stick
+ * pass again. */
+#define BR_STICK_RETRY 16
 
-/* bristle_implicit set view, frame, h, points [i0, i1) of one chunk, its predictor byte *pred ->
- * as cpu_chunk_law. The slip solve (BR_SLIP_ITER Newton steps in every lane) costs several times
- * the rest of a point's step, and a vectorized loop pays it for every point as soon as one slips,
- * so a chunk whose points all stick runs the loop without it: its states are saved, the stick
- * pass runs, and if a point slipped (a NaN in the sums) the states are restored and the chunk
- * runs again with the solve (the law's own loop, cpu_chunk_law), which it keeps for BR_BI_RETRY
- * steps (*pred counts them down). Either way the chunk's results are those of the loop with the
- * solve, bit for bit: a stuck point's arithmetic is the same in both, and nothing else of the
- * stick pass is kept. */
-static void cpu_chunk_bi(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
-                         br_set_sums *out, unsigned char *pred)
+/* set view, frame, h, points [i0, i1) of one chunk, its predictor byte *pred -> as cpu_chunk_law.
+ * Where a law's slip branch costs much more than its stick branch (bristle_implicit's slip solve:
+ * BR_SLIP_ITER Newton steps; the Stribeck exponential and the divide of gkf's and static_reg's
+ * sliding branch), a vectorized loop pays for it in every lane as soon as one point slips, and
+ * computes it for stuck points too (branch-free), so a chunk whose points all stick runs the loop
+ * without it: its states are saved, the stick pass runs, and if a point slipped (a NaN in the
+ * sums) the states are restored and the chunk runs again in full (the law's own loop,
+ * cpu_chunk_law), which it keeps for BR_STICK_RETRY steps (*pred counts them down). Either way the
+ * chunk's results are those of the full loop, bit for bit: a stuck point's arithmetic is the same
+ * in both, and nothing else of the stick pass is kept (forces recorded by it are written again). */
+static void cpu_chunk_stick(const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1,
+                            br_set_sums *out, unsigned char *pred)
 {
     if (*pred == 0) {
         static_assert(BR_CPU_CHUNK <= 2048, "the saved states live on the stack");
         double save[3][BR_CPU_CHUNK];
         const long m = i1 - i0;
-        for (int k = 0; k < 3; k++) memcpy(save[k], v->state + k * v->n + i0, (size_t)m * sizeof(double));
-        switch (fr->surface) {
-            BR_CPU_BI_CALL(BR_SURF_SPHERE)
-            BR_CPU_BI_CALL(BR_SURF_CYLINDER)
-            default: BR_CPU_BI_CALL(BR_SURF_PLANE)
+        const int ns = v->nstate < 3 ? v->nstate : 3; /* 3 (bristle_implicit) or 0 */
+        for (int k = 0; k < ns; k++) memcpy(save[k], v->state + k * v->n + i0, (size_t)m * sizeof(double));
+        if (!cpu_chunk_stickpass(v, fr, h, i0, i1, out)) {
+            cpu_chunk_law(v, fr, h, i0, i1, out);
+            return;
         }
         if (!isnan(out->F[0] + out->F[1] + out->F[2] + out->P)) return;
-        for (int k = 0; k < 3; k++) memcpy(v->state + k * v->n + i0, save[k], (size_t)m * sizeof(double));
-        *pred = BR_BI_RETRY;
+        for (int k = 0; k < ns; k++) memcpy(v->state + k * v->n + i0, save[k], (size_t)m * sizeof(double));
+        *pred = BR_STICK_RETRY;
     } else
         (*pred)--;
     cpu_chunk_law(v, fr, h, i0, i1, out);
@@ -474,7 +502,8 @@ static void cpu_chunk_any(const br_set_view *v, const br_set_frame *fr, double h
     const long i0 = c * BR_CPU_CHUNK;
     const long i1 = i0 + BR_CPU_CHUNK < v->n ? i0 + BR_CPU_CHUNK : v->n;
     if (tpart) cpu_chunk_tangent_law(v, fr, h, i0, i1, &part[c], &tpart[c]);
-    else if (v->law == BR_LAW_BRISTLE_IMPLICIT) cpu_chunk_bi(v, fr, h, i0, i1, &part[c], &pred[c]);
+    else if (v->law == BR_LAW_BRISTLE_IMPLICIT || v->law == BR_LAW_GKF || v->law == BR_LAW_STATIC_REG)
+        cpu_chunk_stick(v, fr, h, i0, i1, &part[c], &pred[c]);
     else cpu_chunk_law(v, fr, h, i0, i1, &part[c]);
 }
 
@@ -522,7 +551,7 @@ typedef struct cpu_backend {
     cpu_group *g;
     int *grouped; /* per set: its group, or -1 */
     long nblock;  /* lane blocks over all groups */
-    unsigned char *pred; /* per chunk (indexed as f->partials): bristle_implicit's cpu_chunk_bi */
+    unsigned char *pred; /* per chunk (indexed as f->partials): cpu_chunk_stick's predictor */
 } cpu_backend;
 
 /* frame f -> column j of the frame table fs (BR_FRAME_NF rows of L) */

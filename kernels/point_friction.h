@@ -74,9 +74,10 @@ typedef struct br_friction_params {
     double gms_k[BR_GMS_MAX];      /* element stiffness [N/m] */
     double gms_s[BR_GMS_MAX];      /* element micro-damping [N s/m] */
     double gms_alpha[BR_GMS_MAX];  /* element share of the steady curve (sum 1) */
-    /* bristle_implicit, set by the CPU backend only (0 everywhere else): 1 skips the slip solve and
-     * leaves a slipping point's force and state NaN, for a pass over points expected to stick
-     * that is redone with the solve when one slips (host/field_cpu.c) */
+    /* set by the CPU backend only (0 everywhere else): 1 leaves a slipping point's force (and
+     * state) NaN instead of computing its slip branch (bristle_implicit's slip solve, the sliding
+     * branch of gkf and static_reg), for a pass over points expected to stick that is redone in
+     * full when one slips (host/field_cpu.c, cpu_chunk_stick) */
     int slip_unsolved;
 } br_friction_params;
 
@@ -211,7 +212,7 @@ BR_HD double br_gkf_slope(const br_friction_params *p, double v, double N)
 {
     const double slow = p->mu_s * N / p->eps;
     const double fast = br_stribeck(p->mu_k, p->mu_s, v, p->V_st, p->alpha) * N / v + p->f_v;
-    return v < p->eps ? slow : fast;
+    return v < p->eps ? slow : br_select_uniform(p->slip_unsolved, NAN, fast);
 }
 
 /* gkf (3.4), stateless: F = s(v) Vt. Tangent: the secant J = s I (below), jN = (ds/dN) Vt */
@@ -248,7 +249,7 @@ BR_HD double br_f_static_reg(const br_friction_params *p, double s, double N)
     const double q = s / p->v_r;
     const double para = p->mu_s * N * q * (2.0 - q);
     const double slide = br_mu_static_reg(p, s - p->v_r) * N;
-    return s <= p->v_r ? para : slide;
+    return s <= p->v_r ? para : br_select_uniform(p->slip_unsolved, NAN, slide);
 }
 
 /* static_reg (3.5): v, N -> the force per unit sliding velocity s = f(v) / v, F = s Vt,

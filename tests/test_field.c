@@ -11,6 +11,7 @@
 
 #include "../benchmarks/baseline_aos.h"
 #include "field.h"
+#include "laws.h"
 #include "patch.h"
 #include "testutil.h"
 
@@ -321,6 +322,71 @@ Test(field, bristle_implicit_stick_pass_leaves_no_trace, .timeout = 60)
     br_field_destroy(f);
     br_patch_free(&pa);
 }
+
+/* gkf and static_reg on the CPU: a chunk whose points all stick runs without the sliding branch
+ * (the Stribeck exponential and a divide a point) and is redone in full when a point slides
+ * (host/field_cpu.c, cpu_chunk_stick). Through stick, a jump into sliding, sliding and sticking
+ * again (the phases of the test above), with the point forces recorded on even steps: every
+ * recorded point force and normal force equals, bit for bit, br_point_sums's for that point (the
+ * loops' arithmetic, one point at a time), and the set totals agree with the sum of those within
+ * 1e-12 (the order of the sums differs). */
+static void stateless_stick_pass(int law)
+{
+    const long n = 3 * 2048 + 100; /* four chunks, the last one short */
+    const int S = 140;
+    br_patch pa;
+    cr_assert_eq(br_patch_make(&pa, n, law, 7), 0);
+    char err[256];
+    br_field *f = br_field_create(&pa.desc, 1, BR_BACKEND_CPU, err, sizeof err);
+    cr_assert_not_null(f, "%s", err);
+    double *geo = malloc(5 * n * sizeof(double)), *F = malloc(3 * n * sizeof(double)), *N = malloc(n * sizeof(double));
+    cr_assert(geo && F && N);
+    br_set_view v = {.n = n, .law = law, .nstate = 0, .rx = geo, .ry = geo + n, .rz = geo + 2 * n,
+                     .K = geo + 3 * n, .D = geo + 4 * n, .v_stick = pa.desc.v_stick, .normal = pa.desc.normal,
+                     .fric = pa.desc.fric, .state = NULL};
+    for (long i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) geo[k * n + i] = pa.r[3 * i + k];
+        geo[3 * n + i] = pa.K[i], geo[4 * n + i] = pa.D[i];
+    }
+    int all_stuck = 0, sliding = 0, mixed = 0;
+    for (int s = 0; s < S; s++) {
+        br_frame_state fr[2];
+        const double h = bi_phase(s, fr);
+        br_field_record_points(f, s % 2 == 0);
+        br_set_result r;
+        cr_assert_eq(br_field_step(f, fr, NULL, h, &r, err, sizeof err), 0, "%s", err);
+        br_set_frame sf;
+        br_set_frame_build(&pa.desc, &fr[1], &fr[0], &sf);
+        br_set_sums m;
+        br_sums_zero(&m);
+        if (s % 2 == 0) cr_assert_eq(br_field_points(f, 0, F, N), 0);
+        for (long i = 0; i < n; i++) {
+            const br_set_sums q = br_point_sums(law, BR_SURF_PLANE, &v, &sf, h, i);
+            br_sums_combine(&m, &q);
+            if (s % 2) continue;
+            const double a[4] = {F[3 * i], F[3 * i + 1], F[3 * i + 2], N[i]}, b[4] = {q.F[0], q.F[1], q.F[2], q.N};
+            cr_assert_eq(memcmp(a, b, sizeof a), 0, "step %d, point %ld: F (%g %g %g) N %g, one point at a time (%g %g %g) %g",
+                         s, i, a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]);
+        }
+        cr_assert_float_eq(r.N, m.N, 1e-12 * m.N);
+        for (int j = 0; j < 3; j++) cr_assert_float_eq(r.Ff_A[j], m.F[j], 1e-12 * (fabs(m.N) + 1.0));
+        cr_assert_float_eq(r.P, m.P, 1e-12 * (fabs(m.P) + 1e-12));
+        all_stuck += r.ncontact > 0 && r.nstick == r.ncontact;
+        sliding += r.nstick < r.ncontact / 2;
+        mixed += r.nstick > 0 && r.nstick < r.ncontact;
+    }
+    cr_log_info("%s: %d steps with every point stuck, %d with most sliding, %d mixed", br_law_name(law), all_stuck,
+                sliding, mixed);
+    cr_assert_gt(all_stuck, 20, "the test must run stuck chunks");
+    cr_assert_gt(sliding, 10, "the test must run sliding chunks");
+    free(geo), free(F), free(N);
+    br_field_destroy(f);
+    br_patch_free(&pa);
+}
+
+Test(field, gkf_stick_pass_leaves_no_trace, .timeout = 60) { stateless_stick_pass(BR_LAW_GKF); }
+
+Test(field, static_reg_stick_pass_leaves_no_trace, .timeout = 60) { stateless_stick_pass(BR_LAW_STATIC_REG); }
 
 /* run n steps of the patch with the given thread count -> flattened results of every step */
 static void run_patch(int threads, double *out, int steps)
