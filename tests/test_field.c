@@ -252,7 +252,7 @@ static double bi_phase(int s, br_frame_state fr[2])
 
 /* bristle_implicit on the CPU: a chunk whose points all stick runs without the slip solve and is
  * redone with it when a point slips; after a slip it keeps the solve for a while (host/field_cpu.c,
- * cpu_chunk_bi). Through stick, a jump into sliding, sliding and sticking again, every point's
+ * cpu_chunk_stick). Through stick, a jump into sliding, sliding and sticking again, every point's
  * state after every step equals, bit for bit, that of br_point_step one point at a time (which
  * always solves), the set totals agree with its to 1e-12, and a field started afresh from the
  * states at the return to stick (as a resumed run is: no history of which chunks slipped) gives
