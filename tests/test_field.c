@@ -329,13 +329,17 @@ Test(field, bristle_implicit_stick_pass_leaves_no_trace, .timeout = 60)
  * again (the phases of the test above), with the point forces recorded on even steps: every
  * recorded point force and normal force equals, bit for bit, br_point_sums's for that point (the
  * loops' arithmetic, one point at a time), and the set totals agree with the sum of those within
- * 1e-12 (the order of the sums differs). */
-static void stateless_stick_pass(int law)
+ * 1e-12 (the order of the sums differs). thr > 0 moves the law's branch speed (gkf eps, static_reg
+ * v_r, 1e-4 m/s in the patch) to thr, inside the stick phase's range of point speeds, so that
+ * chunks mix stuck and sliding points: the test then asks for such steps. */
+static void stateless_stick_pass(int law, double thr)
 {
     const long n = 3 * 2048 + 100; /* four chunks, the last one short */
     const int S = 140;
     br_patch pa;
     cr_assert_eq(br_patch_make(&pa, n, law, 7), 0);
+    if (thr > 0) pa.desc.fric.eps = pa.desc.fric.v_r = thr;
+    const double vb = law == BR_LAW_GKF ? pa.desc.fric.eps : pa.desc.fric.v_r;
     char err[256];
     br_field *f = br_field_create(&pa.desc, 1, BR_BACKEND_CPU, err, sizeof err);
     cr_assert_not_null(f, "%s", err);
@@ -350,6 +354,7 @@ static void stateless_stick_pass(int law)
     }
     int all_stuck = 0, sliding = 0, mixed = 0;
     for (int s = 0; s < S; s++) {
+        long below = 0, above = 0; /* points in contact slower than the branch speed, and the others */
         br_frame_state fr[2];
         const double h = bi_phase(s, fr);
         br_field_record_points(f, s % 2 == 0);
@@ -363,6 +368,7 @@ static void stateless_stick_pass(int law)
         for (long i = 0; i < n; i++) {
             const br_set_sums q = br_point_sums(law, BR_SURF_PLANE, &v, &sf, h, i);
             br_sums_combine(&m, &q);
+            below += q.ncontact > 0 && q.vt_max < vb, above += q.ncontact > 0 && !(q.vt_max < vb);
             if (s % 2) continue;
             const double a[4] = {F[3 * i], F[3 * i + 1], F[3 * i + 2], N[i]}, b[4] = {q.F[0], q.F[1], q.F[2], q.N};
             cr_assert_eq(memcmp(a, b, sizeof a), 0, "step %d, point %ld: F (%g %g %g) N %g, one point at a time (%g %g %g) %g",
@@ -373,20 +379,29 @@ static void stateless_stick_pass(int law)
         cr_assert_float_eq(r.P, m.P, 1e-12 * (fabs(m.P) + 1e-12));
         all_stuck += r.ncontact > 0 && r.nstick == r.ncontact;
         sliding += r.nstick < r.ncontact / 2;
-        mixed += r.nstick > 0 && r.nstick < r.ncontact;
+        mixed += below > 0 && above > 0;
     }
-    cr_log_info("%s: %d steps with every point stuck, %d with most sliding, %d mixed", br_law_name(law), all_stuck,
-                sliding, mixed);
+    cr_log_info("%s, branch speed %g m/s: %d steps with every point stuck, %d with most sliding, %d with points "
+                "on both sides of the branch speed", br_law_name(law), vb, all_stuck, sliding, mixed);
     cr_assert_gt(all_stuck, 20, "the test must run stuck chunks");
     cr_assert_gt(sliding, 10, "the test must run sliding chunks");
+    if (thr > 0) cr_assert_gt(mixed, 10, "the test must run chunks with points on both sides of the branch speed");
     free(geo), free(F), free(N);
     br_field_destroy(f);
     br_patch_free(&pa);
 }
 
-Test(field, gkf_stick_pass_leaves_no_trace, .timeout = 60) { stateless_stick_pass(BR_LAW_GKF); }
+Test(field, gkf_stick_pass_leaves_no_trace, .timeout = 60)
+{
+    stateless_stick_pass(BR_LAW_GKF, 0.0);
+    stateless_stick_pass(BR_LAW_GKF, 3e-5);
+}
 
-Test(field, static_reg_stick_pass_leaves_no_trace, .timeout = 60) { stateless_stick_pass(BR_LAW_STATIC_REG); }
+Test(field, static_reg_stick_pass_leaves_no_trace, .timeout = 60)
+{
+    stateless_stick_pass(BR_LAW_STATIC_REG, 0.0);
+    stateless_stick_pass(BR_LAW_STATIC_REG, 3e-5);
+}
 
 /* run n steps of the patch with the given thread count -> flattened results of every step */
 static void run_patch(int threads, double *out, int steps)
