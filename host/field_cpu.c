@@ -131,7 +131,9 @@ BR_HD void cpu_chunk(int law, int surf, int rec, const br_set_view *vp, const br
     static __attribute__((noinline)) void cpu_chunk_##LAW##_##SURF##_##REC(                          \
         const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
     {                                                                                                \
-        cpu_chunk(LAW, SURF, REC, v, fr, h, i0, i1, out);                                            \
+        br_set_view vm = *v;                                                                         \
+        vm.fric.slip_unsolved = 0; /* a constant: the stick passes' selects fold away */             \
+        cpu_chunk(LAW, SURF, REC, &vm, fr, h, i0, i1, out);                                          \
     }
 BR_CPU_EACH(BR_CPU_CHUNK_FN)
 
@@ -303,7 +305,8 @@ static void cpu_chunk_stick(const br_set_view *v, const br_set_frame *fr, double
         static_assert(BR_CPU_CHUNK <= 2048, "the saved states live on the stack");
         double save[3][BR_CPU_CHUNK];
         const long m = i1 - i0;
-        const int ns = v->nstate < 3 ? v->nstate : 3; /* 3 (bristle_implicit) or 0 */
+        const int ns = v->nstate; /* 3 (bristle_implicit) or 0 (gkf, static_reg) */
+        assert(ns == 0 || ns == 3);
         for (int k = 0; k < ns; k++) memcpy(save[k], v->state + k * v->n + i0, (size_t)m * sizeof(double));
         if (!cpu_chunk_stickpass(v, fr, h, i0, i1, out)) {
             cpu_chunk_law(v, fr, h, i0, i1, out);

@@ -77,7 +77,9 @@ typedef struct br_friction_params {
     /* set by the CPU backend only (0 everywhere else): 1 leaves a slipping point's force (and
      * state) NaN instead of computing its slip branch (bristle_implicit's slip solve, the sliding
      * branch of gkf and static_reg), for a pass over points expected to stick that is redone in
-     * full when one slips (host/field_cpu.c, cpu_chunk_stick) */
+     * full when one slips (host/field_cpu.c, cpu_chunk_stick). bristle2's tip force and
+     * br_law_steady_mu read br_f_static_reg too: a caller of the laws keeps it 0 (host/field.c
+     * clears it in every set it is given) */
     int slip_unsolved;
 } br_friction_params;
 
@@ -207,7 +209,8 @@ BR_HD void br_law_lugre3d_classic(const br_friction_params *p, double h, const d
 }
 
 /* gkf (3.4): v, N -> the force per unit sliding velocity s, F = s Vt: mu_s N / eps
- * (linear creep) below eps, (G(v) N / v + f_v) above; both branches evaluated, one selected */
+ * (linear creep) below eps, (G(v) N / v + f_v) above; both branches evaluated, one selected
+ * (with p->slip_unsolved: NaN above eps, the CPU stick pass) */
 BR_HD double br_gkf_slope(const br_friction_params *p, double v, double N)
 {
     const double slow = p->mu_s * N / p->eps;
@@ -243,7 +246,8 @@ BR_HD double br_mu_slope(const br_friction_params *p, double s)
     return br_stribeck_vslope(p->mu_k, p->mu_s, ss, p->V_st, p->alpha) / ss + p->nu;
 }
 
-/* s, N -> f(s) of 3.5: parabola F_s (s/v_r)(2 - s/v_r) up to v_r, then mu(s - v_r) N */
+/* s, N -> f(s) of 3.5: parabola F_s (s/v_r)(2 - s/v_r) up to v_r, then mu(s - v_r) N (with
+ * p->slip_unsolved: NaN beyond v_r, the CPU stick pass) */
 BR_HD double br_f_static_reg(const br_friction_params *p, double s, double N)
 {
     const double q = s / p->v_r;

@@ -134,7 +134,7 @@ BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_se
     const double Kd_all = K * br_pow_half(k.delta, s->normal.pK); /* NaN for delta < 0 */
     const int spring = hc & !pres;
     const double Kd = spring ? Kd_all : 0.0;
-    /* selected after the division, not before: gcc would compute 0 delta / (pK + 1) as a second arm */
+    /* selected after the energy, not before: from Kd gcc would compute 0 delta / (pK + 1) as a second arm */
     const double Eel = spring ? br_normal_energy(&s->normal, Kd_all, k.delta) : 0.0;
     const double Pnd = spring ? (N - Kd) * k.deltadot : 0.0; /* damping part of N times deltadot */
     const double Eb = br_friction_stored_energy(law, &s->fric, N, K, st, stride);
