@@ -150,14 +150,17 @@ static int cpu_std_exponents(const br_set_view *v)
 {
     return v->normal.pK == 2.0 && v->normal.pD == 0.5 && v->fric.alpha == 2.0;
 }
-#define BR_CPU_CHUNKX_FN(LAW, SURF, REC)                                                             \
-    static __attribute__((noinline)) void cpu_chunkx_##LAW##_##SURF##_##REC(                         \
+/* NAME_LAW_SURF_REC: the loop with the usual exponents, its slip branch computed (SU 0) or left
+ * NaN (SU 1: the stick passes below) */
+#define BR_CPU_STD_FN(NAME, SU, LAW, SURF, REC)                                                      \
+    static __attribute__((noinline)) void NAME##_##LAW##_##SURF##_##REC(                             \
         const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
     {                                                                                                \
         br_set_view vm = *v;                                                                         \
-        vm.normal.pK = 2.0, vm.normal.pD = 0.5, vm.fric.alpha = 2.0, vm.fric.slip_unsolved = 0;      \
+        vm.normal.pK = 2.0, vm.normal.pD = 0.5, vm.fric.alpha = 2.0, vm.fric.slip_unsolved = SU;     \
         cpu_chunk(LAW, SURF, REC, &vm, fr, h, i0, i1, out);                                          \
     }
+#define BR_CPU_CHUNKX_FN(LAW, SURF, REC) BR_CPU_STD_FN(cpu_chunkx, 0, LAW, SURF, REC)
 BR_CPU_STD_EACH(BR_CPU_CHUNKX_FN)
 #define BR_CPU_STD(LAW, SURF, REC) cpu_chunkx_##LAW##_##SURF##_##REC(v, fr, h, i0, i1, out)
 
@@ -251,14 +254,7 @@ static void cpu_chunk_law(const br_set_view *v, const br_set_frame *fr, double h
 BR_CPU_BI_FN(BR_SURF_PLANE, 0) BR_CPU_BI_FN(BR_SURF_PLANE, 1)
 BR_CPU_BI_FN(BR_SURF_SPHERE, 0) BR_CPU_BI_FN(BR_SURF_SPHERE, 1)
 BR_CPU_BI_FN(BR_SURF_CYLINDER, 0) BR_CPU_BI_FN(BR_SURF_CYLINDER, 1)
-#define BR_CPU_CHUNKXS_FN(LAW, SURF, REC)                                                            \
-    static __attribute__((noinline)) void cpu_chunkxs_##LAW##_##SURF##_##REC(                        \
-        const br_set_view *v, const br_set_frame *fr, double h, long i0, long i1, br_set_sums *out) \
-    {                                                                                                \
-        br_set_view vm = *v;                                                                         \
-        vm.normal.pK = 2.0, vm.normal.pD = 0.5, vm.fric.alpha = 2.0, vm.fric.slip_unsolved = 1;      \
-        cpu_chunk(LAW, SURF, REC, &vm, fr, h, i0, i1, out);                                          \
-    }
+#define BR_CPU_CHUNKXS_FN(LAW, SURF, REC) BR_CPU_STD_FN(cpu_chunkxs, 1, LAW, SURF, REC)
 BR_CPU_EACH_LAW(BR_CPU_CHUNKXS_FN, BR_LAW_GKF) BR_CPU_EACH_LAW(BR_CPU_CHUNKXS_FN, BR_LAW_STATIC_REG)
 
 #define BR_CPU_BI_CALL(LAW, SURF, REC) cpu_chunk_bistick_##SURF##_##REC(v, fr, h, i0, i1, out)
