@@ -8,13 +8,28 @@
  * stable for linear systems, high frequencies damped to rho_inf.
  * Low-rank term: L^T E L (a1 - a0) adds L^T E L to the effective matrix and L^T E L a0 to the
  * right-hand side; with x0 = Keff^-1 rhs, Z = Keff^-1 L^T, Y = L Z:
- *   a1 = x0 - Z q,   (I + E Y) q = E L x0   (Woodbury; E may be singular). */
+ *   a1 = x0 - Z q,   (I + E Y) q = E L x0   (Woodbury; E may be singular).
+ * The set-up (Keff^-1, Z, Y, a0) is here, with LAPACK; the step itself (prediction, solve, row
+ * changes, advance, energies) is kernels/ga_step.h, which the batches of variants share. */
 #include "genalpha.h"
+#include "../kernels/ga_step.h"
 
 #include <lapacke.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* integrator -> the shape and the one variant of kernels/ga_step.h (contiguous arrays, stride 1) */
+static void ga_view(const br_genalpha *g, br_ga_shape *sh, br_ga_var *x)
+{
+    *sh = (br_ga_shape){.n = g->n, .nr = g->nr, .am = g->am, .af = g->af, .gamma = g->gamma, .beta = g->beta,
+                        .h = g->h, .plo = g->plo, .phi = g->phi, .flo = g->flo, .fhi = g->fhi, .Lcol = g->Lcol,
+                        .Lcnt = g->Lcnt, .zlo = g->zlo, .zhi = g->zhi};
+    *x = (br_ga_var){.M = g->M, .C = g->C, .K = g->K, .Lf = g->Lf, .L = g->L, .Z = g->Z, .Y = g->Y,
+                     .sM = 1, .sC = 1, .sK = 1, .sLf = 1, .sL = 1, .sZ = 1, .sY = 1,
+                     .u = g->u, .v = g->v, .a = g->a, .a1 = g->a1, .r = g->r, .w = g->w,
+                     .ye = g->ye, .yq = g->yq, .Ar = g->Ar, .s = 1};
+}
 
 void br_genalpha_free(br_genalpha *g)
 {
@@ -42,22 +57,10 @@ static void profile_of(int n, const double *A, const double *B, const double *C,
     }
 }
 
-/* y = A x, A n x n column-major with its nonzeros of column j in rows lo[j]..hi[j] */
-static void matvec_p(int n, const double *A, const int *lo, const int *hi, const double *x, double *y)
-{
-    memset(y, 0, (size_t)n * sizeof(double));
-    for (int j = 0; j < n; j++) {
-        const double xj = x[j];
-        if (xj == 0.0) continue;
-        const double *col = A + (size_t)j * n;
-        for (int i = lo[j]; i <= hi[j]; i++) y[i] += col[i] * xj;
-    }
-}
-
 /* y = A x for M, C, K (their common profile) */
 static void matvec(const br_genalpha *g, const double *A, const double *x, double *y)
 {
-    matvec_p(g->n, A, g->plo, g->phi, x, y);
+    br_ga_matvec(g->n, A, 1, g->plo, g->phi, x, 1, y, 1);
 }
 
 br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const double *K, double rho_inf,
@@ -109,26 +112,18 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
 
 void br_genalpha_energies(const br_genalpha *g, double *kinetic, double *elastic)
 {
-    double ek = 0.0, ee = 0.0;
-    for (int j = 0; j < g->n; j++) {
-        double cm = 0.0, ck = 0.0;
-        const double *mm = g->M + (size_t)j * g->n, *kk = g->K + (size_t)j * g->n;
-        for (int i = g->plo[j]; i <= g->phi[j]; i++) cm += mm[i] * g->v[i], ck += kk[i] * g->u[i];
-        ek += cm * g->v[j], ee += ck * g->u[j];
-    }
-    *kinetic = 0.5 * ek, *elastic = 0.5 * ee;
+    br_ga_shape sh;
+    br_ga_var x;
+    ga_view(g, &sh, &x);
+    br_ga_energies(&sh, &x, kinetic, elastic);
 }
 
 double br_genalpha_quad(const br_genalpha *g, const double *A, const double *x, const double *y)
 {
-    double s = 0.0;
-    for (int j = 0; j < g->n; j++) {
-        double c = 0.0;
-        const double *col = A + (size_t)j * g->n;
-        for (int i = g->plo[j]; i <= g->phi[j]; i++) c += col[i] * x[i];
-        s += c * y[j];
-    }
-    return s;
+    br_ga_shape sh;
+    br_ga_var v;
+    ga_view(g, &sh, &v);
+    return br_ga_quad(&sh, A, 1, x, 1, y, 1);
 }
 
 int br_genalpha_start(br_genalpha *g, const double *f)
@@ -157,7 +152,7 @@ int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L)
     g->ipiv = malloc((size_t)nr * sizeof(int));
     g->Lcol = malloc(rn * sizeof(int)), g->Lcnt = malloc((size_t)nr * sizeof(int));
     g->zlo = malloc((size_t)2 * nr * sizeof(int));
-    if (!g->L || !g->Z || !g->Y || !g->Ar || !g->ye || !g->yq || !g->ipiv || !g->Lcol || !g->Lcnt || !g->zlo)
+    if (!g->L || !g->Z || !g->Y || !g->Ar || !g->ipiv || !g->ye || !g->yq || !g->Lcol || !g->Lcnt || !g->zlo)
         return -1;
     g->zhi = g->zlo + nr;
     memcpy(g->L, L, rn * sizeof(double));
@@ -168,7 +163,7 @@ int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L)
     }
     for (int k = 0; k < nr; k++) {
         double *z = g->Z + (size_t)k * n;
-        matvec_p(n, g->Lf, g->flo, g->fhi, L + (size_t)k * n, z);
+        br_ga_matvec(n, g->Lf, 1, g->flo, g->fhi, L + (size_t)k * n, 1, z, 1);
         g->zlo[k] = n, g->zhi[k] = -1;
         for (int j = 0; j < n; j++)
             if (z[j] != 0.0) g->zlo[k] = j < g->zlo[k] ? j : g->zlo[k], g->zhi[k] = j;
@@ -182,31 +177,6 @@ int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L)
     return 0;
 }
 
-/* y (nr) = L x (x: n), over each row's nonzero columns */
-static void lmul(const br_genalpha *g, const double *x, double *y)
-{
-    for (int i = 0; i < g->nr; i++) {
-        const double *row = g->L + (size_t)i * g->n;
-        const int *col = g->Lcol + (size_t)i * g->n;
-        double s = 0.0;
-        for (int q = 0; q < g->Lcnt[i]; q++) s += row[col[q]] * x[col[q]];
-        y[i] = s;
-    }
-}
-
-/* y (nr) = E x, E block diagonal (the nr / 6 blocks, 36 each, column-major) */
-static void emul(int nr, const double *E, const double *x, double *y)
-{
-    for (int b = 0; b < nr; b += 6) {
-        const double *Eb = E + 6 * (size_t)b;
-        for (int i = 0; i < 6; i++) {
-            double s = 0.0;
-            for (int k = 0; k < 6; k++) s += Eb[6 * k + i] * x[b + k];
-            y[b + i] = s;
-        }
-    }
-}
-
 void br_genalpha_coeffs(const br_genalpha *g, double *ck, double *cc)
 {
     *ck = (1 - g->af) * g->beta * g->h * g->h;
@@ -215,59 +185,28 @@ void br_genalpha_coeffs(const br_genalpha *g, double *ck, double *cc)
 
 void br_genalpha_predict(const br_genalpha *g, double *up, double *vp)
 {
-    const double c = 1 - g->af, h = g->h;
-    for (int i = 0; i < g->n; i++) {
-        up[i] = g->u[i] + c * (h * g->v[i] + 0.5 * h * h * g->a[i]);
-        vp[i] = g->v[i] + c * h * g->a[i];
-    }
+    br_ga_shape sh;
+    br_ga_var x;
+    ga_view(g, &sh, &x);
+    br_ga_predict(&sh, &x, up, vp, 1);
 }
 
 int br_genalpha_solve(br_genalpha *g, const double *f, const double *E)
 {
-    const int n = g->n, nr = E ? g->nr : 0;
-    const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
-    double *r = g->r, *w = g->w, *u = g->u, *v = g->v, *a = g->a;
-    /* rhs = f - am M a0 - C [(1-af)(v0 + h (1-gamma) a0) + af v0] - K [(1-af)(u0 + h v0 + h^2 (1/2-beta) a0) + af u0],
-     * M, C and K in one pass over their common profile */
-    memcpy(r, f, (size_t)n * sizeof(double));
-    for (int j = 0; j < n; j++) {
-        const double mj = am * a[j], wj = v[j] + (1 - af) * h * (1 - ga) * a[j];
-        const double uj = u[j] + (1 - af) * (h * v[j] + h * h * (0.5 - be) * a[j]);
-        const size_t o = (size_t)j * n;
-        const double *mm = g->M + o, *cc = g->C + o, *kk = g->K + o;
-        for (int i = g->plo[j]; i <= g->phi[j]; i++) r[i] -= mm[i] * mj + cc[i] * wj + kk[i] * uj;
-    }
-    if (nr > 0) { /* + L^T E L a0 */
-        lmul(g, a, g->ye);
-        emul(nr, E, g->ye, g->yq);
-        for (int k = 0; k < nr; k++) {
-            const double *row = g->L + (size_t)k * n;
-            const int *col = g->Lcol + (size_t)k * n;
-            for (int q = 0; q < g->Lcnt[k]; q++) r[col[q]] += row[col[q]] * g->yq[k];
-        }
-    }
-    matvec_p(n, g->Lf, g->flo, g->fhi, r, w); /* x0 = Keff^-1 rhs */
+    br_ga_shape sh;
+    br_ga_var x;
+    ga_view(g, &sh, &x);
+    const int lr = E && g->nr > 0;
+    br_ga_solve_begin(&sh, &x, f, 1, lr ? E : NULL, 1);
     int rc = 0;
-    if (nr > 0) {
-        lmul(g, w, g->ye);
-        emul(nr, E, g->ye, g->yq);
-        for (int k = 0; k < nr; k++) /* I + E Y, E block diagonal */
-            for (int i = 0; i < nr; i++) {
-                const int b = i - i % 6;
-                double s = i == k ? 1.0 : 0.0;
-                for (int j = b; j < b + 6; j++) s += E[6 * (size_t)b + 6 * (j - b) + (i - b)] * g->Y[(size_t)k * nr + j];
-                g->Ar[(size_t)k * nr + i] = s;
-            }
-        /* the Fortran interface: LAPACKE's NaN scan of the inputs costs as much as this solve */
-        lapack_int nn = nr, one = 1, info = 0;
+    if (lr && g->own_lu) {
+        rc = br_ga_lu_solve(g->nr, g->Ar, 1, g->yq, 1) ? -1 : 0;
+    } else if (lr) { /* the Fortran interface: LAPACKE's NaN scan of the inputs costs as much as this solve */
+        lapack_int nn = g->nr, one = 1, info = 0;
         LAPACK_dgesv(&nn, &one, g->Ar, &nn, g->ipiv, g->yq, &nn, &info);
         rc = info == 0 ? 0 : -1;
-        for (int k = 0; k < nr && rc == 0; k++) {
-            const double *z = g->Z + (size_t)k * n, q = g->yq[k];
-            for (int j = g->zlo[k]; j <= g->zhi[k]; j++) w[j] -= z[j] * q;
-        }
     }
-    memcpy(g->a1, w, (size_t)n * sizeof(double));
+    br_ga_solve_end(&sh, &x, lr && rc == 0);
     return rc;
 }
 
@@ -282,28 +221,18 @@ void br_genalpha_row_force(const br_genalpha *g, int k, const double w[6], doubl
 
 void br_genalpha_row_changes(br_genalpha *g, double *du, double *dv, double *dm)
 {
-    const int n = g->n;
-    const double h = g->h, be = g->beta, af = g->af;
-    double ck, cc;
-    br_genalpha_coeffs(g, &ck, &cc);
-    for (int j = 0; j < n; j++) g->w[j] = g->a1[j] - g->a[j];
-    lmul(g, g->w, dv);
-    for (int k = 0; k < g->nr; k++) du[k] = ck * dv[k], dv[k] *= cc;
-    /* (u_{n+1} - u_n) / h - v_pred = h ((1/2 - beta) a0 + beta a1) - (1 - af) h a0 */
-    for (int j = 0; j < n; j++) g->w[j] = h * ((0.5 - be - (1 - af)) * g->a[j] + be * g->a1[j]);
-    lmul(g, g->w, dm);
+    br_ga_shape sh;
+    br_ga_var x;
+    ga_view(g, &sh, &x);
+    br_ga_row_changes(&sh, &x, du, dv, dm, 1);
 }
 
 void br_genalpha_advance(br_genalpha *g)
 {
-    const double h = g->h, ga = g->gamma, be = g->beta;
-    double *u = g->u, *v = g->v, *a = g->a;
-    for (int i = 0; i < g->n; i++) {
-        const double a1 = g->a1[i];
-        u[i] += h * v[i] + h * h * ((0.5 - be) * a[i] + be * a1);
-        v[i] += h * ((1 - ga) * a[i] + ga * a1);
-        a[i] = a1;
-    }
+    br_ga_shape sh;
+    br_ga_var x;
+    ga_view(g, &sh, &x);
+    br_ga_advance(&sh, &x);
 }
 
 void br_genalpha_step(br_genalpha *g, const double *f)

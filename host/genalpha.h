@@ -32,7 +32,9 @@ typedef struct br_genalpha {
     int *zlo, *zhi;          /* per column of Z: its first and last nonzero row */
     double *Z, *Y;           /* Keff^-1 L^T (n x nr, column-major) and L Z (nr x nr, column-major) */
     double *ye, *yq, *Ar;    /* scratch: nr, nr, nr x nr */
-    int *ipiv;               /* scratch: nr */
+    int *ipiv;               /* scratch: nr (LAPACK's pivots) */
+    int own_lu;              /* 1: the Woodbury system by kernels/ga_step.h's LU, as a batch of variants
+                              * solves it (tests); 0: LAPACK dgesv (OpenBLAS: its own rounding) */
     int *plo, *phi;          /* per column: first and last row where M, C or K is nonzero */
     int *flo, *fhi;          /* ... where Keff^-1 is (blades that share no node give blocks) */
 } br_genalpha;

@@ -1,0 +1,259 @@
+/* ga_step.h: one generalized-alpha step of the linear structure with the contacts' low-rank
+ * term, written once for the CPU (host/genalpha.c, one variant, contiguous arrays) and for
+ * batches of variants (host/ga_batch.c, kernels/ga_cuda.cu: one thread a variant, the variant
+ * the innermost index). The formulas are those of host/genalpha.c's header comment:
+ *   rhs = f - am M a0 - C [v0 + (1-af) h (1-gamma) a0] - K [u0 + (1-af)(h v0 + h^2 (1/2-beta) a0)]
+ *         + L^T E L a0,
+ *   x0 = Keff^-1 rhs,  (I + E Y) q = E L x0,  a1 = x0 - Z q   (Woodbury, E block diagonal).
+ * Every array of a variant is a pointer and a stride: entry k of an array is p[k * s]. One
+ * variant's own arrays have stride 1; in a batch of V variants stored variant-innermost, entry k
+ * of variant v is base[k V + v], so the pointer is base + v and the stride V; a matrix all the
+ * variants share has its own pointer and stride 1. The same operations run in the same order
+ * whatever the strides, so a variant's result is bitwise the same in every layout and on both
+ * backends (nvcc with -fmad=false, as the point steps). Nothing here allocates. */
+#ifndef BR_GA_STEP_H
+#define BR_GA_STEP_H
+
+#include "br_hd.h"
+
+/* what every variant of a batch shares: sizes, coefficients and sparsity (genalpha.h) */
+typedef struct br_ga_shape {
+    int n, nr;                 /* free DOFs; rank of the low-rank term (a multiple of 6, 0: none) */
+    double am, af, gamma, beta, h;
+    const int *plo, *phi;      /* per column: rows where M, C or K is nonzero */
+    const int *flo, *fhi;      /* ... where Keff^-1 is */
+    const int *Lcol, *Lcnt;    /* per row of L: its nonzero columns (n slots a row), their count */
+    const int *zlo, *zhi;      /* per column of Z: its nonzero rows */
+} br_ga_shape;
+
+/* one variant's matrices (read only) and state (read and written), each with its stride */
+typedef struct br_ga_var {
+    const double *M, *C, *K;   /* n x n column-major */
+    const double *Lf;          /* Keff^-1, n x n */
+    const double *L;           /* nr x n row-major */
+    const double *Z, *Y;       /* n x nr and nr x nr column-major */
+    long sM, sC, sK, sLf, sL, sZ, sY;
+    double *u, *v, *a, *a1;    /* state at t_n (n each) and the solved acceleration */
+    double *r, *w;             /* scratch, n each */
+    double *ye, *yq, *Ar;      /* scratch: nr, nr, nr x nr */
+    long s;                    /* stride of the state and scratch arrays */
+} br_ga_var;
+
+#define BR_GA(p, k, st) ((p)[(long)(k) * (st)])
+
+/* matrix A (n x n, stride sa) with column profile lo..hi, x (stride sx) -> y = A x (stride sy) */
+BR_HD void br_ga_matvec(int n, const double *A, long sa, const int *lo, const int *hi, const double *x, long sx,
+                        double *y, long sy)
+{
+    for (int i = 0; i < n; i++) BR_GA(y, i, sy) = 0.0;
+    for (int j = 0; j < n; j++) {
+        const double xj = BR_GA(x, j, sx);
+        if (xj == 0.0) continue;
+        const long o = (long)j * n;
+        for (int i = lo[j]; i <= hi[j]; i++) BR_GA(y, i, sy) += BR_GA(A, o + i, sa) * xj;
+    }
+}
+
+/* shape, L (stride sl), x (n, stride sx) -> y = L x (nr, stride sy), over each row's nonzero columns */
+BR_HD void br_ga_lmul(const br_ga_shape *g, const double *L, long sl, const double *x, long sx, double *y, long sy)
+{
+    for (int i = 0; i < g->nr; i++) {
+        const long o = (long)i * g->n;
+        const int *col = g->Lcol + o;
+        double s = 0.0;
+        for (int q = 0; q < g->Lcnt[i]; q++) s += BR_GA(L, o + col[q], sl) * BR_GA(x, col[q], sx);
+        BR_GA(y, i, sy) = s;
+    }
+}
+
+/* E (nr / 6 blocks of 36, column-major, stride se), x (nr) -> y = E x */
+BR_HD void br_ga_emul(int nr, const double *E, long se, const double *x, long sx, double *y, long sy)
+{
+    for (int b = 0; b < nr; b += 6)
+        for (int i = 0; i < 6; i++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += BR_GA(E, 6 * b + 6 * k + i, se) * BR_GA(x, b + k, sx);
+            BR_GA(y, b + i, sy) = s;
+        }
+}
+
+/* A (m x m column-major, stride sa), b (stride sb) -> A overwritten by its LU factors with
+ * partial pivoting (the first largest |entry| of a column below the diagonal, rows swapped
+ * whole), b by the solution of A x = b. 0, or k + 1 when column k has no nonzero pivot. */
+BR_HD int br_ga_lu_solve(int m, double *A, long sa, double *b, long sb)
+{
+    for (int k = 0; k < m; k++) {
+        int p = k;
+        double big = fabs(BR_GA(A, (long)k * m + k, sa));
+        for (int i = k + 1; i < m; i++) {
+            const double x = fabs(BR_GA(A, (long)k * m + i, sa));
+            if (x > big) big = x, p = i;
+        }
+        if (BR_GA(A, (long)k * m + p, sa) == 0.0) return k + 1;
+        if (p != k) {
+            for (int j = 0; j < m; j++) {
+                const double t = BR_GA(A, (long)j * m + k, sa);
+                BR_GA(A, (long)j * m + k, sa) = BR_GA(A, (long)j * m + p, sa);
+                BR_GA(A, (long)j * m + p, sa) = t;
+            }
+            const double t = BR_GA(b, k, sb);
+            BR_GA(b, k, sb) = BR_GA(b, p, sb);
+            BR_GA(b, p, sb) = t;
+        }
+        const double piv = BR_GA(A, (long)k * m + k, sa);
+        for (int i = k + 1; i < m; i++) BR_GA(A, (long)k * m + i, sa) /= piv;
+        for (int j = k + 1; j < m; j++) {
+            const double akj = BR_GA(A, (long)j * m + k, sa);
+            for (int i = k + 1; i < m; i++) BR_GA(A, (long)j * m + i, sa) -= BR_GA(A, (long)k * m + i, sa) * akj;
+        }
+    }
+    for (int k = 0; k < m; k++) /* unit lower triangle */
+        for (int i = k + 1; i < m; i++) BR_GA(b, i, sb) -= BR_GA(A, (long)k * m + i, sa) * BR_GA(b, k, sb);
+    for (int k = m - 1; k >= 0; k--) { /* upper triangle */
+        BR_GA(b, k, sb) /= BR_GA(A, (long)k * m + k, sa);
+        for (int i = 0; i < k; i++) BR_GA(b, i, sb) -= BR_GA(A, (long)k * m + i, sa) * BR_GA(b, k, sb);
+    }
+    return 0;
+}
+
+/* shape, variant at t_n -> the state predicted at the equation time t_n + (1 - af) h:
+ * up = u + (1-af)(h v + h^2/2 a), vp = v + (1-af) h a (stride sp) */
+BR_HD void br_ga_predict(const br_ga_shape *g, const br_ga_var *x, double *up, double *vp, long sp)
+{
+    const double c = 1 - g->af, h = g->h;
+    for (int i = 0; i < g->n; i++) {
+        const double u = BR_GA(x->u, i, x->s), v = BR_GA(x->v, i, x->s), a = BR_GA(x->a, i, x->s);
+        BR_GA(up, i, sp) = u + c * (h * v + 0.5 * h * h * a);
+        BR_GA(vp, i, sp) = v + c * h * a;
+    }
+}
+
+/* shape, variant at t_n, load f (n, stride sf), E (the contact blocks ck K + cc C, 36 nr / 6,
+ * stride se; NULL: no low-rank term this step) -> x->w = x0 = Keff^-1 rhs and, with E, the
+ * Woodbury system left in x->Ar (I + E Y) and x->yq (E L x0); br_ga_solve_end finishes */
+BR_HD void br_ga_solve_begin(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
+{
+    const int n = g->n, nr = E ? g->nr : 0;
+    const long s = x->s;
+    const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
+    /* M, C and K in one pass over their common profile */
+    for (int i = 0; i < n; i++) BR_GA(x->r, i, s) = BR_GA(f, i, sf);
+    for (int j = 0; j < n; j++) {
+        const double aj = BR_GA(x->a, j, s), vj = BR_GA(x->v, j, s), u0 = BR_GA(x->u, j, s);
+        const double mj = am * aj, wj = vj + (1 - af) * h * (1 - ga) * aj;
+        const double uj = u0 + (1 - af) * (h * vj + h * h * (0.5 - be) * aj);
+        const long o = (long)j * n;
+        for (int i = g->plo[j]; i <= g->phi[j]; i++)
+            BR_GA(x->r, i, s) -= BR_GA(x->M, o + i, x->sM) * mj + BR_GA(x->C, o + i, x->sC) * wj +
+                                 BR_GA(x->K, o + i, x->sK) * uj;
+    }
+    if (nr > 0) { /* + L^T E L a0 */
+        br_ga_lmul(g, x->L, x->sL, x->a, s, x->ye, s);
+        br_ga_emul(nr, E, se, x->ye, s, x->yq, s);
+        for (int k = 0; k < nr; k++) {
+            const long o = (long)k * n;
+            const int *col = g->Lcol + o;
+            const double yk = BR_GA(x->yq, k, s);
+            for (int q = 0; q < g->Lcnt[k]; q++) BR_GA(x->r, col[q], s) += BR_GA(x->L, o + col[q], x->sL) * yk;
+        }
+    }
+    br_ga_matvec(n, x->Lf, x->sLf, g->flo, g->fhi, x->r, s, x->w, s); /* x0 = Keff^-1 rhs */
+    if (nr > 0) {
+        br_ga_lmul(g, x->L, x->sL, x->w, s, x->ye, s);
+        br_ga_emul(nr, E, se, x->ye, s, x->yq, s);
+        for (int k = 0; k < nr; k++) /* I + E Y, E block diagonal */
+            for (int i = 0; i < nr; i++) {
+                const int b = i - i % 6;
+                double sum = i == k ? 1.0 : 0.0;
+                for (int j = b; j < b + 6; j++)
+                    sum += BR_GA(E, 6 * b + 6 * (j - b) + (i - b), se) * BR_GA(x->Y, (long)k * nr + j, x->sY);
+                BR_GA(x->Ar, (long)k * nr + i, s) = sum;
+            }
+    }
+}
+
+/* shape, variant after br_ga_solve_begin and (with_q) x->yq overwritten by the solution q of
+ * (I + E Y) q = E L x0 -> x->a1 = x0 - Z q */
+BR_HD void br_ga_solve_end(const br_ga_shape *g, br_ga_var *x, int with_q)
+{
+    const int n = g->n;
+    const long s = x->s;
+    for (int k = 0; with_q && k < g->nr; k++) {
+        const double q = BR_GA(x->yq, k, s);
+        const long o = (long)k * n;
+        for (int j = g->zlo[k]; j <= g->zhi[k]; j++) BR_GA(x->w, j, s) -= BR_GA(x->Z, o + j, x->sZ) * q;
+    }
+    for (int i = 0; i < n; i++) BR_GA(x->a1, i, s) = BR_GA(x->w, i, s);
+}
+
+/* shape, variant at t_n, f, E (as br_ga_solve_begin) -> x->a1, the Woodbury system solved by
+ * br_ga_lu_solve; 0, or -1 when I + E Y is singular (a1 = x0 then) */
+BR_HD int br_ga_solve(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
+{
+    br_ga_solve_begin(g, x, f, sf, E, se);
+    const int lr = E && g->nr > 0;
+    const int rc = lr && br_ga_lu_solve(g->nr, x->Ar, x->s, x->yq, x->s) ? -1 : 0;
+    br_ga_solve_end(g, x, lr && rc == 0);
+    return rc;
+}
+
+/* shape, variant after br_ga_solve -> the contact rows' changes at the equation time
+ * (stride sd, nr each): du = ck L (a1 - a0), dv = cc L (a1 - a0), and
+ * dm = L ((u_{n+1} - u_n) / h - v_pred) = L h ((1/2 - beta - (1-af)) a0 + beta a1) */
+BR_HD void br_ga_row_changes(const br_ga_shape *g, br_ga_var *x, double *du, double *dv, double *dm, long sd)
+{
+    const int n = g->n;
+    const long s = x->s;
+    const double h = g->h, be = g->beta, af = g->af;
+    const double ck = (1 - af) * be * h * h, cc = (1 - af) * g->gamma * h;
+    for (int j = 0; j < n; j++) BR_GA(x->w, j, s) = BR_GA(x->a1, j, s) - BR_GA(x->a, j, s);
+    br_ga_lmul(g, x->L, x->sL, x->w, s, dv, sd);
+    for (int k = 0; k < g->nr; k++) BR_GA(du, k, sd) = ck * BR_GA(dv, k, sd), BR_GA(dv, k, sd) *= cc;
+    for (int j = 0; j < n; j++)
+        BR_GA(x->w, j, s) = h * ((0.5 - be - (1 - af)) * BR_GA(x->a, j, s) + be * BR_GA(x->a1, j, s));
+    br_ga_lmul(g, x->L, x->sL, x->w, s, dm, sd);
+}
+
+/* shape, variant with a1 solved -> u, v, a at t_{n+1} (Newmark) */
+BR_HD void br_ga_advance(const br_ga_shape *g, br_ga_var *x)
+{
+    const double h = g->h, ga = g->gamma, be = g->beta;
+    const long s = x->s;
+    for (int i = 0; i < g->n; i++) {
+        const double a1 = BR_GA(x->a1, i, s), a0 = BR_GA(x->a, i, s);
+        BR_GA(x->u, i, s) += h * BR_GA(x->v, i, s) + h * h * ((0.5 - be) * a0 + be * a1);
+        BR_GA(x->v, i, s) += h * ((1 - ga) * a0 + ga * a1);
+        BR_GA(x->a, i, s) = a1;
+    }
+}
+
+/* shape, A (n x n on the M, C, K profile, stride sa), x, y -> x^T A y summed column by column */
+BR_HD double br_ga_quad(const br_ga_shape *g, const double *A, long sa, const double *x, long sx, const double *y,
+                        long sy)
+{
+    double sum = 0.0;
+    for (int j = 0; j < g->n; j++) {
+        double c = 0.0;
+        const long o = (long)j * g->n;
+        for (int i = g->plo[j]; i <= g->phi[j]; i++) c += BR_GA(A, o + i, sa) * BR_GA(x, i, sx);
+        sum += c * BR_GA(y, j, sy);
+    }
+    return sum;
+}
+
+/* shape, variant -> kinetic v^T M v / 2 and elastic u^T K u / 2, one pass over the profile */
+BR_HD void br_ga_energies(const br_ga_shape *g, const br_ga_var *x, double *kinetic, double *elastic)
+{
+    double ek = 0.0, ee = 0.0;
+    const long s = x->s;
+    for (int j = 0; j < g->n; j++) {
+        double cm = 0.0, ck = 0.0;
+        const long o = (long)j * g->n;
+        for (int i = g->plo[j]; i <= g->phi[j]; i++)
+            cm += BR_GA(x->M, o + i, x->sM) * BR_GA(x->v, i, s), ck += BR_GA(x->K, o + i, x->sK) * BR_GA(x->u, i, s);
+        ek += cm * BR_GA(x->v, j, s), ee += ck * BR_GA(x->u, j, s);
+    }
+    *kinetic = 0.5 * ek, *elastic = 0.5 * ee;
+}
+
+#endif
