@@ -400,6 +400,18 @@ static int use_device(char *err, size_t errlen)
 }
 #undef FAILVAL
 
+#define FAILVAL (-1)
+extern "C" int br_cuda_select(char *dev, size_t devlen, char *err, size_t errlen)
+{
+    const int id = use_device(err, errlen);
+    if (id < 0) return -1;
+    cudaDeviceProp prop;
+    BR_CU(cudaGetDeviceProperties(&prop, id));
+    if (dev && devlen) snprintf(dev, devlen, "%s (sm_%d%d, device %d)", prop.name, prop.major, prop.minor, id);
+    return id;
+}
+#undef FAILVAL
+
 static size_t view_doubles(const br_set_view &v)
 {
     return (size_t)v.n * (5 + (size_t)v.nstate);

@@ -16,6 +16,10 @@ typedef struct br_cuda_field br_cuda_field;
 /* -> number of usable CUDA devices; 0 with the reason in why when none */
 int br_cuda_device_count(char *why, size_t whylen);
 
+/* -> this process's device (BRISTLE_GPU, else its rank on the node as the MPI launcher gives it,
+ * modulo the devices, else 0) made current; its index and in dev its name, or -1 with err */
+int br_cuda_select(char *dev, size_t devlen, char *err, size_t errlen);
+
 /* host set views (host arrays), per set whether it reduces its wrench tangent and its counter
  * surface (enum br_surface; every step's frames must have the same) -> device copies of every
  * array, or NULL with err; dev receives the device name. The sets that share a law, surface and

@@ -256,4 +256,48 @@ BR_HD void br_ga_energies(const br_ga_shape *g, const br_ga_var *x, double *kine
     *kinetic = 0.5 * ek, *elastic = 0.5 * ee;
 }
 
+/* ---- batches of variants, the variant innermost ---- */
+
+enum { BR_GA_M = 0, BR_GA_C, BR_GA_K, BR_GA_LF, BR_GA_L, BR_GA_Z, BR_GA_Y, BR_GA_NMAT };
+
+/* a batch's arrays (host or device): matrix k is mat[k], one copy all variants read (shared[k]) or
+ * nv copies, entry e of variant v at mat[k][e nv + v]; the state and scratch likewise */
+typedef struct br_ga_arrays {
+    long nv;
+    const double *mat[BR_GA_NMAT];
+    int shared[BR_GA_NMAT];
+    double *u, *v, *a, *a1, *r, *w;   /* n x nv */
+    double *ye, *yq;                  /* nr x nv */
+    double *Ar;                       /* nr x nr x nv */
+} br_ga_arrays;
+
+/* batch arrays, variant -> its br_ga_var */
+BR_HD void br_ga_arrays_var(const br_ga_arrays *A, long v, br_ga_var *x)
+{
+    const double *p[BR_GA_NMAT];
+    long st[BR_GA_NMAT];
+    for (int k = 0; k < BR_GA_NMAT; k++) p[k] = A->mat[k] + (A->shared[k] ? 0 : v), st[k] = A->shared[k] ? 1 : A->nv;
+    x->M = p[BR_GA_M], x->C = p[BR_GA_C], x->K = p[BR_GA_K], x->Lf = p[BR_GA_LF];
+    x->L = p[BR_GA_L], x->Z = p[BR_GA_Z], x->Y = p[BR_GA_Y];
+    x->sM = st[BR_GA_M], x->sC = st[BR_GA_C], x->sK = st[BR_GA_K], x->sLf = st[BR_GA_LF];
+    x->sL = st[BR_GA_L], x->sZ = st[BR_GA_Z], x->sY = st[BR_GA_Y];
+    x->u = A->u + v, x->v = A->v + v, x->a = A->a + v, x->a1 = A->a1 + v, x->r = A->r + v, x->w = A->w + v;
+    x->ye = A->ye + v, x->yq = A->yq + v, x->Ar = A->Ar + v;
+    x->s = A->nv;
+}
+
+/* shape, batch arrays, variant v, loads f (n x nv), E (36 nr / 6 x nv, or NULL), du, dv, dm
+ * (nr x nv, or NULL) -> variant v solved (row changes where wanted) and advanced to t_{n+1};
+ * 0, or -1 when its Woodbury system was singular */
+BR_HD int br_ga_batch_one(const br_ga_shape *g, const br_ga_arrays *A, long v, const double *f, const double *E,
+                          double *du, double *dv, double *dm)
+{
+    br_ga_var x;
+    br_ga_arrays_var(A, v, &x);
+    const int rc = br_ga_solve(g, &x, f + v, A->nv, E ? E + v : NULL, A->nv);
+    if (du) br_ga_row_changes(g, &x, du + v, dv + v, dm + v, A->nv);
+    br_ga_advance(g, &x);
+    return rc;
+}
+
 #endif

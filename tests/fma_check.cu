@@ -1,7 +1,8 @@
 /* fma_check.cu: every law's point step (kernels/point_step.h) with and without the wrench tangent,
- * as device code, compiled to PTX by tests/fma-check.sh: with the project's CUDA flags it must hold
+ * and a variant's structure step (kernels/ga_step.h), as device code, compiled to PTX by tests/fma-check.sh: with the project's CUDA flags it must hold
  * no fused multiply-add, so each point's arithmetic rounds as the C11 CPU build's does (docs/gpu.md).
  * Never run. */
+#include "ga_step.h"
 #include "point_step.h"
 
 template <int LAW>
@@ -31,3 +32,11 @@ BR_FMA_CHECK(BR_LAW_BRISTLE_IMPLICIT)
 BR_FMA_CHECK(BR_LAW_GMS)
 BR_FMA_CHECK(BR_LAW_JENKINS)
 static_assert(BR_LAW_COUNT == 9, "fma_check.cu: a law added to point_law.h belongs here too");
+
+/* the structure step of a batch of variants (kernels/ga_cuda.cu's kernel body) */
+__global__ void ga_step(br_ga_shape sh, br_ga_arrays A, const double *f, const double *E, double *du, double *dv,
+                        double *dm, int *bad)
+{
+    const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v < A.nv) bad[v] = br_ga_batch_one(&sh, &A, v, f, E, du, dv, dm);
+}

@@ -1,0 +1,222 @@
+/* test_ga_batch.c: the generalized-alpha steps of a batch of variants (host/ga_batch.c on the
+ * CPU, kernels/ga_cuda.cu on a GPU) against each variant's own integrator: on the S2 bundle (72
+ * DOF, two contact sets: 12 low-rank rows), mistuned as S5b mistunes it, every step's row changes
+ * and the final state bitwise equal to br_genalpha's with the header's LU (own_lu), within
+ * rounding of it with LAPACK's; the GPU batch bitwise equal to the CPU batch (skipped, with the
+ * reason printed, where no GPU is usable). */
+#include <criterion/criterion.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/ga_step.h"
+#include "field.h"
+#include "ga_batch.h"
+#include "scenario.h"
+#include "sim.h"
+
+#define S2_SWEEP SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml"
+
+/* one variant of the S2 bundle: its model and data (no field), blade moduli scaled by e[3] */
+typedef struct tvar {
+    br_model *m;
+    br_data *d;
+} tvar;
+
+static void tvar_make(tvar *t, const double e[3])
+{
+    char s[3][96], err[1024];
+    const char *blade[3] = {"blade_L", "blade_C", "blade_R"};
+    const char *sets[3];
+    for (int b = 0; b < 3; b++) snprintf(s[b], sizeof s[b], "beams.%s.E=%.17g", blade[b], 2.1e11 * e[b]), sets[b] = s[b];
+    t->m = br_scenario_load(S2_SWEEP, sets, 3, err, sizeof err);
+    cr_assert_not_null(t->m, "%s", err);
+    t->d = br_data_create_opt(t->m, BR_BACKEND_CPU, 0, err, sizeof err);
+    cr_assert_not_null(t->d, "%s", err);
+    cr_assert_not_null(t->d->ga);
+    cr_assert_eq(t->d->ga->nr, 12, "two contact sets on the structure");
+}
+
+static void tvar_free(tvar *t)
+{
+    br_data_free(t->d);
+    br_model_free(t->m);
+}
+
+/* the S5b draws of a few bundles: moduli scaled by 1 + d, d of a 2 % spread; variant k uses row k % 5 */
+static const double MIST[5][3] = {
+    {1.0, 1.0, 1.0}, {1.013, 0.981, 1.027}, {0.975, 1.004, 0.992}, {1.031, 1.019, 0.968}, {0.99, 0.97, 1.01}};
+
+/* step k, variant v, DOF i -> a load of order 1 N varying in time and across variants */
+static double load(int k, int v, int i) { return 0.7 * sin(0.37 * i + 2 * M_PI * 60.0 * 1e-5 * k + 0.3 * v) + 0.1 * cos(0.11 * i * v); }
+
+/* step k, variant v, entry q of the 72 -> E of a contact set, ck K + cc C, of order 1e-2 kg: symmetric
+ * and positive definite (diagonally dominant) as a stuck contact's, its rotation rows and columns
+ * scaled by a lever arm of 0.01 m (moments of forces spread over a face), changing with the step as
+ * the tangents change */
+static double eblock(int k, int v, int q)
+{
+    const int blk = q / 36, e = q % 36, i = e % 6, j = e / 6;
+    const double c = 1.0 + 0.3 * sin(0.05 * k + 0.7 * v + blk);
+    const double arm = (i >= 3 ? 0.01 : 1.0) * (j >= 3 ? 0.01 : 1.0);
+    return c * arm * (i == j ? 0.05 + 0.01 * i : 0.004 * sin(1.3 * (i + j) + blk));
+}
+
+/* nv variants (MIST rows v % 5, or all tuned), steps, backend of the batch, LU of the references,
+ * exact -> the batch against each variant's own integrator: row changes every step and the final
+ * state, bitwise (exact) or within rel of the state's size */
+static void against_own(int nv, int mistuned, int steps, br_backend_kind backend, int own_lu, double rel)
+{
+    tvar *t = calloc((size_t)nv, sizeof *t);
+    br_genalpha **g = calloc((size_t)nv, sizeof *g);
+    for (int v = 0; v < nv; v++) {
+        tvar_make(&t[v], MIST[mistuned ? v % 5 : 0]);
+        g[v] = t[v].d->ga;
+        g[v]->own_lu = own_lu;
+    }
+    char err[512];
+    br_ga_batch *B = br_ga_batch_create(g, nv, backend, err, sizeof err);
+    cr_assert_not_null(B, "%s", err);
+    const int n = g[0]->n, nr = g[0]->nr;
+    double *f = malloc((size_t)n * nv * sizeof(double)), *E = malloc((size_t)6 * nr * nv * sizeof(double));
+    double *du = malloc((size_t)nr * nv * sizeof(double)), *dv = malloc((size_t)nr * nv * sizeof(double));
+    double *dm = malloc((size_t)nr * nv * sizeof(double));
+    double *fv = malloc((size_t)n * sizeof(double)), *Ev = malloc((size_t)6 * nr * sizeof(double));
+    double rdu[12], rdv[12], rdm[12];
+    int *bad = malloc((size_t)nv * sizeof(int));
+    double worst = 0.0;
+    long bitwise_rows = 0;
+    for (int k = 0; k < steps; k++) {
+        const int with_E = k % 50 != 7; /* now and then a step with no contact term */
+        for (int v = 0; v < nv; v++) {
+            for (int i = 0; i < n; i++) f[(size_t)i * nv + v] = load(k, v, i);
+            for (int q = 0; q < 6 * nr; q++) E[(size_t)q * nv + v] = eblock(k, v, q);
+        }
+        cr_assert_eq(br_ga_batch_step(B, f, with_E ? E : NULL, du, dv, dm, bad, err, sizeof err), 0, "%s", err);
+        for (int v = 0; v < nv; v++) {
+            for (int i = 0; i < n; i++) fv[i] = f[(size_t)i * nv + v];
+            for (int q = 0; q < 6 * nr; q++) Ev[q] = E[(size_t)q * nv + v];
+            cr_assert_eq(br_genalpha_solve(g[v], fv, with_E ? Ev : NULL), 0);
+            br_genalpha_row_changes(g[v], rdu, rdv, rdm);
+            br_genalpha_advance(g[v]);
+            cr_assert_eq(bad[v], 0);
+            for (int r = 0; r < nr; r++) {
+                const double b3[3] = {du[(size_t)r * nv + v], dv[(size_t)r * nv + v], dm[(size_t)r * nv + v]};
+                const double o3[3] = {rdu[r], rdv[r], rdm[r]};
+                if (rel == 0.0) cr_assert(!memcmp(b3, o3, sizeof b3), "step %d variant %d row %d: %.17g %.17g %.17g against %.17g %.17g %.17g",
+                                          k, v, r, b3[0], b3[1], b3[2], o3[0], o3[1], o3[2]);
+                bitwise_rows += !memcmp(b3, o3, sizeof b3);
+            }
+        }
+    }
+    double *u = malloc((size_t)n * sizeof(double)), *w = malloc((size_t)n * sizeof(double)), *a = malloc((size_t)n * sizeof(double));
+    for (int v = 0; v < nv; v++) {
+        cr_assert_eq(br_ga_batch_state(B, v, u, w, a, err, sizeof err), 0, "%s", err);
+        double umax = 0.0, vmax = 0.0, amax = 0.0, du_ = 0.0, dv_ = 0.0, da_ = 0.0;
+        for (int i = 0; i < n; i++) {
+            umax = fmax(umax, fabs(g[v]->u[i])), vmax = fmax(vmax, fabs(g[v]->v[i])), amax = fmax(amax, fabs(g[v]->a[i]));
+            du_ = fmax(du_, fabs(u[i] - g[v]->u[i])), dv_ = fmax(dv_, fabs(w[i] - g[v]->v[i])), da_ = fmax(da_, fabs(a[i] - g[v]->a[i]));
+        }
+        cr_assert_gt(umax, 1e-9, "the loads moved the structure");
+        worst = fmax(worst, fmax(du_ / umax, fmax(dv_ / vmax, da_ / amax)));
+        if (getenv("GA_BATCH_VERBOSE")) fprintf(stderr, "variant %d: u %.3g v %.3g a %.3g\n", v, du_ / umax, dv_ / vmax, da_ / amax);
+        if (rel == 0.0)
+            cr_assert(!memcmp(u, g[v]->u, (size_t)n * sizeof(double)) && !memcmp(w, g[v]->v, (size_t)n * sizeof(double)) &&
+                          !memcmp(a, g[v]->a, (size_t)n * sizeof(double)),
+                      "variant %d: state not bitwise (relative %g)", v, worst);
+    }
+    fprintf(stderr, "batch (%s, %s) of %d variants against their own steps (%s LU), %d steps: worst relative state difference %.3g, "
+                    "%ld of %ld row changes bitwise\n",
+            br_ga_batch_backend(B), br_ga_batch_device(B), nv, own_lu ? "the header's" : "LAPACK's", steps, worst, bitwise_rows,
+            (long)steps * nv * nr);
+    cr_assert_leq(worst, rel, "relative difference %g", worst);
+    free(u), free(w), free(a), free(f), free(E), free(du), free(dv), free(dm), free(fv), free(Ev), free(bad);
+    br_ga_batch_destroy(B);
+    for (int v = 0; v < nv; v++) tvar_free(&t[v]);
+    free(t), free(g);
+}
+
+Test(ga_batch, cpu_is_bitwise_each_variants_own_step)
+{
+    against_own(7, 1, 300, BR_BACKEND_CPU, 1, 0.0);
+}
+
+Test(ga_batch, shared_matrices_are_bitwise_each_variants_own_step)
+{
+    against_own(4, 0, 300, BR_BACKEND_CPU, 1, 0.0);
+}
+
+/* LAPACK's dgesv (OpenBLAS, its own order and FMAs) against the header's LU in the same run:
+ * rounding only, 300 steps */
+Test(ga_batch, lapack_and_the_header_lu_agree_to_rounding)
+{
+    against_own(5, 1, 300, BR_BACKEND_CPU, 0, 1e-12);
+}
+
+Test(ga_batch, lu_solves_as_lapack_and_finds_a_singular_column)
+{
+    unsigned s = 7;
+    double worst = 0.0;
+    for (int trial = 0; trial < 200; trial++) {
+        double A[144], A2[144], A3[144], b[12], b2[12], x[12];
+        for (int k = 0; k < 144; k++) s = s * 1103515245u + 12345u, A[k] = (double)(s >> 8) / (1u << 24) - 0.5;
+        for (int k = 0; k < 12; k++) s = s * 1103515245u + 12345u, b[k] = (double)(s >> 8) / (1u << 24) - 0.5;
+        memcpy(A2, A, sizeof A), memcpy(A3, A, sizeof A), memcpy(b2, b, sizeof b), memcpy(x, b, sizeof b);
+        cr_assert_eq(br_ga_lu_solve(12, A2, 1, x, 1), 0);
+        lapack_int ipiv[12];
+        cr_assert_eq(LAPACKE_dgesv(LAPACK_COL_MAJOR, 12, 1, A3, 12, ipiv, b2, 12), 0);
+        double xm = 0.0, d = 0.0;
+        for (int k = 0; k < 12; k++) xm = fmax(xm, fabs(b2[k])), d = fmax(d, fabs(x[k] - b2[k]));
+        worst = fmax(worst, d / xm);
+    }
+    fprintf(stderr, "header LU against LAPACK dgesv, 200 random 12 x 12 systems: worst relative difference %.3g\n", worst);
+    cr_assert_lt(worst, 1e-11);
+    double Z[16] = {1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 9, 2, 1, 0, 3}, z[4] = {1, 1, 1, 1};
+    cr_assert_eq(br_ga_lu_solve(4, Z, 1, z, 1), 2, "column 1 (of 0..3) is zero: no pivot");
+}
+
+Test(ga_batch, a_differing_variant_is_refused)
+{
+    tvar a, b;
+    tvar_make(&a, MIST[0]);
+    char err[1024];
+    const char *sets[] = {"time.dt=2e-5"};
+    b.m = br_scenario_load(S2_SWEEP, sets, 1, err, sizeof err);
+    cr_assert_not_null(b.m, "%s", err);
+    b.d = br_data_create_opt(b.m, BR_BACKEND_CPU, 0, err, sizeof err);
+    cr_assert_not_null(b.d, "%s", err);
+    br_genalpha *g[2] = {a.d->ga, b.d->ga};
+    cr_assert_null(br_ga_batch_create(g, 2, BR_BACKEND_CPU, err, sizeof err));
+    fprintf(stderr, "refused: %s\n", err);
+    cr_assert(strstr(err, "variant 1") && strstr(err, "time step") && strstr(err, "cannot join"), "%s", err);
+    b.d->ga->h = a.d->ga->h, b.d->ga->phi[5]--; /* the same step, one column's profile shorter */
+    cr_assert_null(br_ga_batch_create(g, 2, BR_BACKEND_CPU, err, sizeof err));
+    cr_assert(strstr(err, "sparsity"), "%s", err);
+    b.d->ga->phi[5]++;
+    tvar_free(&a), tvar_free(&b);
+}
+
+static void skip_without_gpu(void)
+{
+    char why[256] = "";
+    if (br_cuda_available(why, sizeof why) <= 0) {
+        fprintf(stderr, "SKIP test_ga_batch_cuda: no usable GPU (%s)\n", why);
+        cr_skip_test("no usable GPU: %s", why);
+    }
+}
+
+/* the GPU batch against each variant's own step on the CPU: 1000 variants over five bundles'
+ * matrices (each variant its own copy), 200 steps, bitwise */
+Test(ga_batch_cuda, is_bitwise_each_variants_own_step, .timeout = 600)
+{
+    skip_without_gpu();
+    against_own(1000, 1, 200, BR_BACKEND_CUDA, 1, 0.0);
+}
+
+Test(ga_batch_cuda, shared_matrices_bitwise, .timeout = 600)
+{
+    skip_without_gpu();
+    against_own(257, 0, 200, BR_BACKEND_CUDA, 1, 0.0);
+}
