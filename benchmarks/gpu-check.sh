@@ -6,7 +6,8 @@
 # to $OUT (or benchmarks/results/ when OUT is unset).
 #   usage: sh benchmarks/gpu-check.sh [points...]     (lugre3d at 1e5 1e6 1e7 1e8 by default;
 #          every other friction law at 1e6 points; the CuPy peer at 1e5 1e6 1e7 where python3 has CuPy;
-#          GPU_CHECK_BENCH=study: the study checks of benchmarks/study-gpu.sh instead)
+#          GPU_CHECK_BENCH=study: the study checks of benchmarks/study-gpu.sh instead;
+#          GPU_CHECK_BENCH=structure: the batched structure step only, `bristle bench structure`)
 set -u
 cd "$(dirname "$0")/.."
 OUTDIR="${OUT:-benchmarks/results}"
@@ -79,7 +80,31 @@ fi
 # CPU/GPU agreement on S2 and a 65-variant S5b study, and study throughput (variant-steps/s) at
 # 1e2 to 1e4 variants on both (benchmarks/study-gpu.sh, its outputs under runs/study-gpu;
 # STUDY_GPU_COUNTS="100 1000 10000 100000" adds 1e5).
+# GPU_CHECK_BENCH=structure (and before the studies): the generalized-alpha step of 1e2 to 1e5
+# variants of the S2 bundle, each variant's own on the host's cores, the CPU batch and the GPU
+# batch (inputs copied each step, and resident), against the copy bandwidths of the same run
+# (host/bench_structure.c); a failed size is a FAILED row
+structure_table() {
+    echo "| variants | own steps, host cores [variant-steps/s] | GPU, inputs copied | GPU, resident | GPU GB/s | GPU copy GB/s | bytes/variant-step | device |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for nv in ${STRUCTURE_VARIANTS:-100 1000 10000 100000}; do
+        line=$(./build/bristle bench structure --variants "$nv" --steps 100 --backend all 2>>"$OUTDIR/gpu-structure.log" | grep '^RESULT')
+        if [ -z "$line" ]; then echo "| $nv | FAILED | | | | | | |"; trc=1; continue; fi
+        echo "$line" >>"$OUTDIR/gpu-structure.log"
+        g() { echo "$line" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+        case "$(g gpu_resident_vsteps_per_s)" in 0.0000e+00 | "") echo "| $nv | $(g own_vsteps_per_s) | FAILED (no GPU run) | | | | | |"; trc=1; continue ;; esac
+        echo "| $nv | $(g own_vsteps_per_s) | $(g gpu_vsteps_per_s) | $(g gpu_resident_vsteps_per_s) | $(g gpu_resident_GBs) | $(g gpu_copy_GBs) | $(g bytes_per_vstep) | $(echo "$line" | sed -n 's/.*device="\([^"]*\)".*/\1/p') |"
+    done
+}
+if [ "${GPU_CHECK_BENCH:-1}" = structure ]; then
+    structure_table >"$OUTDIR/gpu-structure.md"
+    echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   exit: $trc"
+    cat "$OUTDIR/gpu-structure.md"
+    exit $trc
+fi
 if [ "${GPU_CHECK_BENCH:-1}" = study ]; then
+    structure_table >"$OUTDIR/gpu-structure.md"
+    cat "$OUTDIR/gpu-structure.md"
     t2=$(date +%s)
     sh benchmarks/study-gpu.sh >"$OUTDIR/gpu-study.md" 2>"$OUTDIR/gpu-study.log" || trc=1
     echo "studies ran in $(($(date +%s) - t2)) s"

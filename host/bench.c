@@ -39,7 +39,7 @@ static double now(void)
 /* bytes per array, reps, threaded -> host copy bandwidth in GB/s (read + write), or -1 (out of
  * memory); threaded as the field is (a field of one chunk runs on the calling thread, so does its
  * copy) */
-static double cpu_copy_bandwidth(size_t bytes, int reps, int threaded)
+double br_bench_cpu_copy(size_t bytes, int reps, int threaded)
 {
     size_t n = bytes / sizeof(double);
     double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
@@ -324,7 +324,7 @@ static int bench_one(const bench_opts *o, int law, bench_law *r, char *backend, 
     if (cuda) r->copy = br_cuda_copy_bandwidth(copy_bytes, 20, err, sizeof err);
     else
 #endif
-        r->copy = cpu_copy_bandwidth(copy_bytes, 20, o->n > BR_CPU_CHUNK);
+        r->copy = br_bench_cpu_copy(copy_bytes, 20, o->n > BR_CPU_CHUNK);
     if (r->copy < 0) /* the figures without it stand; the comparison is left out */
         fprintf(stderr, "bristle bench: warning: no copy bandwidth measured (%s)\n", err);
     /* the plain single-loop peer on the same patch, the same threads, the same two regimes (a CPU
@@ -378,7 +378,8 @@ static int bench_one(const bench_opts *o, int law, bench_law *r, char *backend, 
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: bristle bench field [--points N] [--steps S] [--backend auto|cpu|cuda]\n"
+            "usage: bristle bench structure ... (bristle bench structure --help)\n"
+            "       bristle bench field [--points N] [--steps S] [--backend auto|cpu|cuda]\n"
             "                           [--law NAME|all] [--threads T] [--dt H] [--plain-steps P]\n"
             "                           [--no-plain] [--no-baseline] [--tangent]\n"
             "  Times the stick and the slip regime of a synthetic patch apart (S steps each).\n"
@@ -554,5 +555,6 @@ int br_bench_main(int argc, char **argv)
 {
     if (argc < 1) return usage();
     if (!strcmp(argv[0], "field")) return bench_field(argc - 1, argv + 1);
+    if (!strcmp(argv[0], "structure")) return br_bench_structure(argc - 1, argv + 1);
     return usage();
 }
