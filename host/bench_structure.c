@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "memory.h"
 #include "ga_batch.h"
 #include "parse.h"
 #include "scenario.h"
@@ -90,9 +91,9 @@ int br_bench_structure(int argc, char **argv)
         else if (!strcmp(a, "--variants")) snprintf(vlist, sizeof vlist, "%s", v);
         else if (!strcmp(a, "--backend")) backend = v;
         else if (!strcmp(a, "--steps")) {
-            if (br_arg_long("bristle bench structure", "--steps", v, 1, 100000000, &steps)) return 2;
+            if (br_arg_long("bench structure", "--steps", v, 1, 100000000, &steps)) return 2;
         } else if (!strcmp(a, "--threads")) {
-            if (br_arg_long("bristle bench structure", "--threads", v, 1, 4096, &threads)) return 2;
+            if (br_arg_long("bench structure", "--threads", v, 1, 4096, &threads)) return 2;
         } else return usage();
         i++;
     }
@@ -133,7 +134,18 @@ int br_bench_structure(int argc, char **argv)
     int rc = 0;
     for (char *tok = strtok(vlist, ","); tok && !rc; tok = strtok(NULL, ",")) {
         long nv;
-        if (br_arg_long("bristle bench structure", "--variants", tok, 1, 100000000, &nv)) return 2;
+        if (br_arg_long("bench structure", "--variants", tok, 1, 100000000, &nv)) return 2;
+        /* each variant: its own integrator (Keff^-1, L, Z, Y and state) and the batch's copy of all
+         * seven matrices, then the inputs and row changes */
+        const double nn = (double)n * n, rn = (double)nr * n, rr = (double)nr * nr;
+        const double per = 8.0 * ((nn + 2 * rn + rr + 8.0 * n) + (4 * nn + 2 * rn + rr + 6.0 * n + 3.0 * nr + rr) +
+                                  (n + 9.0 * nr)) + 64.0;
+        char mmsg[300];
+        if (br_mem_check(per * (double)nv, "bristle bench structure: the variants", mmsg, sizeof mmsg)) {
+            fprintf(stderr, "%s\n", mmsg);
+            rc = 2;
+            break;
+        }
         br_genalpha **g = make_variants(d, nv, err, sizeof err);
         double *f = malloc((size_t)n * nv * sizeof(double)), *E = malloc((size_t)(6 * nr + 1) * nv * sizeof(double));
         double *du = malloc((size_t)(nr + 1) * nv * sizeof(double)), *dv = malloc((size_t)(nr + 1) * nv * sizeof(double));
