@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "rigid.h"
+#include "../kernels/struct_body.h"
 
 
 void br_beam_element(double E, double nu, double rho, double b, double t, const double e[3],
@@ -182,63 +183,21 @@ br_struct *br_struct_build(const br_model *m, char *err, size_t errlen)
     return s;
 }
 
-/* node displacement and rotation (fixed DOFs zero) from a structure vector */
-static void node_vec(const br_struct *s, int node, const double *u, double out[6])
-{
-    for (int j = 0; j < 6; j++) {
-        const int g = s->dof[6 * node + j];
-        out[j] = g >= 0 ? u[g] : 0.0;
-    }
-}
-
 void br_struct_body_frame(const br_struct *s, const br_body *b, int node, const double *u,
                           const double *v, br_frame_state *out)
 {
-    double un[6], vn[6], q[4], Ro[3];
-    node_vec(s, node, u, un);
-    node_vec(s, node, v, vn);
-    /* attitude: the node rotation theta (small, but applied exactly) after the initial one */
-    memcpy(q, b->q0, sizeof q);
-    br_quat_advance(q, un + 3, 1.0);
-    br_quat_to_R(q, out->R);
-    double R0[9], dR[9];
-    br_quat_to_R(b->q0, R0);
-    /* dR = R R0^T turns the initial offset */
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            double x = 0;
-            for (int a = 0; a < 3; a++) x += out->R[3 * i + a] * R0[3 * j + a];
-            dR[3 * i + j] = x;
-        }
-    for (int i = 0; i < 3; i++) Ro[i] = dR[3 * i] * b->offset[0] + dR[3 * i + 1] * b->offset[1] + dR[3 * i + 2] * b->offset[2];
-    double wr[3];
-    br_cross3(vn + 3, Ro, wr);
-    for (int j = 0; j < 3; j++) {
-        out->x[j] = s->X[3 * node + j] + un[j] + Ro[j];
-        out->v[j] = vn[j] + wr[j];
-        out->w[j] = vn[3 + j];
-    }
+    br_sb_body_frame(s->dof, s->X, node, b->q0, b->offset, u, 1, v, 1, out);
 }
 
 void br_struct_add_force(const br_struct *s, int node, const double xnode[3], const double f[3],
                          const double p[3], double *g)
 {
-    const double r[3] = {p[0] - xnode[0], p[1] - xnode[1], p[2] - xnode[2]};
-    double t[3];
-    br_cross3(r, f, t);
-    for (int j = 0; j < 3; j++) {
-        const int gu = s->dof[6 * node + j], gt = s->dof[6 * node + 3 + j];
-        if (gu >= 0) g[gu] += f[j];
-        if (gt >= 0) g[gt] += t[j];
-    }
+    br_sb_add_force(s->dof, node, xnode, f, p, g, 1);
 }
 
 void br_struct_add_torque(const br_struct *s, int node, const double tau[3], double *g)
 {
-    for (int j = 0; j < 3; j++) {
-        const int gt = s->dof[6 * node + 3 + j];
-        if (gt >= 0) g[gt] += tau[j];
-    }
+    br_sb_add_torque(s->dof, node, tau, g, 1);
 }
 
 /* node (or -1), world point p -> G (3 x ndof, column k = DOF k): displacement of p per DOF,

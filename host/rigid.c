@@ -5,33 +5,14 @@
  * system: its acceleration is zero and the remaining rows are solved with the
  * locked columns dropped (a body free only about z gets alpha_z = tau_z / I_zz'). */
 #include "rigid.h"
+#include "../kernels/struct_body.h"
 
 #include <math.h>
 #include <string.h>
 
-void br_quat_to_R(const double q[4], double R[9])
-{
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
-    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
-    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
-}
+void br_quat_to_R(const double q[4], double R[9]) { br_sb_quat_R(q, R); }
 
-void br_quat_advance(double q[4], const double w[3], double h)
-{
-    const double wn = br_norm3(w);
-    const double ang = 0.5 * wn * h;
-    /* dq = (cos ang, sin(ang) w/|w|); sin(ang)/|w| -> h/2 as |w| -> 0 */
-    const double s = wn * h > 1e-8 ? sin(ang) / wn : 0.5 * h * (1.0 - ang * ang / 6.0);
-    const double d[4] = {cos(ang), s * w[0], s * w[1], s * w[2]};
-    /* q <- dq (x) q: a world-axis rotation multiplies from the left */
-    const double r[4] = {d[0] * q[0] - d[1] * q[1] - d[2] * q[2] - d[3] * q[3],
-                         d[0] * q[1] + d[1] * q[0] + d[2] * q[3] - d[3] * q[2],
-                         d[0] * q[2] - d[1] * q[3] + d[2] * q[0] + d[3] * q[1],
-                         d[0] * q[3] + d[1] * q[2] - d[2] * q[1] + d[3] * q[0]};
-    const double n = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-    for (int k = 0; k < 4; k++) q[k] = r[k] / n;
-}
+void br_quat_advance(double q[4], const double w[3], double h) { br_sb_quat_advance(q, w, h); }
 
 void br_rigid_inertia_world(const double R[9], const double Ib[9], double Iw[9])
 {
