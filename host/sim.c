@@ -563,12 +563,7 @@ void br_fwd_loads(const br_model *m, br_data *d)
     /* balance at t: input work (loads, gravity, drives) plus initial energy against the rest
      * (not on steps where the structure's energies were skipped) */
     if (d->st && d->skip_energy) return;
-    const double have = en->work_in + en->kinetic0 + en->spring0 + en->contact_el0;
-    en->residual = have - (en->kinetic + en->spring + en->spring_loss + en->contact_el + en->bristle +
-                           en->friction_loss + en->normal_loss);
-    const double ref = fabs(en->work_in) + en->kinetic0 + en->spring0 + en->contact_el0;
-    if (ref > d->res_ref) d->res_ref = ref;
-    en->residual_rel = d->res_ref > 0 ? fabs(en->residual) / d->res_ref : 0.0;
+    br_bm_residual(en, &d->res_ref);
 }
 
 /* frame -> its angular velocity after the velocity update (bodies), or prescribed */
@@ -580,15 +575,7 @@ static void frame_omega(const br_model *m, const br_data *d, int fr, double w[3]
     else memcpy(w, m->kframe[fr - 1 - m->nbody].w, 3 * sizeof(double));
 }
 
-/* 6x6 column-major X, 6-vectors: y = X x (acc: y += X x) */
-static void mat6_vec(const double *X, const double *x, double *y, int acc)
-{
-    for (int r = 0; r < 6; r++) {
-        double t = acc ? y[r] : 0.0;
-        for (int c = 0; c < 6; c++) t += X[6 * c + r] * x[c];
-        y[r] = t;
-    }
-}
+static void mat6_vec(const double *X, const double *x, double *y, int acc) { br_bm_mat6_vec(X, x, y, acc); }
 
 /* set s, side (0: A, 1: B) -> the 6x6 map L (column-major) from that frame's twist (v, w at its
  * origin) to the set's relative twist at A's origin: I for A; [-I, [dx]x; 0, -I] for B,
@@ -807,16 +794,7 @@ static void book_powers(const br_model *m, br_data *d, double h)
                 mat6_vec(L, V, t, 0);
                 for (int j = 0; j < 6; j++) d->p_drive += dW[j] * t[j]; /* -(L^T (-dW)) . V */
             }
-            double Wf[6] = {r->Ff_A[0], r->Ff_A[1], r->Ff_A[2], r->Mf_A[0], r->Mf_A[1], r->Mf_A[2]}, Cn[36];
-            mat6_vec(r->tan.Kf, du, t, 0);
-            mat6_vec(r->tan.Cf, dv, t, 1);
-            double P = 0.0, Pnd = 0.0;
-            for (int j = 0; j < 6; j++) P -= (Wf[j] - t[j]) * xm[j];
-            for (int j = 0; j < 36; j++) Cn[j] = r->tan.C[j] - r->tan.Cf[j];
-            mat6_vec(Cn, xm, t, 0);
-            Pnd = r->P_nd;
-            for (int j = 0; j < 6; j++) Pnd += dv[j] * t[j] - r->tan.Wd[j] * (xm[j] - xi[j]);
-            d->setP[s] = P, d->setPnd[s] = Pnd;
+            br_bm_set_power(&r->tan, r->Ff_A, r->Mf_A, r->P_nd, xi, du, dv, xm, &d->setP[s], &d->setPnd[s]);
         }
         d->setE[s] = d->E_upto[s] + h * d->setP[s];
         d->setEnd[s] = d->End_upto[s] + h * d->setPnd[s];
@@ -850,10 +828,7 @@ int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
         mat6_vec(d->res[s].tan.C, dv, w, 1);
         br_genalpha_row_force(d->ga, k, w, d->g);
     }
-    for (int k = 0; k < d->nimp; k++) {
-        const br_set_tangent *T = &d->res[d->imp_set[k]].tan;
-        for (int q = 0; q < 36; q++) d->imp_E[36 * k + q] = ck * T->K[q] + cc * T->C[q];
-    }
+    for (int k = 0; k < d->nimp; k++) br_bm_eblock(ck, cc, &d->res[d->imp_set[k]].tan, d->imp_E + 36 * k);
     if (br_genalpha_solve(d->ga, d->g, nr ? d->imp_E : NULL)) {
         snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", d->t);
         return -1;
@@ -878,13 +853,8 @@ void br_integrate(const br_model *m, br_data *d, double h)
          * the integral of f . du (the end value alone, f(t_{n+1}) . du for rho_inf = 0, is first
          * order and put 2 % of the input work into the residual of the S2 stick phase) */
         const double wc = d->step > 0 ? 0.5 + d->ga->af : 1.0, wp = 1.0 - wc;
-        double wl = 0.0;
-        for (int i = 0; i < n; i++) {
-            wl += (wc * d->gext[i] + wp * d->gext_prev[i]) * (d->ga->u[i] - d->uprev[i]);
-            d->gext_prev[i] = d->gext[i];
-            d->vprev[i] = 0.5 * (d->vprev[i] + d->ga->v[i]);
-        }
-        d->en.work_in += wl;
+        d->en.work_in += br_bm_load_work(n, wc, wp, d->gext, 1, d->gext_prev, 1, d->ga->u, 1, d->uprev, 1, d->vprev, 1,
+                                         d->ga->v, 1);
         d->en.spring_loss += h * br_genalpha_quad(d->ga, d->st->C, d->vprev, d->vprev);
     }
     for (int b = 0; b < m->nbody; b++) {

@@ -26,25 +26,12 @@
 #ifndef BR_SIM_H
 #define BR_SIM_H
 
+#include "../kernels/beam_step.h"
 #include "beam.h"
 #include "genalpha.h"
 #include "model.h"
 
-typedef struct br_energy_terms {
-    double work_in;        /* work of loads, gravity and prescribed frames since t = 0 */
-    double kinetic;        /* kinetic energy of all bodies */
-    double kinetic0;       /* ... at t = 0 */
-    double spring;         /* elastic energy of the springs and beams */
-    double spring0;        /* ... at t = 0 */
-    double spring_loss;    /* dissipated by spring dampers and Rayleigh damping since t = 0 */
-    double contact_el;     /* stored in the normal contact springs */
-    double contact_el0;    /* ... at t = 0 (points pressed in from the start) */
-    double bristle;        /* stored in the bristles */
-    double friction_loss;  /* friction energy dissipated: integral of P minus stored bristle energy */
-    double normal_loss;    /* dissipated by normal-contact damping */
-    double residual;       /* input - (everything else), J */
-    double residual_rel;   /* |residual| / reference (input work plus initial energy) */
-} br_energy_terms;
+/* br_energy_terms: kernels/beam_step.h */
 
 typedef struct br_data {
     double t;                  /* time of the current state */

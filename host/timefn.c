@@ -1,10 +1,14 @@
 /* timefn.c: evaluation of br_timefn values and derivatives. */
 #include "timefn.h"
+#include "../kernels/timefn_flat.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 static const double TWO_PI = 6.283185307179586;
+_Static_assert((int)BR_TFF_CONSTANT == (int)BR_TF_CONSTANT && (int)BR_TFF_RAMP == (int)BR_TF_RAMP &&
+                   (int)BR_TFF_HARMONIC == (int)BR_TF_HARMONIC && (int)BR_TFF_SWEEP == (int)BR_TF_SWEEP,
+               "kernels/timefn_flat.h uses timefn.h's kinds");
 
 /* table, t -> index k with t_k <= t < t_{k+1} (t inside the table) */
 static int table_seg(const br_timefn *fn, double t)
@@ -21,24 +25,7 @@ static int table_seg(const br_timefn *fn, double t)
 /* sweep, t -> phase theta(t) [rad] and frequency [Hz]; constant f0 before t0, f1 after t1 */
 static double sweep_phase(const br_timefn *fn, double t, double *freq)
 {
-    const double T = fn->t1 - fn->t0;
-    if (t <= fn->t0) {
-        *freq = fn->f0;
-        return TWO_PI * fn->f0 * (t - fn->t0);
-    }
-    const double tau = t < fn->t1 ? t - fn->t0 : T;
-    double th, f;
-    if (fn->log_sweep) {
-        const double k = log(fn->f1 / fn->f0) / T;
-        f = fn->f0 * exp(k * tau);
-        th = TWO_PI * fn->f0 * expm1(k * tau) / k;
-    } else {
-        f = fn->f0 + (fn->f1 - fn->f0) * tau / T;
-        th = TWO_PI * (fn->f0 * tau + 0.5 * (fn->f1 - fn->f0) * tau * tau / T);
-    }
-    if (t > fn->t1) th += TWO_PI * fn->f1 * (t - fn->t1);
-    *freq = f;
-    return th;
+    return br_tf_sweep_phase(fn->t0, fn->t1, fn->f0, fn->f1, fn->log_sweep, t, freq);
 }
 
 /* table arrays t, y of n points, t -> the table's value (held constant outside it) */
@@ -79,13 +66,10 @@ double br_timefn_eval(const br_timefn *fn, double t)
         for (int k = 0; k < fn->nterm; k++) v += br_timefn_eval(&fn->term[k], t);
         return v;
     }
-    case BR_TF_RAMP:
-        if (t <= fn->t0) return fn->y0;
-        if (t >= fn->t1) return fn->y1;
-        return fn->y0 + (fn->y1 - fn->y0) * (t - fn->t0) / (fn->t1 - fn->t0);
+    case BR_TF_RAMP: return br_tf_ramp(fn->t0, fn->t1, fn->y0, fn->y1, t);
     case BR_TF_HARMONIC: {
         const double A = fn->amp ? br_timefn_eval(fn->amp, t) : 1.0;
-        return A * sin(TWO_PI * fn->f * t + fn->phase);
+        return A * sin(br_tf_harmonic_arg(fn->f, fn->phase, t));
     }
     case BR_TF_SWEEP: {
         double f;
@@ -117,7 +101,7 @@ double br_timefn_rate(const br_timefn *fn, double t)
     case BR_TF_HARMONIC: {
         const double A = fn->amp ? br_timefn_eval(fn->amp, t) : 1.0;
         const double dA = fn->amp ? br_timefn_rate(fn->amp, t) : 0.0;
-        const double th = TWO_PI * fn->f * t + fn->phase;
+        const double th = br_tf_harmonic_arg(fn->f, fn->phase, t);
         return dA * sin(th) + A * TWO_PI * fn->f * cos(th);
     }
     case BR_TF_SWEEP: {
