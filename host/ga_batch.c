@@ -238,3 +238,6 @@ const char *br_ga_batch_backend(const br_ga_batch *b)
 
 const char *br_ga_batch_device(const br_ga_batch *b) { return b->device; }
 double br_ga_batch_bytes(const br_ga_batch *b) { return b->bytes; }
+
+const br_ga_shape *br_ga_batch_shape(const br_ga_batch *b) { return &b->sh; }
+br_ga_arrays *br_ga_batch_arrays(br_ga_batch *b) { return &b->A; }

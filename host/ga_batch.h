@@ -38,6 +38,11 @@ int br_ga_batch_repeat(br_ga_batch *b, long steps, char *err, size_t errlen);
 /* batch, variant -> its u, v, a (n each; any may be NULL). 0, or -1 with err (device copy) */
 int br_ga_batch_state(br_ga_batch *b, int v, double *u, double *vel, double *a, char *err, size_t errlen);
 
+/* -> the batch's shape and its host arrays (the CPU backend's working state; host/beam_batch.c
+ * runs the stages around the solve on them) */
+const struct br_ga_shape *br_ga_batch_shape(const br_ga_batch *b);
+struct br_ga_arrays *br_ga_batch_arrays(br_ga_batch *b);
+
 /* -> "cpu" or "cuda"; the device's name ("cpu" on the CPU) */
 const char *br_ga_batch_backend(const br_ga_batch *b);
 const char *br_ga_batch_device(const br_ga_batch *b);

@@ -1,0 +1,40 @@
+/* beam_batch.h: many variants of a model whose bodies all ride on beams, stepped together: one
+ * contact field over every variant's sets and kernels/beam_step.h's stages over the variants
+ * (threads), the structure's state in a br_ga_batch (the variant innermost, as a device holds
+ * it). A variant's step is bitwise its own run's (br_step with the header's LU,
+ * genalpha own_lu): the CPU reference of the device path of issue 16. */
+#ifndef BR_BEAM_BATCH_H
+#define BR_BEAM_BATCH_H
+
+#include <stddef.h>
+
+#include "sim.h"
+
+typedef struct br_beam_batch br_beam_batch;
+
+/* model, its data -> 1 if its step can run in a beam batch, else 0 with the reason in why:
+ * every body on a beam, no kinematic frames, springs, rotational elements or drivetrain,
+ * implicit coupling, every contact set on the structure with a Hunt-Crossley normal law, every
+ * load a force or torque on a body with a constant, ramp, harmonic or sweep magnitude (their
+ * amplitudes constant or ramps) */
+int br_beam_batch_fits(const br_model *m, const br_data *d, char *why, size_t whylen);
+
+/* nv models and their data at t = 0 (br_data_create_opt without a field), the field's backend ->
+ * the batch, which steps those data from now on (read them after br_beam_batch_export); NULL
+ * with err: a variant that does not fit, or differs from variant 0 in more than its matrices
+ * (moduli, masses, damping), load magnitudes and contact parameters */
+br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d, int nv, br_backend_kind backend,
+                                    char *err, size_t errlen);
+
+void br_beam_batch_destroy(br_beam_batch *B);
+
+/* batch, energy[v] (1: variant v books its energy terms this step), failed[v] (0 running; a
+ * failed variant is skipped) -> the running variants advanced one step; a variant that fails
+ * gets failed[v] = 1 and "t = ... s: reason" in err + v * errstride */
+void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride);
+
+/* batch, variant -> its state written back into its br_data (structure state, frames, set
+ * results, energies, time), as its own run would hold it */
+void br_beam_batch_export(br_beam_batch *B, int v);
+
+#endif

@@ -1,0 +1,150 @@
+/* test_beam_batch.c: variants of the S2 bundle stepped as a beam batch (host/beam_batch.c:
+ * kernels/beam_step.h's stages over the variants, one field over all their sets, the structure's
+ * state with the variant innermost) against each variant's own run (br_step, its own field, the
+ * header's LU): every state, frame, set result and energy term bitwise after 0.3 s of the S2
+ * sweep (mistuned moduli, another excitation and preload, another friction coefficient, a
+ * heavier tip), with
+ * energy booked every step (30000 steps) and every tenth (3000); refusals of models that do not fit. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "beam_batch.h"
+#include "scenario.h"
+#include "sim.h"
+
+#define S2_SWEEP SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml"
+
+enum { NV = 6, MAXSET = 8 };
+
+static const char *const SETS[NV][MAXSET] = {
+    {NULL},
+    {"beams.blade_L.E=2.1273e11", "beams.blade_C.E=2.0601e11", "beams.blade_R.E=2.1567e11", NULL},
+    {"beams.blade_L.E=2.0475e11", "beams.blade_C.E=2.1084e11", "beams.blade_R.E=2.0832e11", NULL},
+    {"loads.excitation.magnitude.sweep.amplitude=6", "loads.preload_L.magnitude.ramp.to=20",
+     "loads.preload_R.magnitude.ramp.to=20", NULL},
+    {"contacts.contact_L.friction.mu_s=0.3", "contacts.contact_L.friction.mu_k=0.2", "beams.blade_C.E=2.15e11", NULL},
+    {"loads.excitation.magnitude.sweep.f0=50", "loads.excitation.magnitude.sweep.amplitude=4", "bodies.tip_C.mass=0.2", NULL},
+};
+
+static int nsets(const char *const *s)
+{
+    int k = 0;
+    while (k < MAXSET && s[k]) k++;
+    return k;
+}
+
+static br_model *load(int v)
+{
+    char err[1024];
+    br_model *m = br_scenario_load(S2_SWEEP, SETS[v], nsets(SETS[v]), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    return m;
+}
+
+#define SAME(a, b, what, v) cr_assert(!memcmp(&(a), &(b), sizeof(a)), "variant %d: %s differs", v, what)
+
+static void compare(const br_data *a, const br_data *b, const br_model *m, int v)
+{
+    const int n = a->ga->n;
+    cr_assert(!memcmp(a->ga->u, b->ga->u, n * sizeof(double)), "variant %d: u differs", v);
+    cr_assert(!memcmp(a->ga->v, b->ga->v, n * sizeof(double)), "variant %d: v differs", v);
+    cr_assert(!memcmp(a->ga->a, b->ga->a, n * sizeof(double)), "variant %d: a differs", v);
+    cr_assert(!memcmp(a->gext_prev, b->gext_prev, n * sizeof(double)), "variant %d: gext differs", v);
+    cr_assert(!memcmp(a->frames, b->frames, br_model_nframe(m) * sizeof *a->frames), "variant %d: frames differ", v);
+    cr_assert(!memcmp(a->x, b->x, 3 * m->nbody * sizeof(double)), "variant %d: body positions differ", v);
+    cr_assert(!memcmp(a->v, b->v, 3 * m->nbody * sizeof(double)), "variant %d: body velocities differ", v);
+    for (int s = 0; s < m->nset; s++) {
+        SAME(a->res[s], b->res[s], "a set result", v);
+        cr_assert(a->setE[s] == b->setE[s] && a->setEnd[s] == b->setEnd[s], "variant %d set %d: energy %.17g %.17g", v, s,
+                  a->setE[s], b->setE[s]);
+    }
+    SAME(a->en, b->en, "the energy terms", v);
+    cr_assert(a->t == b->t && a->step == b->step, "variant %d: time", v);
+    for (int l = 0; l < m->nload; l++) cr_assert(a->load_val[l] == b->load_val[l], "variant %d load %d", v, l);
+}
+
+/* every: energy booked every that many steps (the run loop's sampling) */
+static void against_own_runs(int steps, int every)
+{
+    br_model *m[NV], *mb[NV];
+    br_data *own[NV], *bd[NV];
+    char err[1024];
+    for (int v = 0; v < NV; v++) {
+        m[v] = load(v), mb[v] = load(v);
+        own[v] = br_data_create(m[v], BR_BACKEND_CPU, err, sizeof err);
+        cr_assert_not_null(own[v], "%s", err);
+        own[v]->ga->own_lu = 1;
+        bd[v] = br_data_create_opt(mb[v], BR_BACKEND_CPU, 0, err, sizeof err);
+        cr_assert_not_null(bd[v], "%s", err);
+        cr_assert(br_beam_batch_fits(mb[v], bd[v], err, sizeof err), "%s", err);
+    }
+    br_beam_batch *B = br_beam_batch_create((const br_model *const *)mb, bd, NV, BR_BACKEND_CPU, err, sizeof err);
+    cr_assert_not_null(B, "%s", err);
+    int energy[NV], failed[NV] = {0};
+    char errs[NV][600];
+    double Nmax = 0.0;
+    for (int k = 0; k < steps; k++) {
+        const int e = k % every == 0;
+        for (int v = 0; v < NV; v++) {
+            energy[v] = e;
+            cr_assert_eq(br_step_forces(m[v], own[v], e, NULL, err, sizeof err), 0, "%s", err);
+            br_integrate(m[v], own[v], m[v]->dt);
+            Nmax = fmax(Nmax, own[v]->res[0].N);
+        }
+        br_beam_batch_step(B, energy, failed, &errs[0][0], sizeof errs[0]);
+        for (int v = 0; v < NV; v++) cr_assert_eq(failed[v], 0, "variant %d: %s", v, errs[v]);
+    }
+    for (int v = 0; v < NV; v++) {
+        br_beam_batch_export(B, v);
+        compare(own[v], bd[v], m[v], v);
+    }
+    fprintf(stderr, "beam batch of %d S2 variants, %d steps (energy every %d): bitwise each variant's own run; "
+                    "largest contact force %.3g N, tip_C x %.3g m\n",
+            NV, steps, every, Nmax, own[0]->x[3 * 3]);
+    cr_assert_gt(Nmax, 0.0, "the contacts carried load");
+    br_beam_batch_destroy(B);
+    for (int v = 0; v < NV; v++) br_data_free(own[v]), br_data_free(bd[v]), br_model_free(m[v]), br_model_free(mb[v]);
+}
+
+Test(beam_batch, bitwise_each_variants_own_run, .timeout = 600)
+{
+    against_own_runs(30000, 1);
+}
+
+Test(beam_batch, bitwise_with_energy_every_tenth_step, .timeout = 300)
+{
+    against_own_runs(3000, 10);
+}
+
+Test(beam_batch, models_that_do_not_fit_are_named)
+{
+    char err[1024];
+    const char *cube = SOURCE_DIR "/scenarios/cube_00.yaml";
+    br_model *m = br_scenario_load(cube, NULL, 0, err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    br_data *d = br_data_create_opt(m, BR_BACKEND_CPU, 0, err, sizeof err);
+    cr_assert_not_null(d, "%s", err);
+    cr_assert_eq(br_beam_batch_fits(m, d, err, sizeof err), 0);
+    cr_assert(strstr(err, "no beams"), "%s", err);
+    br_data_free(d), br_model_free(m);
+    const char *expl[] = {"time.coupling=explicit"};
+    m = br_scenario_load(S2_SWEEP, expl, 1, err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    d = br_data_create_opt(m, BR_BACKEND_CPU, 0, err, sizeof err);
+    cr_assert_eq(br_beam_batch_fits(m, d, err, sizeof err), 0);
+    cr_assert(strstr(err, "explicitly"), "%s", err);
+    br_data_free(d), br_model_free(m);
+    /* variants that differ in more than their parameters */
+    br_model *a = load(0), *b = br_scenario_load(S2_SWEEP, (const char *[]){"loads.excitation.body=tip_L"}, 1, err, sizeof err);
+    cr_assert_not_null(b, "%s", err);
+    br_data *da = br_data_create_opt(a, BR_BACKEND_CPU, 0, err, sizeof err), *db = br_data_create_opt(b, BR_BACKEND_CPU, 0, err, sizeof err);
+    cr_assert_not_null(db, "%s", err);
+    const br_model *mm[2] = {a, b};
+    br_data *dd[2] = {da, db};
+    cr_assert_null(br_beam_batch_create(mm, dd, 2, BR_BACKEND_CPU, err, sizeof err));
+    cr_assert(strstr(err, "variant 1") && strstr(err, "differ"), "%s", err);
+    br_data_free(da), br_data_free(db), br_model_free(a), br_model_free(b);
+}
