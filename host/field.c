@@ -204,14 +204,6 @@ void br_set_frame_build(const br_contact_set_desc *d, const br_frame_state *A, c
     br_set_frame_make(d->surface, d->plane_p, d->plane_n, d->radius, A, B, -1.0, out);
 }
 
-static int sums_finite(const br_set_sums *s)
-{
-    const double *a = (const double *)s;
-    for (int k = 0; k < BR_SUMS_NADD + 2; k++)
-        if (!isfinite(a[k])) return 0;
-    return 1;
-}
-
 /* set s after a non-finite step, its frame -> "point i: what" naming the first point with a
  * non-finite bristle state, or else the first whose kinematics or normal force (recomputed
  * on the host with the shared per-point functions) is not finite */
@@ -262,7 +254,7 @@ int br_field_step_sets(br_field *f, const br_frame_state *frames, const double *
     for (int s = 0; s < f->nsets; s++) {
         const br_set_sums *m = &f->sums[s];
         if (bad) bad[s] = 0;
-        if (!sums_finite(m)) {
+        if (!br_set_sums_finite(m)) {
             if (nbad++ == 0) { /* the first bad set named in err */
                 f->ops->sync_to_host(f);
                 char what[200];
@@ -273,34 +265,9 @@ int br_field_step_sets(br_field *f, const br_frame_state *frames, const double *
             bad[s] = 1;
             continue;
         }
-        br_set_result *r = &res[s];
         const br_set_frame *sf = &f->frames[s];
-        const br_frame_state *B = &frames[f->sets[s].frame_b];
-        double dx[3] = {sf->xA[0] - B->x[0], sf->xA[1] - B->x[1], sf->xA[2] - B->x[2]}, dxF[3];
-        br_cross3(dx, m->Fc, dxF);
-        for (int j = 0; j < 3; j++) {
-            r->F_A[j] = m->Fc[j];
-            r->M_A[j] = m->Mc[j];
-            r->F_B[j] = -m->Fc[j];
-            r->M_B[j] = -(m->Mc[j] + dxF[j]);
-            r->Ff_A[j] = m->F[j];
-            r->Mf_A[j] = m->Mf[j];
-        }
-        f->E[s] += m->P * h;
-        f->E_nd[s] += m->P_nd * h;
-        r->N = m->N;
-        r->P = m->P;
-        r->E = f->E[s];
-        r->E_el = m->E_el;
-        r->P_nd = m->P_nd;
-        r->E_nd = f->E_nd[s];
-        r->E_b = m->E_b;
-        r->ncontact = (long)m->ncontact;
-        r->nstick = (long)m->nstick;
-        r->pen_max = m->pen_max;
-        r->vt_max = m->vt_max;
-        if (f->sets[s].tangent) br_tangent_finish(&f->tans[s], &r->tan);
-        else memset(&r->tan, 0, sizeof r->tan);
+        br_set_result_finish(m, f->sets[s].tangent ? &f->tans[s] : NULL, sf->xA, frames[f->sets[s].frame_b].x, h, &f->E[s],
+                             &f->E_nd[s], &res[s]);
     }
     return nbad ? -1 : 0;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "../kernels/point_step.h"
+#include "../kernels/set_result.h"
 #include "laws.h"
 
 typedef enum { BR_BACKEND_AUTO = 0, BR_BACKEND_CPU = 1, BR_BACKEND_CUDA = 2 } br_backend_kind;
@@ -54,26 +55,7 @@ typedef struct br_contact_set_desc {
     int tangent;             /* 1: every step also returns the wrench tangent (br_set_result.tan) */
 } br_contact_set_desc;
 
-/* Per-set result of one step, world axes. */
-typedef struct br_set_result {
-    double F_A[3], M_A[3];   /* contact force on A and its moment about A's origin */
-    double F_B[3], M_B[3];   /* the same on B, moment about B's origin */
-    double Ff_A[3], Mf_A[3]; /* friction part of F_A, M_A */
-    double N;                /* total normal force */
-    double P;                /* friction power */
-    double E;                /* running friction energy integral of P */
-    double E_el;             /* elastic energy in the normal springs */
-    double P_nd;             /* power dissipated by normal damping */
-    double E_nd;             /* running integral of normal-damping power */
-    double E_b;              /* energy stored in the bristles */
-    long ncontact, nstick;
-    double pen_max, vt_max;
-    /* With desc.tangent: the tangent of (F_A, M_A) with respect to the relative displacement
-     * (translation at A's origin, small rotation) and the relative twist (c, w) of A with
-     * respect to B, dW_A = -tan.K dxi_u - tan.C dxi_v (kernels/point_tangent.h); the wrench
-     * on B is -T W_A with T = [I, 0; [x_A - x_B]x, I], so its tangent is -T times A's. */
-    br_set_tangent tan;
-} br_set_result;
+/* br_set_result (a set's result of one step): kernels/set_result.h */
 
 typedef struct br_field br_field;
 
