@@ -225,41 +225,23 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
 static br_bm_res res_view(const br_set_result *r)
 {
     return (br_bm_res){.F_A = r->F_A, .M_A = r->M_A, .F_B = r->F_B, .M_B = r->M_B, .Ff_A = r->Ff_A, .Mf_A = r->Mf_A,
-                       .E_el = r->E_el, .E_b = r->E_b, .P_nd = r->P_nd, .tan = &r->tan};
+                       .N = r->N, .P = r->P, .E_el = r->E_el, .E_b = r->E_b, .P_nd = r->P_nd, .tan = &r->tan};
 }
 
-static int finite_n(const double *a, int n)
+/* model, time, br_bm_check's or the step's code -> the message (as br_check_finite words it) */
+static void failure(const br_model *m, double t, int code, char *err, size_t errlen)
 {
-    for (int i = 0; i < n; i++)
-        if (!isfinite(a[i])) return 0;
-    return 1;
-}
-
-/* variant after br_bm_accel -> 0, or -1 with the reason (as br_check_finite words it) */
-static int check_finite(const br_beam_batch *B, int v, int energy, char *err, size_t errlen)
-{
-    const br_model *m = B->m[v];
-    const br_bm_var *x = &B->var[v];
-    const br_set_result *res = B->res + (size_t)v * B->nset;
-    for (int s = 0; s < B->nset; s++)
-        if (!finite_n((const double *)&res[s].tan, (int)(sizeof res[s].tan / sizeof(double))))
-            return snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite wrench tangent", x->t, m->cset[s].name), -1;
-    for (int i = 0; i < B->n; i++)
-        if (!isfinite(x->ga.a1[(size_t)i * x->ga.s]))
-            return snprintf(err, errlen, "t = %.9g s: the structure's step gave a non-finite acceleration", x->t), -1;
-    for (int b = 0; b < B->model.nbody; b++)
-        if (!finite_n(x->bx + 3 * b, 3) || !finite_n(x->bv + 3 * b, 3) || !finite_n(x->bw + 3 * b, 3))
-            return snprintf(err, errlen, "t = %.9g s: body '%s' has a non-finite position or velocity", x->t, m->body[b].name), -1;
-    for (int s = 0; s < B->nset; s++) {
-        const br_set_result *r = &res[s];
-        if (!finite_n(r->F_A, 3) || !finite_n(r->M_A, 3) || !isfinite(r->N) || !isfinite(r->P) || !isfinite(r->E_b))
-            return snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact force", x->t, m->cset[s].name), -1;
-        if (!isfinite(x->setE[s]))
-            return snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite friction energy", x->t, m->cset[s].name), -1;
+    const int what = code / 256, k = code % 256;
+    switch (what) {
+    case BR_BM_SINGULAR: snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", t); break;
+    case BR_BM_TANGENT: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite wrench tangent", t, m->cset[k].name); break;
+    case BR_BM_ACCEL: snprintf(err, errlen, "t = %.9g s: the structure's step gave a non-finite acceleration", t); break;
+    case BR_BM_BODY: snprintf(err, errlen, "t = %.9g s: body '%s' has a non-finite position or velocity", t, m->body[k].name); break;
+    case BR_BM_FORCE: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact force", t, m->cset[k].name); break;
+    case BR_BM_FENERGY: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite friction energy", t, m->cset[k].name); break;
+    case BR_BM_ENERGY: snprintf(err, errlen, "t = %.9g s: an energy term is not finite", t); break;
+    default: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact sums", t, m->cset[k].name); break;
     }
-    if (energy && !finite_n((const double *)x->en, (int)(sizeof *x->en / sizeof(double))))
-        return snprintf(err, errlen, "t = %.9g s: an energy term is not finite", x->t), -1;
-    return 0;
 }
 
 void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
@@ -286,13 +268,10 @@ void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *
         const br_set_result *res = B->res + (size_t)v * B->nset;
         for (int s = 0; s < B->nset && s < 64; s++) r[s] = res_view(&res[s]);
         br_bm_loads(&B->model, sh, x, r, energy[v]);
-        char *e = err + (size_t)v * errstride;
-        if (br_bm_accel(&B->model, sh, x, r)) {
-            snprintf(e, errstride, "t = %.9g s: the linearized structure system is singular", x->t);
-            failed[v] = 1;
-            continue;
-        }
-        if (check_finite(B, v, energy[v], e, errstride)) {
+        int code = br_bm_accel(&B->model, sh, x, r) ? BR_BM_SINGULAR * 256 : BR_BM_OK;
+        if (!code) code = br_bm_check(&B->model, sh, x, r, energy[v]);
+        if (code) {
+            failure(B->m[v], x->t, code, err + (size_t)v * errstride, errstride);
             failed[v] = 1;
             continue;
         }

@@ -77,3 +77,8 @@ static void gpu_destroy(br_field *f)
 
 const br_backend_ops br_backend_cuda = {"cuda",        gpu_create,          gpu_step, gpu_to_host,
                                         gpu_from_host, gpu_start_recording, gpu_destroy};
+
+struct br_cuda_field *br_field_cuda_of(br_field *f)
+{
+    return f->ops == &br_backend_cuda ? ((gpu_backend *)f->backend)->g : NULL;
+}

@@ -58,6 +58,9 @@ struct br_field {
 extern const br_backend_ops br_backend_cpu;
 #ifdef BRISTLE_HAVE_CUDA
 extern const br_backend_ops br_backend_cuda;
+struct br_cuda_field;
+/* a field on the CUDA backend -> its device field (kernels/field_cuda.h), else NULL */
+struct br_cuda_field *br_field_cuda_of(br_field *f);
 #endif
 
 #endif

@@ -137,7 +137,7 @@ typedef struct br_bm_model {
 /* A set's results from the field (the part of host/field.h's br_set_result a step uses) */
 typedef struct br_bm_res {
     const double *F_A, *M_A, *F_B, *M_B, *Ff_A, *Mf_A;
-    double E_el, E_b, P_nd;
+    double N, P, E_el, E_b, P_nd;
     const br_set_tangent *tan;
 } br_bm_res;
 
@@ -275,6 +275,40 @@ BR_HD int br_bm_accel(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x,
         x->setEnd[s] = x->End_upto[s] + m->h * x->setPnd[s];
     }
     return 0;
+}
+
+/* what stopped a variant's step (br_bm_check's codes, host/sim.c's br_check_finite's order) */
+enum { BR_BM_OK = 0, BR_BM_SINGULAR, BR_BM_TANGENT, BR_BM_ACCEL, BR_BM_BODY, BR_BM_FORCE, BR_BM_FENERGY, BR_BM_ENERGY,
+       BR_BM_FIELD };
+
+BR_HD int br_bm_finite(const double *a, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(a[i])) return 0;
+    return 1;
+}
+
+/* model, shape, variant after br_bm_accel, its sets' results, energy -> BR_BM_OK, or a code
+ * times 256 plus the set or body it names: a non-finite wrench tangent, acceleration, body state,
+ * contact force, friction energy or energy term */
+BR_HD int br_bm_check(const br_bm_model *m, const br_ga_shape *sh, const br_bm_var *x, const br_bm_res *res, int energy)
+{
+    for (int s = 0; s < m->nset; s++)
+        if (!br_bm_finite((const double *)res[s].tan, (int)(sizeof *res[s].tan / sizeof(double))))
+            return BR_BM_TANGENT * 256 + s;
+    for (int i = 0; i < sh->n; i++)
+        if (!isfinite(x->ga.a1[(long)i * x->ga.s])) return BR_BM_ACCEL * 256;
+    for (int b = 0; b < m->nbody; b++)
+        if (!br_bm_finite(x->bx + 3 * b, 3) || !br_bm_finite(x->bv + 3 * b, 3) || !br_bm_finite(x->bw + 3 * b, 3))
+            return BR_BM_BODY * 256 + b;
+    for (int s = 0; s < m->nset; s++)
+        if (!br_bm_finite(res[s].F_A, 3) || !br_bm_finite(res[s].M_A, 3) || !isfinite(res[s].N) || !isfinite(res[s].P) ||
+            !isfinite(res[s].E_b))
+            return BR_BM_FORCE * 256 + s;
+    if (energy && !br_bm_finite((const double *)x->en, (int)(sizeof *x->en / sizeof(double)))) return BR_BM_ENERGY * 256;
+    for (int s = 0; s < m->nset; s++)
+        if (!isfinite(x->setE[s])) return BR_BM_FENERGY * 256 + s;
+    return BR_BM_OK;
 }
 
 /* model, shape, variant after br_bm_accel -> u, v, a at t_{n+1}, the loads' work and the

@@ -543,25 +543,17 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
 #undef FAILVAL
 
 #define FAILVAL (-1)
-extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h,
-                                  int record, br_set_sums *sums, br_tangent_sums *tans, char *err, size_t errlen)
+/* field, the host frames (NULL: every set steps in a group launch from the device frames), h,
+ * record -> every group launched, the sums and tangent sums reduced on the device */
+static int launch_all(br_cuda_field *g, const br_set_frame *frames, double h, int record, char *err, size_t errlen)
 {
-    for (int s = 0; s < g->nsets; s++)
-        if (frames[s].surface != g->surface[s]) {
-            if (err && errlen) snprintf(err, errlen, "CUDA backend: set %d changed its counter surface", s);
-            return -1;
-        }
-    if (g->any_group) { /* every set's frame, for the group kernels (the launches follow on the same stream) */
-        memcpy(g->h_frames, frames, (size_t)g->nsets * sizeof(br_set_frame));
-        BR_CU(cudaMemcpyAsync(g->d_frames, g->h_frames, (size_t)g->nsets * sizeof(br_set_frame), cudaMemcpyHostToDevice));
-    }
     for (const set_group &q : g->groups) {
         launch_args a;
         memset(&a, 0, sizeof a);
         a.nb = q.nb;
         a.h = h;
         a.record = record;
-        if (q.nsets == 1) {
+        if (q.nsets == 1 && frames) {
             const int s = q.first_set;
             a.v = g->views[s];
             if (!record) a.v.outF = a.v.outN = NULL;
@@ -585,6 +577,24 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
     if (g->any_tangent) {
         finish_tangent_kernel<<<g->nsets, kFinishBlock>>>(g->tpartials, g->d_poff, g->d_tans);
         BR_CU(cudaGetLastError());
+    }
+    return 0;
+}
+
+extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h,
+                                  int record, br_set_sums *sums, br_tangent_sums *tans, char *err, size_t errlen)
+{
+    for (int s = 0; s < g->nsets; s++)
+        if (frames[s].surface != g->surface[s]) {
+            if (err && errlen) snprintf(err, errlen, "CUDA backend: set %d changed its counter surface", s);
+            return -1;
+        }
+    if (g->any_group) { /* every set's frame, for the group kernels (the launches follow on the same stream) */
+        memcpy(g->h_frames, frames, (size_t)g->nsets * sizeof(br_set_frame));
+        BR_CU(cudaMemcpyAsync(g->d_frames, g->h_frames, (size_t)g->nsets * sizeof(br_set_frame), cudaMemcpyHostToDevice));
+    }
+    if (launch_all(g, frames, h, record, err, errlen)) return -1;
+    if (g->any_tangent) {
         BR_CU(cudaMemcpy(g->h_tans, g->d_tans, (size_t)g->nsets * sizeof(br_tangent_sums), cudaMemcpyDeviceToHost));
         memcpy(tans, g->h_tans, (size_t)g->nsets * sizeof(br_tangent_sums));
     }
@@ -592,6 +602,20 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
                      cudaMemcpyDeviceToHost));
     memcpy(sums, g->h_sums, (size_t)g->nsets * sizeof(br_set_sums));
     return 0;
+}
+
+extern "C" int br_cuda_field_resident(br_cuda_field *g, br_set_frame **frames, br_set_sums **sums,
+                                      br_tangent_sums **tans)
+{
+    for (const set_group &q : g->groups)
+        if (q.nsets == 1) return -1;
+    *frames = g->d_frames, *sums = g->d_sums, *tans = g->any_tangent ? g->d_tans : NULL;
+    return 0;
+}
+
+extern "C" int br_cuda_field_step_resident(br_cuda_field *g, double h, char *err, size_t errlen)
+{
+    return launch_all(g, NULL, h, 0, err, errlen);
 }
 
 extern "C" int br_cuda_field_download(br_cuda_field *g, const br_set_view *views, int record)

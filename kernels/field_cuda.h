@@ -32,6 +32,15 @@ br_cuda_field *br_cuda_field_create(const br_set_view *views, const int *tangent
 int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h, int record,
                        br_set_sums *sums, br_tangent_sums *tans, char *err, size_t errlen);
 
+/* field whose every set steps in a group launch (a batch of two or more variants) -> the device
+ * arrays a resident step reads and leaves: the set frames (nsets), the sums and the tangent sums
+ * (nsets each; NULL without tangents); 0, or -1 when a set steps alone */
+int br_cuda_field_resident(br_cuda_field *g, br_set_frame **frames, br_set_sums **sums, br_tangent_sums **tans);
+
+/* h -> every set stepped from the set frames already in the device array; the sums and tangent
+ * sums left there (no copy, no synchronization: the caller's next launch on the stream follows) */
+int br_cuda_field_step_resident(br_cuda_field *g, double h, char *err, size_t errlen);
+
 /* device states (and per-point outputs when recorded) -> host views' arrays */
 int br_cuda_field_download(br_cuda_field *g, const br_set_view *views, int record);
 

@@ -159,3 +159,9 @@ extern "C" int br_cuda_ga_state(br_cuda_ga *g, double *u, double *v, double *a, 
     return 0;
 }
 #undef FAILVAL
+
+extern "C" void br_cuda_ga_arrays(br_cuda_ga *g, br_ga_shape *sh, br_ga_arrays *A)
+{
+    *sh = g->sh;
+    *A = g->A;
+}

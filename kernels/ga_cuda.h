@@ -31,6 +31,10 @@ int br_cuda_ga_repeat(br_cuda_ga *g, long steps, char *err, size_t errlen);
 /* -> u, v, a (n x nv each; any may be NULL) copied to the host; 0, or -1 with err */
 int br_cuda_ga_state(br_cuda_ga *g, double *u, double *v, double *a, char *err, size_t errlen);
 
+/* -> the shape (its arrays on the device) and the device arrays, for kernels that run the stages
+ * around the solve (kernels/beam_cuda.cu) */
+void br_cuda_ga_arrays(br_cuda_ga *g, br_ga_shape *sh, br_ga_arrays *A);
+
 void br_cuda_ga_destroy(br_cuda_ga *g);
 
 #ifdef __cplusplus
