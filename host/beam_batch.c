@@ -9,6 +9,10 @@
 #include "../kernels/beam_step.h"
 #include "field.h"
 #include "ga_batch.h"
+#ifdef BRISTLE_HAVE_CUDA
+#include "../kernels/beam_cuda.h"
+#include "field_internal.h"
+#endif
 
 struct br_beam_batch {
     int nv, n, nr, nset, nframe;
@@ -28,6 +32,11 @@ struct br_beam_batch {
     br_set_result *res;              /* nv x nset */
     double *Nset;
     int *bad;
+#ifdef BRISTLE_HAVE_CUDA
+    br_cuda_beam *dev;               /* the CUDA backend: every variant's state on the device */
+    br_beam_host *host;
+    int *codes;
+#endif
 };
 
 static int flat_fn(const br_timefn *fn, br_tf_flat *out)
@@ -74,6 +83,10 @@ int br_beam_batch_fits(const br_model *m, const br_data *d, char *why, size_t wh
 void br_beam_batch_destroy(br_beam_batch *B)
 {
     if (!B) return;
+#ifdef BRISTLE_HAVE_CUDA
+    br_cuda_beam_destroy(B->dev);
+    free(B->host), free(B->codes);
+#endif
     br_ga_batch_destroy(B->ga);
     br_field_destroy(B->field);
     free(B->body_node), free(B->body_q0), free(B->body_offset), free(B->body_fg), free(B->load), free(B->set);
@@ -166,7 +179,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     br_genalpha **g = malloc((size_t)nv * sizeof *g);
     if (!g) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
     for (int v = 0; v < nv; v++) g[v] = d[v]->ga;
-    B->ga = br_ga_batch_create(g, nv, BR_BACKEND_CPU, err, errlen);
+    B->ga = br_ga_batch_create(g, nv, backend == BR_BACKEND_CUDA ? BR_BACKEND_CUDA : BR_BACKEND_CPU, err, errlen);
     free(g);
     if (!B->ga) return br_beam_batch_destroy(B), NULL;
     /* the other structure vectors, the variant innermost, and the field over every variant's sets */
@@ -218,7 +231,20 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
         x->t = dv->t, x->step = dv->step;
         memcpy(B->res + (size_t)v * ns, dv->res, (size_t)ns * sizeof *B->res);
     }
+    if (backend != BR_BACKEND_CUDA) return B;
+#ifdef BRISTLE_HAVE_CUDA
+    B->host = calloc((size_t)nv, sizeof *B->host), B->codes = calloc((size_t)nv, sizeof(int));
+    if (!B->host || !B->codes) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
+    for (int v = 0; v < nv; v++) B->host[v] = (br_beam_host){.var = &B->var[v], .res = B->res + (size_t)v * ns};
+    const br_beam_sizes z = {.n = B->n, .nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe};
+    struct br_cuda_field *cf = B->field ? br_field_cuda_of(B->field) : NULL;
+    if (!cf || !br_ga_batch_cuda(B->ga)) return fail(B, err, errlen, "variant %d: %s", 0, "the CUDA beam batch needs its field and structure on the GPU");
+    B->dev = br_cuda_beam_create(&B->model, &z, nv, br_ga_batch_cuda(B->ga), cf, B->host, B->vec, err, errlen);
+    if (!B->dev) return br_beam_batch_destroy(B), NULL;
     return B;
+#else
+    return fail(B, err, errlen, "variant %d: %s", 0, "this build has no CUDA backend");
+#endif
 }
 
 /* a set's result -> the view the stages read */
@@ -246,6 +272,26 @@ static void failure(const br_model *m, double t, int code, char *err, size_t err
 
 void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
 {
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev) { /* every variant on the device; their codes back each step (the one synchronization) */
+        char derr[600] = "";
+        const int rc = br_cuda_beam_step(B->dev, energy, derr, sizeof derr);
+        if (!rc && br_cuda_beam_failed(B->dev, B->codes, derr, sizeof derr) == 0) {
+            for (int v = 0; v < B->nv; v++)
+                if (B->codes[v] && !failed[v]) {
+                    double t;
+                    long step;
+                    br_cuda_beam_download(B->dev, v, B->host, &t, &step, derr, sizeof derr);
+                    failure(B->m[v], t, B->codes[v], err + (size_t)v * errstride, errstride);
+                    failed[v] = 1;
+                }
+            return;
+        }
+        for (int v = 0; v < B->nv; v++) /* a device error stops every variant */
+            if (!failed[v]) snprintf(err + (size_t)v * errstride, errstride, "%s", derr), failed[v] = 1;
+        return;
+    }
+#endif
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
 #pragma omp parallel for schedule(static)
     for (int v = 0; v < B->nv; v++)
@@ -282,14 +328,19 @@ void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *
 void br_beam_batch_export(br_beam_batch *B, int v)
 {
     br_data *d = B->d[v];
-    const br_bm_var *x = &B->var[v];
+    br_bm_var *x = &B->var[v];
     char err[200];
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev && br_cuda_beam_download(B->dev, v, B->host, &x->t, &x->step, err, sizeof err))
+        fprintf(stderr, "bristle: beam batch: %s\n", err);
+#endif
     br_ga_batch_state(B->ga, v, d->ga->u, d->ga->v, d->ga->a, err, sizeof err);
     double *to[] = {d->up, d->vp, d->g, d->gext, d->gext_prev, d->uprev, d->vprev};
     const double *from[] = {x->up, x->vp, x->g, x->gext, x->gext_prev, x->uprev, x->vprev};
     for (int k = 0; k < 7; k++)
         for (int i = 0; i < B->n; i++) to[k][i] = from[k][(size_t)i * x->s];
-    for (int i = 0; i < B->n; i++) d->ga->a1[i] = x->ga.a1[(size_t)i * x->ga.s];
+    if (!br_ga_batch_cuda(B->ga))
+        for (int i = 0; i < B->n; i++) d->ga->a1[i] = x->ga.a1[(size_t)i * x->ga.s];
     memcpy(d->frames, x->frames, (size_t)B->nframe * sizeof *d->frames);
     memcpy(d->fframes, x->frames, (size_t)B->nframe * sizeof *d->fframes);
     memcpy(d->res, B->res + (size_t)v * B->nset, (size_t)B->nset * sizeof *d->res);

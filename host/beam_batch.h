@@ -19,7 +19,9 @@ typedef struct br_beam_batch br_beam_batch;
  * amplitudes constant or ramps) */
 int br_beam_batch_fits(const br_model *m, const br_data *d, char *why, size_t whylen);
 
-/* nv models and their data at t = 0 (br_data_create_opt without a field), the field's backend ->
+/* nv models and their data at t = 0 (br_data_create_opt without a field), backend (CPU; or CUDA:
+ * the field, the structure and every stage resident on the GPU, two variants at least, a
+ * variant's sets summed in the GPU's order, so its run agrees to rounding, not bitwise) ->
  * the batch, which steps those data from now on (read them after br_beam_batch_export); NULL
  * with err: a variant that does not fit, or differs from variant 0 in more than its matrices
  * (moduli, masses, damping), load magnitudes and contact parameters */

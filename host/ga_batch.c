@@ -241,3 +241,13 @@ double br_ga_batch_bytes(const br_ga_batch *b) { return b->bytes; }
 
 const br_ga_shape *br_ga_batch_shape(const br_ga_batch *b) { return &b->sh; }
 br_ga_arrays *br_ga_batch_arrays(br_ga_batch *b) { return &b->A; }
+
+struct br_cuda_ga *br_ga_batch_cuda(br_ga_batch *b)
+{
+#ifdef BRISTLE_HAVE_CUDA
+    return b->dev;
+#else
+    (void)b;
+    return NULL;
+#endif
+}

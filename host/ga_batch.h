@@ -43,6 +43,9 @@ int br_ga_batch_state(br_ga_batch *b, int v, double *u, double *vel, double *a, 
 const struct br_ga_shape *br_ga_batch_shape(const br_ga_batch *b);
 struct br_ga_arrays *br_ga_batch_arrays(br_ga_batch *b);
 
+/* -> the batch's device half (kernels/ga_cuda.h), or NULL on the CPU backend */
+struct br_cuda_ga *br_ga_batch_cuda(br_ga_batch *b);
+
 /* -> "cpu" or "cuda"; the device's name ("cpu" on the CPU) */
 const char *br_ga_batch_backend(const br_ga_batch *b);
 const char *br_ga_batch_device(const br_ga_batch *b);
