@@ -16,8 +16,8 @@
 
 struct br_beam_batch {
     int nv, n, nr, nset, nframe;
-    const br_model *const *m;
-    br_data *const *d;
+    const br_model **m;              /* the variants' models and data (the caller's; the arrays copied) */
+    br_data **d;
     br_bm_model model;               /* variant 0's, shared */
     int *body_node;
     double *body_q0, *body_offset, *body_fg;
@@ -91,6 +91,7 @@ void br_beam_batch_destroy(br_beam_batch *B)
     br_field_destroy(B->field);
     free(B->body_node), free(B->body_q0), free(B->body_offset), free(B->body_fg), free(B->load), free(B->set);
     free(B->mag), free(B->vec), free(B->var), free(B->frames), free(B->res), free(B->Nset), free(B->bad);
+    free(B->m), free(B->d);
     free(B);
 }
 
@@ -111,7 +112,10 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
         if (!br_beam_batch_fits(m[v], d[v], why, sizeof why)) return fail(B, err, errlen, "variant %d cannot join a beam batch: %s", v, why);
     const br_model *m0 = m[0];
     const br_struct *st = d[0]->st;
-    B->nv = nv, B->m = m, B->d = d, B->n = d[0]->ga->n, B->nr = d[0]->ga->nr, B->nset = m0->nset;
+    B->m = malloc((size_t)nv * sizeof *B->m), B->d = malloc((size_t)nv * sizeof *B->d);
+    if (!B->m || !B->d) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
+    for (int v = 0; v < nv; v++) B->m[v] = m[v], B->d[v] = d[v];
+    B->nv = nv, B->n = d[0]->ga->n, B->nr = d[0]->ga->nr, B->nset = m0->nset;
     B->nframe = br_model_nframe(m0);
     const int nb = m0->nbody, nl = m0->nload, ns = m0->nset;
     for (int v = 1; v < nv; v++) { /* the same structure, bodies, loads and sets but for their numbers */
@@ -270,19 +274,15 @@ static void failure(const br_model *m, double t, int code, char *err, size_t err
     }
 }
 
-void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
+void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
 {
 #ifdef BRISTLE_HAVE_CUDA
     if (B->dev) { /* every variant on the device; their codes back each step (the one synchronization) */
         char derr[600] = "";
-        const int rc = br_cuda_beam_step(B->dev, energy, derr, sizeof derr);
-        if (!rc && br_cuda_beam_failed(B->dev, B->codes, derr, sizeof derr) == 0) {
+        if (!br_cuda_beam_forces(B->dev, energy, derr, sizeof derr) && !br_cuda_beam_failed(B->dev, B->codes, derr, sizeof derr)) {
             for (int v = 0; v < B->nv; v++)
                 if (B->codes[v] && !failed[v]) {
-                    double t;
-                    long step;
-                    br_cuda_beam_download(B->dev, v, B->host, &t, &step, derr, sizeof derr);
-                    failure(B->m[v], t, B->codes[v], err + (size_t)v * errstride, errstride);
+                    failure(B->m[v], B->var[v].t, B->codes[v], err + (size_t)v * errstride, errstride);
                     failed[v] = 1;
                 }
             return;
@@ -319,10 +319,63 @@ void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *
         if (code) {
             failure(B->m[v], x->t, code, err + (size_t)v * errstride, errstride);
             failed[v] = 1;
-            continue;
         }
-        br_bm_integrate(&B->model, sh, x);
     }
+}
+
+void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
+{
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev) {
+        char derr[600];
+        if (br_cuda_beam_integrate(B->dev, derr, sizeof derr)) fprintf(stderr, "bristle: beam batch: %s\n", derr);
+        for (int v = 0; v < B->nv; v++) /* the host's copy of the clock */
+            if (!skip[v]) B->var[v].step++, B->var[v].t = B->var[v].step * B->model.h;
+        return;
+    }
+#endif
+    const br_ga_shape *sh = br_ga_batch_shape(B->ga);
+#pragma omp parallel for schedule(static)
+    for (int v = 0; v < B->nv; v++)
+        if (!skip[v]) br_bm_integrate(&B->model, sh, &B->var[v]);
+}
+
+/* variant -> the parts of its state at t_n the batch keeps outside its br_data, copied there */
+static void sampled_state(br_beam_batch *B, int v)
+{
+    br_data *d = B->d[v];
+    const br_bm_var *x = &B->var[v];
+    memcpy(d->frames, x->frames, (size_t)B->nframe * sizeof *d->frames);
+    memcpy(d->fframes, x->frames, (size_t)B->nframe * sizeof *d->fframes);
+    memcpy(d->res, B->res + (size_t)v * B->nset, (size_t)B->nset * sizeof *d->res);
+    d->t = x->t, d->step = x->step;
+}
+
+int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen)
+{
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev) {
+        double *t = malloc((size_t)B->nv * sizeof(double));
+        long *step = malloc((size_t)B->nv * sizeof(long));
+        if (!t || !step) return free(t), free(step), snprintf(err, errlen, "out of memory"), -1;
+        const int rc = br_cuda_beam_sample(B->dev, B->host, which, t, step, err, errlen);
+        for (int v = 0; !rc && v < B->nv; v++)
+            if (which[v]) B->var[v].t = t[v], B->var[v].step = step[v];
+        free(t), free(step);
+        if (rc) return -1;
+    }
+#else
+    (void)err, (void)errlen;
+#endif
+    for (int v = 0; v < B->nv; v++)
+        if (which[v]) sampled_state(B, v);
+    return 0;
+}
+
+void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
+{
+    br_beam_batch_forces(B, energy, failed, err, errstride);
+    br_beam_batch_integrate(B, failed);
 }
 
 void br_beam_batch_export(br_beam_batch *B, int v)
@@ -341,9 +394,8 @@ void br_beam_batch_export(br_beam_batch *B, int v)
         for (int i = 0; i < B->n; i++) to[k][i] = from[k][(size_t)i * x->s];
     if (!br_ga_batch_cuda(B->ga))
         for (int i = 0; i < B->n; i++) d->ga->a1[i] = x->ga.a1[(size_t)i * x->ga.s];
-    memcpy(d->frames, x->frames, (size_t)B->nframe * sizeof *d->frames);
-    memcpy(d->fframes, x->frames, (size_t)B->nframe * sizeof *d->fframes);
-    memcpy(d->res, B->res + (size_t)v * B->nset, (size_t)B->nset * sizeof *d->res);
+    sampled_state(B, v);
     for (int s = 0; s < B->nset; s++) d->Nset[s] = -1.0;
-    d->t = x->t, d->step = x->step;
 }
+
+const br_field *br_beam_batch_field(const br_beam_batch *B) { return B->field; }

@@ -31,9 +31,24 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
 void br_beam_batch_destroy(br_beam_batch *B);
 
 /* batch, energy[v] (1: variant v books its energy terms this step), failed[v] (0 running; a
- * failed variant is skipped) -> the running variants advanced one step; a variant that fails
- * gets failed[v] = 1 and "t = ... s: reason" in err + v * errstride */
+ * failed variant is skipped) -> the running variants' forces and accelerations at t_n (frames,
+ * field, loads, solve, checks); a variant that fails gets failed[v] = 1 and "t = ... s: reason" in
+ * err + v * errstride */
+void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride);
+
+/* batch, skip[v] -> every variant not skipped integrated to t_{n+1} */
+void br_beam_batch_integrate(br_beam_batch *B, const int *skip);
+
+/* batch after br_beam_batch_forces, which[v] -> the state at t_n that the outputs read (body
+ * states, frames, set results, energies, load values, time) in the flagged variants' br_data
+ * (br_output_row reads them there); 0, or -1 with err */
+int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen);
+
+/* br_beam_batch_forces, then br_beam_batch_integrate of the variants still running */
 void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride);
+
+/* -> its contact field (all the variants' sets; its backend and device name say where it runs) */
+const br_field *br_beam_batch_field(const br_beam_batch *B);
 
 /* batch, variant -> its state written back into its br_data (structure state, frames, set
  * results, energies, time), as its own run would hold it */

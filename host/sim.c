@@ -207,6 +207,9 @@ br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_
         d->st = br_struct_build(m, err, errlen);
         const int n = d->st ? d->st->ndof : 0;
         if (d->st) d->ga = br_genalpha_create(n, d->st->M, d->st->C, d->st->K, m->rho_inf, m->dt, err, errlen);
+        /* BRISTLE_PORTABLE_LU: the Woodbury system by kernels/ga_step.h's LU, as the beam batches solve
+         * it (on every machine the same bits; LAPACK's dgesv picks its kernels by CPU) */
+        if (d->ga && getenv("BRISTLE_PORTABLE_LU")) d->ga->own_lu = 1;
         d->g = calloc((size_t)n + 1, sizeof(double));
         d->gext = calloc((size_t)n + 1, sizeof(double));
         d->gext_prev = calloc((size_t)n + 1, sizeof(double));

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "beam_batch.h"
 #include "h5out.h"
 #include "output.h"
 #include "plot.h"
@@ -893,9 +894,9 @@ static int var_sample(const st_study *S, const st_var *V)
     return (V->n % V->m->out_every == 0) || last;
 }
 
-/* variant after the stages of its step (forces and accelerations at t_n) -> the sampled row analysed,
- * then finished, failed or integrated to t_{n+1} */
-static void var_step_end(const st_study *S, st_var *V, int sample)
+/* variant after the stages of its step (forces and accelerations at t_n), integrate (0: a beam
+ * batch integrates it) -> the sampled row analysed, then finished, failed or integrated to t_{n+1} */
+static void var_step_end(const st_study *S, st_var *V, int sample, int integrate)
 {
     br_model *m = V->m;
     br_data *d = V->d;
@@ -929,7 +930,7 @@ static void var_step_end(const st_study *S, st_var *V, int sample)
         V->status = ST_FAILED;
         return;
     }
-    br_integrate(m, d, m->dt);
+    if (integrate) br_integrate(m, d, m->dt);
     V->n++;
 }
 
@@ -943,7 +944,7 @@ static void var_advance(const st_study *S, st_var *V, long block)
             V->status = ST_FAILED;
             return;
         }
-        var_step_end(S, V, sample);
+        var_step_end(S, V, sample, 1);
     }
 }
 
@@ -1037,8 +1038,76 @@ static void batch_step(const st_study *S, st_var *V, long nv, const long *run, l
             W->status = ST_FAILED;
             continue;
         }
-        var_step_end(S, W, B->sample[v]);
+        var_step_end(S, W, B->sample[v], 1);
     }
+}
+
+/* Every variant's whole step on a beam batch (host/beam_batch.c): with --backend cuda the field,
+ * the structures and every stage of the step resident on the GPU, only the sampled state copied
+ * back; with BRISTLE_STUDY_BEAMS=cpu the same batch on the CPU (its reference). For models whose
+ * bodies all ride on beams and analyses that advance in lockstep (time history, sweep). */
+typedef struct st_beams {
+    br_beam_batch *bb;
+    int *energy, *failed, *skip;
+    char *errs;                  /* 600 a variant */
+} st_beams;
+
+static void beams_free(st_beams *W)
+{
+    br_beam_batch_destroy(W->bb);
+    free(W->energy), free(W->failed), free(W->skip), free(W->errs);
+    memset(W, 0, sizeof *W);
+}
+
+/* study, variants (built without fields), backend -> the beam batch; 0, or -1 with why it does not
+ * apply (the caller steps the variants the usual way) */
+static int beams_make(const st_study *S, st_var *V, long nv, br_backend_kind backend, st_beams *W, char *why, size_t whylen)
+{
+    memset(W, 0, sizeof *W);
+    if (S->analysis == AN_STEPPED) return snprintf(why, whylen, "a stepped sine changes each variant's frequency"), -1;
+    if (nv < 2) return snprintf(why, whylen, "it batches two variants or more"), -1;
+    for (long v = 0; v < nv; v++)
+        if (!br_beam_batch_fits(V[v].m, V[v].d, why, whylen)) return -1;
+    const br_model **m = malloc((size_t)nv * sizeof *m);
+    br_data **d = malloc((size_t)nv * sizeof *d);
+    W->energy = calloc((size_t)nv, sizeof(int)), W->failed = calloc((size_t)nv, sizeof(int));
+    W->skip = calloc((size_t)nv, sizeof(int)), W->errs = calloc((size_t)nv, 600);
+    if (!m || !d || !W->energy || !W->failed || !W->skip || !W->errs) {
+        free(m), free(d), beams_free(W);
+        return snprintf(why, whylen, "out of memory"), -1;
+    }
+    for (long v = 0; v < nv; v++) m[v] = V[v].m, d[v] = V[v].d;
+    W->bb = br_beam_batch_create(m, d, (int)nv, backend, why, whylen);
+    free(m), free(d);
+    if (!W->bb) return beams_free(W), -1;
+    return 0;
+}
+
+/* the beam batch, every variant -> one lockstep step of those running: forces at t_n on the batch,
+ * the sampled variants' state brought back and analysed, then the batch integrates the rest */
+static void beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
+{
+    for (long v = 0; v < nv; v++) {
+        W->failed[v] = V[v].status != ST_RUNNING;
+        W->energy[v] = !W->failed[v] && var_sample(S, &V[v]);
+    }
+    br_beam_batch_forces(W->bb, W->energy, W->failed, W->errs, 600);
+    for (long v = 0; v < nv; v++) {
+        if (V[v].status == ST_RUNNING && W->failed[v]) {
+            snprintf(V[v].err, sizeof V[v].err, "%s", W->errs + 600 * v);
+            V[v].status = ST_FAILED;
+        }
+        W->energy[v] &= !W->failed[v];
+    }
+    char err[600];
+    if (br_beam_batch_sample(W->bb, W->energy, err, sizeof err))
+        for (long v = 0; v < nv; v++)
+            if (V[v].status == ST_RUNNING) snprintf(V[v].err, sizeof V[v].err, "%s", err), V[v].status = ST_FAILED;
+#pragma omp parallel for schedule(static)
+    for (long v = 0; v < nv; v++)
+        if (V[v].status == ST_RUNNING) var_step_end(S, &V[v], W->energy[v], 0);
+    for (long v = 0; v < nv; v++) W->skip[v] = V[v].status != ST_RUNNING;
+    br_beam_batch_integrate(W->bb, W->skip);
 }
 
 /* ---- outputs ---- */
@@ -1534,13 +1603,25 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     st_batch B;
     memset(&B, 0, sizeof B);
     const br_backend_kind fb = backend < 0 ? BR_BACKEND_AUTO : (br_backend_kind)backend;
-    if (shared && nl ? batch_make(L, nl, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
+    /* --backend cuda: every stage of the step on the GPU where the variants allow it, else the
+     * field alone (said so) */
+    st_beams W;
+    memset(&W, 0, sizeof W);
+    const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");
+    const int beams_cpu = beams_env && !strcmp(beams_env, "cpu");
+    if (shared && nl && (fb == BR_BACKEND_CUDA || beams_cpu)) {
+        char why[600];
+        if (beams_make(S, L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet)
+            fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",
+                    fb == BR_BACKEND_CUDA ? "GPU" : "CPU", why);
+    }
+    if (shared && nl && !W.bb ? batch_make(L, nl, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
     for (long v = 0; !shared && v < nl && !bad; v++)
         if (br_data_own_field(L[v].m, L[v].d, fb, err, sizeof err)) bad = 2;
     if (bad) fprintf(stderr, "bristle study: %s\n", err);
     bad = (int)br_ranks_max(RK, bad);
     if (bad) {
-        batch_free(&B);
+        batch_free(&B), beams_free(&W);
         for (long v = 0; v < nv; v++) var_free(&V[v]);
         br_ranks_barrier(RK);
         if (RK->rank == 0) br_rm_tree(dir);
@@ -1559,7 +1640,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (br_ranks_max(RK, !run)) {
         fprintf(stderr, "bristle study: out of memory\n");
         free(run);
-        batch_free(&B);
+        batch_free(&B), beams_free(&W);
         for (long v = 0; v < nv; v++) var_free(&V[v]);
         br_ranks_barrier(RK);
         if (RK->rank == 0) br_rm_tree(dir);
@@ -1575,7 +1656,10 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
             long nrun = 0;
             for (long v = 0; v < nl; v++)
                 if (L[v].status == ST_RUNNING) run[nrun++] = v;
-            for (long k = 0; k < block; k++) batch_step(S, L, nl, run, nrun, &B);
+            for (long k = 0; k < block; k++) {
+                if (W.bb) beams_step(S, L, nl, &W);
+                else batch_step(S, L, nl, run, nrun, &B);
+            }
             for (long v = 0; v < nl; v++) running += L[v].status == ST_RUNNING;
         } else {
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : running)
@@ -1614,7 +1698,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     io_fail = (int)br_ranks_max(RK, io_fail);
     if (gather_variants(RK, S, V, R, v0, v1)) {
         if (RK->rank == 0) fprintf(stderr, "bristle study: out of memory gathering the results; partial output left in %s\n", dir);
-        batch_free(&B);
+        batch_free(&B), beams_free(&W);
         for (long v = 0; v < nv; v++) var_free(&V[v]);
         free(V), free(R), study_free(S);
         return 1;
@@ -1622,7 +1706,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (RK->rank != 0) { /* rank 0 writes the rest and says how it went */
         int rc = 0;
         br_ranks_bcast(RK, &rc, sizeof rc);
-        batch_free(&B);
+        batch_free(&B), beams_free(&W);
         for (long v = 0; v < nv; v++) var_free(&V[v]);
         free(V), free(R), study_free(S);
         return rc;
@@ -1670,8 +1754,9 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     br_json_number(j, "variants", (double)nv);
     br_json_number(j, "complete", (double)ndone);
     br_json_number(j, "failed", (double)(nv - ndone));
-    const br_field *f0 = shared ? B.field : V[0].d ? V[0].d->field : NULL;
+    const br_field *f0 = W.bb ? br_beam_batch_field(W.bb) : shared ? B.field : V[0].d ? V[0].d->field : NULL;
     cJSON_AddStringToObject(j, "backend", f0 ? br_field_backend_name(f0) : "cpu");
+    cJSON_AddStringToObject(j, "structure_step", W.bb ? "batched with the field (kernels/beam_step.h)" : "per variant on the host");
     cJSON_AddStringToObject(j, "contact_field", shared ? "one field for every variant" : "a field per variant (time steps differ)");
     br_json_number(j, "ranks", RK->size);
     br_json_number(j, "threads", nthreads);
@@ -1716,7 +1801,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     fflush(stdout);
     int rc = io_fail || ndone < nv ? 1 : 0;
     br_ranks_bcast(RK, &rc, sizeof rc);
-    batch_free(&B);
+    batch_free(&B), beams_free(&W);
     for (long v = 0; v < nv; v++) var_free(&V[v]);
     free(V), free(R), study_free(S);
     return rc;

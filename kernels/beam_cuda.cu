@@ -97,12 +97,17 @@ __global__ void after_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, dev_
     br_bm_loads(&m, &sh, &x, r, D.energy[v]);
     int code = br_bm_accel(&m, &sh, &x, r) ? BR_BM_SINGULAR * 256 : BR_BM_OK;
     if (!code) code = br_bm_check(&m, &sh, &x, r, D.energy[v]);
-    if (code) {
-        D.code[v] = code;
-        return;
-    }
+    if (code) D.code[v] = code;
+}
+
+__global__ void integrate_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, dev_state D)
+{
+    const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= D.nv || D.code[v]) return;
+    br_bm_var x;
+    var_of(D, A, v, &x);
     br_bm_integrate(&m, &sh, &x);
-    rv[D.o.t] = x.t;
+    D.rec[(size_t)v * D.o.size + D.o.t] = x.t;
     D.step[v] = x.step;
 }
 
@@ -119,6 +124,9 @@ struct br_cuda_beam {
     br_tangent_sums *tans;
     void *model_mem;                 /* the model's arrays, one allocation */
     std::vector<int> energy;         /* the flags last uploaded */
+    std::vector<double> stage_rec;   /* br_cuda_beam_sample's host copies */
+    std::vector<long> stage_step;
+    std::vector<br_set_result> stage_res;
     br_beam_sizes z;
 };
 
@@ -271,7 +279,7 @@ extern "C" br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam
 #undef FAILVAL
 
 #define FAILVAL (-1)
-extern "C" int br_cuda_beam_step(br_cuda_beam *g, const int *energy, char *err, size_t errlen)
+extern "C" int br_cuda_beam_forces(br_cuda_beam *g, const int *energy, char *err, size_t errlen)
 {
     const int nv = g->D.nv;
     if (memcmp(g->energy.data(), energy, (size_t)nv * sizeof(int))) {
@@ -284,6 +292,36 @@ extern "C" int br_cuda_beam_step(br_cuda_beam *g, const int *energy, char *err, 
     if (br_cuda_field_step_resident(g->field, g->m.h, err, errlen)) return -1;
     after_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, g->sf, g->sums, g->tans);
     BR_CU(cudaGetLastError());
+    return 0;
+}
+
+extern "C" int br_cuda_beam_integrate(br_cuda_beam *g, char *err, size_t errlen)
+{
+    const unsigned blocks = (unsigned)((g->D.nv + kThreads - 1) / kThreads);
+    integrate_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D);
+    BR_CU(cudaGetLastError());
+    return 0;
+}
+
+extern "C" int br_cuda_beam_sample(br_cuda_beam *g, const br_beam_host *host, const int *which, double *t, long *step,
+                                   char *err, size_t errlen)
+{
+    const dev_state &D = g->D;
+    const size_t nr = (size_t)D.o.size * D.nv, ns = (size_t)g->z.nset * D.nv;
+    g->stage_rec.resize(nr ? nr : 1), g->stage_step.resize((size_t)D.nv);
+    BR_CU(cudaMemcpy(g->stage_rec.data(), D.rec, nr * sizeof(double), cudaMemcpyDeviceToHost));
+    BR_CU(cudaMemcpy(g->stage_step.data(), D.step, (size_t)D.nv * sizeof(long), cudaMemcpyDeviceToHost));
+    if (ns) {
+        g->stage_res.resize(ns);
+        BR_CU(cudaMemcpy(g->stage_res.data(), D.res, ns * sizeof(br_set_result), cudaMemcpyDeviceToHost));
+    }
+    for (int v = 0; v < D.nv; v++) {
+        if (!which[v]) continue;
+        const double *r = g->stage_rec.data() + (size_t)v * D.o.size;
+        record_io(D.o, &g->z, (double *)r, host[v].var, 0);
+        t[v] = r[D.o.t], step[v] = g->stage_step[v];
+        if (ns) memcpy(host[v].res, &g->stage_res[(size_t)v * g->z.nset], (size_t)g->z.nset * sizeof(br_set_result));
+    }
     return 0;
 }
 

@@ -38,9 +38,20 @@ br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam_sizes *z, 
                                   br_cuda_field *field, const br_beam_host *host, const double *vec, char *err,
                                   size_t errlen);
 
-/* energy[nv] (uploaded where it changed) -> one step of every running variant on the device;
- * 0, or -1 with err (a device error; a variant's failure is its own, br_cuda_beam_failed) */
-int br_cuda_beam_step(br_cuda_beam *g, const int *energy, char *err, size_t errlen);
+/* energy[nv] (uploaded where it changed) -> the forces and accelerations of every running variant
+ * at t_n on the device (frames, field, loads, solve, checks; not yet integrated); 0, or -1 with err
+ * (a device error; a variant's failure is its own, br_cuda_beam_failed). No synchronization. */
+int br_cuda_beam_forces(br_cuda_beam *g, const int *energy, char *err, size_t errlen);
+
+/* -> every running variant integrated to t_{n+1} (a variant the host has finished keeps
+ * stepping there, unread); 0, or -1 with err */
+int br_cuda_beam_integrate(br_cuda_beam *g, char *err, size_t errlen);
+
+/* which[nv] -> the state at t_n of the variants flagged (what the outputs read: nodes, frames,
+ * body states, set results, energies) in their host views, their time and step in t[v], step[v];
+ * one copy of every variant's record and results; 0, or -1 with err */
+int br_cuda_beam_sample(br_cuda_beam *g, const br_beam_host *host, const int *which, double *t, long *step, char *err,
+                        size_t errlen);
 
 /* -> per variant 0 or br_bm_check's code (BR_BM_FIELD * 256 + set: non-finite field sums) in
  * codes[nv]; 0, or -1 with err */

@@ -466,6 +466,37 @@ Test(cli, study_is_bitwise_the_same_for_any_thread_count)
     printf("study on 1 and 2 threads: study.csv and 5 frf.csv bitwise equal\n");
 }
 
+/* The study's beam batch (every stage of a step batched over the variants, the path --backend cuda
+ * takes on a GPU; BRISTLE_STUDY_BEAMS=cpu runs it on the CPU) gives study.csv and every frf.csv
+ * bitwise as the usual path, both solving the Woodbury system with the portable LU
+ * (BRISTLE_PORTABLE_LU) */
+Test(cli, study_on_the_beam_batch_is_bitwise_the_usual_path)
+{
+    char args[1400], err[4096], a[2][65536];
+    const char *path = write_file("beams.yaml", STUDY_S2);
+    const char *env[2] = {"BRISTLE_PORTABLE_LU=1", "BRISTLE_STUDY_BEAMS=cpu"};
+    for (int k = 0; k < 2; k++) {
+        char cmd[1600];
+        snprintf(args, sizeof args, "study '%s' --out '%s/bb%d' --quiet", path, dir, k);
+        snprintf(cmd, sizeof cmd, "%s", args);
+        cr_assert_eq(testdir_run(dir, BRISTLE_EXE, env[k], cmd, err, sizeof err), 0, "stderr: %s", err);
+        char rel[64];
+        snprintf(rel, sizeof rel, "bb%d/study.csv", k);
+        snprintf(a[k], sizeof a[k], "%s", read_text(rel));
+    }
+    cr_expect_str_eq(a[0], a[1]);
+    cr_expect(strstr(read_text("bb1/summary.json"), "batched with the field"), "the beam batch ran");
+    cr_expect(strstr(read_text("bb0/summary.json"), "per variant on the host"), "the usual path ran");
+    for (int v = 0; v < 5; v++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "bb0/variants/%05d/frf.csv", v);
+        snprintf(a[0], sizeof a[0], "%s", read_text(rel));
+        rel[2] = '1';
+        cr_expect_str_eq(a[0], read_text(rel), "variant %d", v);
+    }
+    printf("study on the beam batch (CPU) and the usual path: study.csv and 5 frf.csv bitwise equal\n");
+}
+
 /* Every variant equals `bristle run BASE --set <its values>` to the last digit: its friction energies and
  * energy residual (summary.json, round-trip digits) and its sweep peaks (recomputed from the run's
  * timeseries.csv, written with 12 digits) */
