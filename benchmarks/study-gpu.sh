@@ -14,7 +14,9 @@
 #      mean over the variants within 0.25 of its standard deviation.
 #   2. Throughput: S5b with STUDY_GPU_COUNTS variants (default 100 1000 10000), each study about
 #      STUDY_GPU_VSTEPS variant-steps (default 5e6: the end time shrinks as the count grows), on each
-#      backend: variant-steps per second from summary.json, the CPU on all its cores.
+#      backend: variant-steps per second from summary.json, the CPU on all its cores; with
+#      --backend cuda the study steps every stage on the GPU (the beam batch, summary.json's
+#      structure_step says which ran).
 # Prints two markdown tables; exits 1 if a run or study failed or a difference exceeds 1e-8 of its
 # quantity's physical scale (compare, below).
 # Output under ${STUDY_GPU_DIR:-runs/study-gpu}/ (not under $OUT: a 1e4-variant study writes a file a variant).
@@ -128,7 +130,7 @@ agree_row() {
     echo "|---|---|---|---|"
 } >"$D/agree.md"
 {
-    echo "| variants | end [s] | backend | threads | variant-steps | wall [s] | variant-steps/s |"
+    echo "| variants | end [s] | backend | threads | variant-steps | wall [s] | variant-steps/s | structure step |"
     echo "|---|---|---|---|---|---|---|"
 } >"$D/throughput.md"
 
@@ -173,11 +175,12 @@ for n in $COUNTS; do
             python3 - "$o/summary.json" "$n" "$end" "$be" >>"$D/throughput.md" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-print("| %d | %.4g | %s (%s) | %d | %d | %.3g | %.3g |" % (int(sys.argv[2]) + 1, float(sys.argv[3]), sys.argv[4],
-      j["backend"], j["threads"], j["variant_steps"], j["wall_time_s"], j["variant_steps_per_second"]))
+print("| %d | %.4g | %s (%s) | %d | %d | %.3g | %.3g | %s |" % (int(sys.argv[2]) + 1, float(sys.argv[3]), sys.argv[4],
+      j["backend"], j["threads"], j["variant_steps"], j["wall_time_s"], j["variant_steps_per_second"],
+      j.get("structure_step", "per variant on the host")))
 PY
         else
-            echo "| $((n + 1)) | $end | $be | | | FAILED: $(tail -1 "$o.log") | |" >>"$D/throughput.md"
+            echo "| $((n + 1)) | $end | $be | | | FAILED: $(tail -1 "$o.log") | | |" >>"$D/throughput.md"
             rc=1
         fi
     done

@@ -1609,7 +1609,8 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     memset(&W, 0, sizeof W);
     const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");
     const int beams_cpu = beams_env && !strcmp(beams_env, "cpu");
-    if (shared && nl && (fb == BR_BACKEND_CUDA || beams_cpu)) {
+    char nogpu[200];
+    if (shared && nl && (beams_cpu || (fb == BR_BACKEND_CUDA && br_cuda_available(nogpu, sizeof nogpu) > 0))) {
         char why[600];
         if (beams_make(S, L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet)
             fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",
