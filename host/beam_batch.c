@@ -6,13 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/beam_step.h"
+#include "../kernels/beam_store.h"
 #include "field.h"
 #include "ga_batch.h"
 #ifdef BRISTLE_HAVE_CUDA
 #include "../kernels/beam_cuda.h"
 #include "field_internal.h"
 #endif
+
+/* variants below which a stage runs on the calling thread: a variant's stage is a few us, a
+ * parallel region's start and barrier as much (a 6-variant study ran 6 times slower on 2 threads) */
+#define BR_BEAM_OMP_MIN 64
 
 struct br_beam_batch {
     int nv, n, nr, nset, nframe;
@@ -23,19 +27,14 @@ struct br_beam_batch {
     double *body_q0, *body_offset, *body_fg;
     br_bm_load *load;
     br_bm_set *set;
-    br_tf_flat *mag;                 /* nv x nload */
-    br_ga_batch *ga;
-    double *vec;                     /* up vp g gext gext_prev uprev vprev: n x nv each, the variant innermost */
-    br_bm_var *var;                  /* nv */
+    br_ga_batch *ga;                 /* the structure's state */
+    br_beam_sizes z;
+    br_beam_store D;                 /* the rest of the variants' state (host arrays) */
     br_field *field;
-    br_frame_state *frames;          /* nv x nframe */
-    br_set_result *res;              /* nv x nset */
     double *Nset;
     int *bad;
 #ifdef BRISTLE_HAVE_CUDA
-    br_cuda_beam *dev;               /* the CUDA backend: every variant's state on the device */
-    br_beam_host *host;
-    int *codes;
+    br_cuda_beam *dev;               /* the CUDA backend: the store mirrored on the device */
 #endif
 };
 
@@ -85,12 +84,12 @@ void br_beam_batch_destroy(br_beam_batch *B)
     if (!B) return;
 #ifdef BRISTLE_HAVE_CUDA
     br_cuda_beam_destroy(B->dev);
-    free(B->host), free(B->codes);
 #endif
     br_ga_batch_destroy(B->ga);
     br_field_destroy(B->field);
     free(B->body_node), free(B->body_q0), free(B->body_offset), free(B->body_fg), free(B->load), free(B->set);
-    free(B->mag), free(B->vec), free(B->var), free(B->frames), free(B->res), free(B->Nset), free(B->bad);
+    free(B->D.rec), free(B->D.vec), free(B->D.frames), free(B->D.mag), free(B->D.res), free(B->D.step), free(B->D.code);
+    free(B->D.energy), free(B->Nset), free(B->bad);
     free(B->m), free(B->d);
     free(B);
 }
@@ -100,6 +99,52 @@ static br_beam_batch *fail(br_beam_batch *B, char *err, size_t errlen, const cha
     snprintf(err, errlen, fmt, v, what);
     br_beam_batch_destroy(B);
     return NULL;
+}
+
+/* variant v's state between its br_data and the store (to: 1 br_data -> store, 0 store -> br_data):
+ * the record (nodes, body states, load values, per-set integrals, contact coupling, energies, time),
+ * its frames and set results, its step */
+static void record_io(br_beam_batch *B, int v, int to)
+{
+    br_beam_store *D = &B->D;
+    br_data *d = B->d[v];
+    const br_beam_rec *o = &D->o;
+    const br_beam_sizes *z = &B->z;
+    double *r = D->rec + (size_t)v * o->size;
+    struct part {
+        long off;
+        double *p;
+        long n;
+    } parts[] = {{o->xnode, d->xnode, 3L * z->nnode},   {o->bx, d->x, 3L * z->nbody},
+                 {o->bv, d->v, 3L * z->nbody},          {o->bw, d->w, 3L * z->nbody},
+                 {o->load_val, d->load_val, z->nload},  {o->E_upto, d->E_upto, z->nset},
+                 {o->End_upto, d->End_upto, z->nset},   {o->setP, d->setP, z->nset},
+                 {o->setPnd, d->setPnd, z->nset},       {o->setE, d->setE, z->nset},
+                 {o->setEnd, d->setEnd, z->nset},       {o->imp_E, d->imp_E, 36L * z->nset},
+                 {o->imp_du, d->imp_du, 6L * z->nset},  {o->imp_dv, d->imp_dv, 6L * z->nset},
+                 {o->imp_dm, d->imp_dm, 6L * z->nset},  {o->en, (double *)&d->en, (long)(sizeof d->en / sizeof(double))},
+                 {o->res_ref, &d->res_ref, 1},          {o->p_drive, &d->p_drive, 1},
+                 {o->t, &d->t, 1}};
+    for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+        if (to) memcpy(r + parts[k].off, parts[k].p, (size_t)parts[k].n * sizeof(double));
+        else memcpy(parts[k].p, r + parts[k].off, (size_t)parts[k].n * sizeof(double));
+    }
+    br_frame_state *fr = D->frames + (size_t)v * B->nframe;
+    br_set_result *res = D->res + (size_t)v * B->nset;
+    if (to) {
+        memcpy(fr, d->frames, (size_t)B->nframe * sizeof *fr);
+        memcpy(res, d->res, (size_t)B->nset * sizeof *res);
+        D->step[v] = d->step;
+        const size_t vn = (size_t)B->n * B->nv;
+        const double *from[] = {d->up, d->vp, d->g, d->gext, d->gext_prev, d->uprev, d->vprev};
+        for (int k = 0; k < 7; k++)
+            for (int i = 0; i < B->n; i++) D->vec[k * vn + (size_t)i * B->nv + v] = from[k][i];
+    } else {
+        memcpy(d->frames, fr, (size_t)B->nframe * sizeof *fr);
+        memcpy(d->fframes, fr, (size_t)B->nframe * sizeof *fr);
+        memcpy(d->res, res, (size_t)B->nset * sizeof *res);
+        d->step = D->step[v];
+    }
 }
 
 br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d, int nv, br_backend_kind backend,
@@ -153,8 +198,8 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     B->body_fg = malloc((size_t)(nb ? nb : 1) * 3 * sizeof(double));
     B->load = calloc((size_t)(nl ? nl : 1), sizeof *B->load);
     B->set = calloc((size_t)(ns ? ns : 1), sizeof *B->set);
-    B->mag = calloc((size_t)(nl ? nl : 1) * nv, sizeof *B->mag);
-    if (!B->body_node || !B->body_q0 || !B->body_offset || !B->body_fg || !B->load || !B->set || !B->mag)
+    B->D.mag = calloc((size_t)(nl ? nl : 1) * nv, sizeof *B->D.mag);
+    if (!B->body_node || !B->body_q0 || !B->body_offset || !B->body_fg || !B->load || !B->set || !B->D.mag)
         return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
     for (int b = 0; b < nb; b++) {
         const br_body *Bd = &m0->body[b];
@@ -168,7 +213,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
         B->load[l] = (br_bm_load){.body = L->frame - 1, .torque = L->type == BR_LOAD_TORQUE, .body_axes = L->body_axes};
         memcpy(B->load[l].point, L->point, sizeof L->point);
         memcpy(B->load[l].dir, L->dir, sizeof L->dir);
-        for (int v = 0; v < nv; v++) flat_fn(&m[v]->load[l].mag, &B->mag[(size_t)v * nl + l]);
+        for (int v = 0; v < nv; v++) flat_fn(&m[v]->load[l].mag, &B->D.mag[(size_t)v * nl + l]);
     }
     for (int s = 0; s < ns; s++) {
         const br_contact_set_desc *cs = &m0->cset[s].desc;
@@ -186,76 +231,47 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     B->ga = br_ga_batch_create(g, nv, backend == BR_BACKEND_CUDA ? BR_BACKEND_CUDA : BR_BACKEND_CPU, err, errlen);
     free(g);
     if (!B->ga) return br_beam_batch_destroy(B), NULL;
-    /* the other structure vectors, the variant innermost, and the field over every variant's sets */
+    /* the store: the other structure vectors (the variant innermost), records, frames and results */
     const size_t vn = (size_t)B->n * nv;
-    B->vec = calloc(7 * vn + 1, sizeof(double));
-    B->var = calloc((size_t)nv, sizeof *B->var);
-    B->frames = calloc((size_t)B->nframe * nv, sizeof *B->frames);
-    B->res = calloc((size_t)(ns ? ns : 1) * nv, sizeof *B->res);
+    B->z = (br_beam_sizes){.n = B->n, .nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe};
+    br_beam_store *D = &B->D;
+    D->nv = nv, D->n = B->n, D->nset = ns, D->nload = nl, D->nframe = B->nframe, D->o = br_beam_rec_make(&B->z);
+    D->rec = calloc((size_t)D->o.size * nv, sizeof(double));
+    D->vec = calloc(7 * vn + 1, sizeof(double));
+    D->frames = calloc((size_t)B->nframe * nv, sizeof *D->frames);
+    D->res = calloc((size_t)(ns ? ns : 1) * nv, sizeof *D->res);
+    D->step = calloc((size_t)nv, sizeof(long));
+    D->code = calloc((size_t)nv, sizeof(int)), D->energy = calloc((size_t)nv, sizeof(int));
     B->Nset = malloc((size_t)(ns ? ns : 1) * nv * sizeof(double));
     B->bad = calloc((size_t)(ns ? ns : 1) * nv, sizeof(int));
     br_contact_set_desc *desc = malloc((size_t)(ns ? ns : 1) * nv * sizeof *desc);
-    if (!B->vec || !B->var || !B->frames || !B->res || !B->Nset || !B->bad || !desc) {
+    if (!D->rec || !D->vec || !D->frames || !D->res || !D->step || !D->code || !D->energy || !B->Nset || !B->bad || !desc) {
         free(desc);
         return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
     }
-    for (int v = 0; v < nv; v++)
+    for (int v = 0; v < nv; v++) {
         for (int s = 0; s < ns; s++) {
             br_contact_set_desc *q = &desc[(size_t)v * ns + s];
             *q = d[v]->desc[s];
             q->frame_a += v * B->nframe, q->frame_b += v * B->nframe;
             B->Nset[(size_t)v * ns + s] = -1.0;
         }
+        record_io(B, v, 1);
+    }
     B->field = ns ? br_field_create(desc, ns * nv, backend, err, errlen) : NULL;
     free(desc);
     if (ns && !B->field) return br_beam_batch_destroy(B), NULL;
-    br_ga_arrays *A = br_ga_batch_arrays(B->ga);
-    for (int v = 0; v < nv; v++) {
-        br_data *dv = d[v];
-        br_bm_var *x = &B->var[v];
-        br_ga_arrays_var(A, v, &x->ga);
-        double *p = B->vec + v;
-        double **vecs[] = {&x->up, &x->vp, &x->g, &x->gext, &x->gext_prev, &x->uprev, &x->vprev};
-        const double *from[] = {dv->up, dv->vp, dv->g, dv->gext, dv->gext_prev, dv->uprev, dv->vprev};
-        for (int k = 0; k < 7; k++) {
-            *vecs[k] = p + (size_t)k * vn;
-            for (int i = 0; i < B->n; i++) (*vecs[k])[(size_t)i * nv] = from[k][i];
-        }
-        x->s = nv;
-        x->xnode = dv->xnode;
-        x->frames = B->frames + (size_t)v * B->nframe;
-        memcpy(x->frames, dv->frames, (size_t)B->nframe * sizeof *x->frames);
-        x->bx = dv->x, x->bv = dv->v, x->bw = dv->w;
-        x->load_val = dv->load_val;
-        x->mag = B->mag + (size_t)v * nl;
-        x->E_upto = dv->E_upto, x->End_upto = dv->End_upto, x->setP = dv->setP, x->setPnd = dv->setPnd;
-        x->setE = dv->setE, x->setEnd = dv->setEnd;
-        x->imp_E = dv->imp_E, x->imp_du = dv->imp_du, x->imp_dv = dv->imp_dv, x->imp_dm = dv->imp_dm;
-        x->en = &dv->en, x->res_ref = &dv->res_ref, x->p_drive = &dv->p_drive;
-        x->t = dv->t, x->step = dv->step;
-        memcpy(B->res + (size_t)v * ns, dv->res, (size_t)ns * sizeof *B->res);
-    }
     if (backend != BR_BACKEND_CUDA) return B;
 #ifdef BRISTLE_HAVE_CUDA
-    B->host = calloc((size_t)nv, sizeof *B->host), B->codes = calloc((size_t)nv, sizeof(int));
-    if (!B->host || !B->codes) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
-    for (int v = 0; v < nv; v++) B->host[v] = (br_beam_host){.var = &B->var[v], .res = B->res + (size_t)v * ns};
-    const br_beam_sizes z = {.n = B->n, .nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe};
     struct br_cuda_field *cf = B->field ? br_field_cuda_of(B->field) : NULL;
-    if (!cf || !br_ga_batch_cuda(B->ga)) return fail(B, err, errlen, "variant %d: %s", 0, "the CUDA beam batch needs its field and structure on the GPU");
-    B->dev = br_cuda_beam_create(&B->model, &z, nv, br_ga_batch_cuda(B->ga), cf, B->host, B->vec, err, errlen);
+    if (!cf || !br_ga_batch_cuda(B->ga))
+        return fail(B, err, errlen, "variant %d: %s", 0, "the CUDA beam batch needs its field and structure on the GPU");
+    B->dev = br_cuda_beam_create(&B->model, &B->z, br_ga_batch_cuda(B->ga), cf, &B->D, err, errlen);
     if (!B->dev) return br_beam_batch_destroy(B), NULL;
     return B;
 #else
     return fail(B, err, errlen, "variant %d: %s", 0, "this build has no CUDA backend");
 #endif
-}
-
-/* a set's result -> the view the stages read */
-static br_bm_res res_view(const br_set_result *r)
-{
-    return (br_bm_res){.F_A = r->F_A, .M_A = r->M_A, .F_B = r->F_B, .M_B = r->M_B, .Ff_A = r->Ff_A, .Mf_A = r->Mf_A,
-                       .N = r->N, .P = r->P, .E_el = r->E_el, .E_b = r->E_b, .P_nd = r->P_nd, .tan = &r->tan};
 }
 
 /* model, time, br_bm_check's or the step's code -> the message (as br_check_finite words it) */
@@ -274,15 +290,20 @@ static void failure(const br_model *m, double t, int code, char *err, size_t err
     }
 }
 
+static double rec_t(const br_beam_batch *B, int v) { return B->D.rec[(size_t)v * B->D.o.size + B->D.o.t]; }
+
 void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
 {
+    br_beam_store *D = &B->D;
+    memcpy(D->energy, energy, (size_t)B->nv * sizeof(int));
+    for (int v = 0; v < B->nv; v++) D->code[v] = failed[v] ? -1 : 0;
 #ifdef BRISTLE_HAVE_CUDA
     if (B->dev) { /* every variant on the device; their codes back each step (the one synchronization) */
         char derr[600] = "";
-        if (!br_cuda_beam_forces(B->dev, energy, derr, sizeof derr) && !br_cuda_beam_failed(B->dev, B->codes, derr, sizeof derr)) {
+        if (!br_cuda_beam_forces(B->dev, D, derr, sizeof derr)) {
             for (int v = 0; v < B->nv; v++)
-                if (B->codes[v] && !failed[v]) {
-                    failure(B->m[v], B->var[v].t, B->codes[v], err + (size_t)v * errstride, errstride);
+                if (D->code[v] > 0 && !failed[v]) {
+                    failure(B->m[v], rec_t(B, v), D->code[v], err + (size_t)v * errstride, errstride);
                     failed[v] = 1;
                 }
             return;
@@ -293,31 +314,26 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
     }
 #endif
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
-#pragma omp parallel for schedule(static)
+    const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++)
-        if (!failed[v]) br_bm_frames(&B->model, sh, &B->var[v]);
+        if (!failed[v]) br_beam_store_frames(&B->model, sh, A, D, v, NULL);
     char ferr[600];
-    if (B->field && br_field_step_sets(B->field, B->frames, B->Nset, B->model.h, B->res, B->bad, ferr, sizeof ferr))
+    if (B->field && br_field_step_sets(B->field, D->frames, B->Nset, B->model.h, D->res, B->bad, ferr, sizeof ferr))
         for (int v = 0; v < B->nv; v++)
             for (int s = 0; s < B->nset && !failed[v]; s++)
                 if (B->bad[(size_t)v * B->nset + s]) {
                     char what[400];
                     br_field_describe(B->field, v * B->nset + s, what, sizeof what);
-                    snprintf(err + (size_t)v * errstride, errstride, "t = %.9g s: %s", B->var[v].t, what);
+                    snprintf(err + (size_t)v * errstride, errstride, "t = %.9g s: %s", rec_t(B, v), what);
                     failed[v] = 1;
                 }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++) {
         if (failed[v]) continue;
-        br_bm_var *x = &B->var[v];
-        br_bm_res r[64];
-        const br_set_result *res = B->res + (size_t)v * B->nset;
-        for (int s = 0; s < B->nset && s < 64; s++) r[s] = res_view(&res[s]);
-        br_bm_loads(&B->model, sh, x, r, energy[v]);
-        int code = br_bm_accel(&B->model, sh, x, r) ? BR_BM_SINGULAR * 256 : BR_BM_OK;
-        if (!code) code = br_bm_check(&B->model, sh, x, r, energy[v]);
+        const int code = br_beam_store_forces(&B->model, sh, A, D, v);
         if (code) {
-            failure(B->m[v], x->t, code, err + (size_t)v * errstride, errstride);
+            failure(B->m[v], rec_t(B, v), code, err + (size_t)v * errstride, errstride);
             failed[v] = 1;
         }
     }
@@ -325,50 +341,31 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
 
 void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
 {
+    br_beam_store *D = &B->D;
+    for (int v = 0; v < B->nv; v++) D->code[v] = skip[v] ? -1 : 0;
 #ifdef BRISTLE_HAVE_CUDA
     if (B->dev) {
         char derr[600];
-        if (br_cuda_beam_integrate(B->dev, derr, sizeof derr)) fprintf(stderr, "bristle: beam batch: %s\n", derr);
-        for (int v = 0; v < B->nv; v++) /* the host's copy of the clock */
-            if (!skip[v]) B->var[v].step++, B->var[v].t = B->var[v].step * B->model.h;
+        if (br_cuda_beam_integrate(B->dev, D, derr, sizeof derr)) fprintf(stderr, "bristle: beam batch: %s\n", derr);
         return;
     }
 #endif
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
-#pragma omp parallel for schedule(static)
+    const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++)
-        if (!skip[v]) br_bm_integrate(&B->model, sh, &B->var[v]);
-}
-
-/* variant -> the parts of its state at t_n the batch keeps outside its br_data, copied there */
-static void sampled_state(br_beam_batch *B, int v)
-{
-    br_data *d = B->d[v];
-    const br_bm_var *x = &B->var[v];
-    memcpy(d->frames, x->frames, (size_t)B->nframe * sizeof *d->frames);
-    memcpy(d->fframes, x->frames, (size_t)B->nframe * sizeof *d->fframes);
-    memcpy(d->res, B->res + (size_t)v * B->nset, (size_t)B->nset * sizeof *d->res);
-    d->t = x->t, d->step = x->step;
+        if (!skip[v]) br_beam_store_integrate(&B->model, sh, A, D, v);
 }
 
 int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen)
 {
 #ifdef BRISTLE_HAVE_CUDA
-    if (B->dev) {
-        double *t = malloc((size_t)B->nv * sizeof(double));
-        long *step = malloc((size_t)B->nv * sizeof(long));
-        if (!t || !step) return free(t), free(step), snprintf(err, errlen, "out of memory"), -1;
-        const int rc = br_cuda_beam_sample(B->dev, B->host, which, t, step, err, errlen);
-        for (int v = 0; !rc && v < B->nv; v++)
-            if (which[v]) B->var[v].t = t[v], B->var[v].step = step[v];
-        free(t), free(step);
-        if (rc) return -1;
-    }
+    if (B->dev && br_cuda_beam_download(B->dev, &B->D, 0, err, errlen)) return -1;
 #else
     (void)err, (void)errlen;
 #endif
     for (int v = 0; v < B->nv; v++)
-        if (which[v]) sampled_state(B, v);
+        if (which[v]) record_io(B, v, 0);
     return 0;
 }
 
@@ -381,20 +378,20 @@ void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *
 void br_beam_batch_export(br_beam_batch *B, int v)
 {
     br_data *d = B->d[v];
-    br_bm_var *x = &B->var[v];
-    char err[200];
+    char err[600];
 #ifdef BRISTLE_HAVE_CUDA
-    if (B->dev && br_cuda_beam_download(B->dev, v, B->host, &x->t, &x->step, err, sizeof err))
-        fprintf(stderr, "bristle: beam batch: %s\n", err);
+    if (B->dev && br_cuda_beam_download(B->dev, &B->D, 1, err, sizeof err)) fprintf(stderr, "bristle: beam batch: %s\n", err);
 #endif
     br_ga_batch_state(B->ga, v, d->ga->u, d->ga->v, d->ga->a, err, sizeof err);
+    record_io(B, v, 0);
     double *to[] = {d->up, d->vp, d->g, d->gext, d->gext_prev, d->uprev, d->vprev};
-    const double *from[] = {x->up, x->vp, x->g, x->gext, x->gext_prev, x->uprev, x->vprev};
+    const size_t vn = (size_t)B->n * B->nv;
     for (int k = 0; k < 7; k++)
-        for (int i = 0; i < B->n; i++) to[k][i] = from[k][(size_t)i * x->s];
-    if (!br_ga_batch_cuda(B->ga))
-        for (int i = 0; i < B->n; i++) d->ga->a1[i] = x->ga.a1[(size_t)i * x->ga.s];
-    sampled_state(B, v);
+        for (int i = 0; i < B->n; i++) to[k][i] = B->D.vec[k * vn + (size_t)i * B->nv + v];
+    if (!br_ga_batch_cuda(B->ga)) {
+        const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+        for (int i = 0; i < B->n; i++) d->ga->a1[i] = A->a1[(size_t)i * B->nv + v];
+    }
     for (int s = 0; s < B->nset; s++) d->Nset[s] = -1.0;
 }
 

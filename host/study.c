@@ -1103,7 +1103,7 @@ static void beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
     if (br_beam_batch_sample(W->bb, W->energy, err, sizeof err))
         for (long v = 0; v < nv; v++)
             if (V[v].status == ST_RUNNING) snprintf(V[v].err, sizeof V[v].err, "%s", err), V[v].status = ST_FAILED;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nv >= 64)
     for (long v = 0; v < nv; v++)
         if (V[v].status == ST_RUNNING) var_step_end(S, &V[v], W->energy[v], 0);
     for (long v = 0; v < nv; v++) W->skip[v] = V[v].status != ST_RUNNING;

@@ -1,15 +1,14 @@
-/* beam_cuda.h: the C API of a batch of beam models resident on a CUDA device (beam_cuda.cu): the
- * stages of kernels/beam_step.h in one thread a variant around a resident field step, nothing
- * copied per step. host/beam_batch.c builds it from its CPU state and reads it back. */
+/* beam_cuda.h: the C API of a batch of beam models resident on a CUDA device (beam_cuda.cu): a
+ * mirror of host/beam_batch.c's store (kernels/beam_store.h) on the device, the same per-variant
+ * steps in one thread a variant around a resident field step. */
 #ifndef BR_BEAM_CUDA_H
 #define BR_BEAM_CUDA_H
 
 #include <stddef.h>
 
-#include "beam_step.h"
+#include "beam_store.h"
 #include "field_cuda.h"
 #include "ga_cuda.h"
-#include "set_result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,50 +16,23 @@ extern "C" {
 
 typedef struct br_cuda_beam br_cuda_beam;
 
-/* What a variant holds besides the structure's generalized-alpha state, contiguous per variant on
- * the host (the batch's br_data) and on the device: the sizes of each array a variant has. */
-typedef struct br_beam_sizes {
-    int n, nnode, nbody, nload, nset, nframe;
-} br_beam_sizes;
+/* model (host arrays), sizes, the structure's device batch, the field on the device (the set s of
+ * variant v at v nset + s, every set in a group launch), the host store at the start -> its mirror
+ * on the device (uploaded), or NULL with err */
+br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam_sizes *z, br_cuda_ga *ga, br_cuda_field *field,
+                                  const br_beam_store *host, char *err, size_t errlen);
 
-/* One variant's host arrays (what br_bm_var points to, with its res and the field's running
- * integrals E, E_nd of its sets) */
-typedef struct br_beam_host {
-    const br_bm_var *var;       /* the CPU batch's views (vectors with stride nv) */
-    br_set_result *res;         /* nset */
-} br_beam_host;
+/* host store's energy and code flags (code != 0: skip the variant) -> uploaded; every other
+ * variant's frames, field step, loads, solve and checks on the device; the codes back in
+ * host->code. 0, or -1 with err (a device error) */
+int br_cuda_beam_forces(br_cuda_beam *g, br_beam_store *host, char *err, size_t errlen);
 
-/* model (host arrays), sizes, nv, the structure's device batch, the field on the device (every set
- * of variant v at v nset + s, in group launches), the variants' host views and the host's
- * structure vectors (up vp g gext gext_prev uprev vprev, n x nv each, the variant innermost) ->
- * the device state (uploaded), or NULL with err */
-br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam_sizes *z, int nv, br_cuda_ga *ga,
-                                  br_cuda_field *field, const br_beam_host *host, const double *vec, char *err,
-                                  size_t errlen);
+/* host store's code flags -> uploaded; every variant not skipped integrated to t_{n+1}; 0, or -1 */
+int br_cuda_beam_integrate(br_cuda_beam *g, const br_beam_store *host, char *err, size_t errlen);
 
-/* energy[nv] (uploaded where it changed) -> the forces and accelerations of every running variant
- * at t_n on the device (frames, field, loads, solve, checks; not yet integrated); 0, or -1 with err
- * (a device error; a variant's failure is its own, br_cuda_beam_failed). No synchronization. */
-int br_cuda_beam_forces(br_cuda_beam *g, const int *energy, char *err, size_t errlen);
-
-/* -> every running variant integrated to t_{n+1} (a variant the host has finished keeps
- * stepping there, unread); 0, or -1 with err */
-int br_cuda_beam_integrate(br_cuda_beam *g, char *err, size_t errlen);
-
-/* which[nv] -> the state at t_n of the variants flagged (what the outputs read: nodes, frames,
- * body states, set results, energies) in their host views, their time and step in t[v], step[v];
- * one copy of every variant's record and results; 0, or -1 with err */
-int br_cuda_beam_sample(br_cuda_beam *g, const br_beam_host *host, const int *which, double *t, long *step, char *err,
-                        size_t errlen);
-
-/* -> per variant 0 or br_bm_check's code (BR_BM_FIELD * 256 + set: non-finite field sums) in
- * codes[nv]; 0, or -1 with err */
-int br_cuda_beam_failed(br_cuda_beam *g, int *codes, char *err, size_t errlen);
-
-/* variant v -> its state copied into its host views (and the structure's state: the caller reads
- * the ga batch); 0, or -1 with err */
-int br_cuda_beam_download(br_cuda_beam *g, int v, const br_beam_host *host, double *t, long *step, char *err,
-                          size_t errlen);
+/* -> the device's records, frames, set results and steps (and with all the structure vectors)
+ * copied into the host store, one copy each; 0, or -1 with err */
+int br_cuda_beam_download(br_cuda_beam *g, br_beam_store *host, int all, char *err, size_t errlen);
 
 void br_cuda_beam_destroy(br_cuda_beam *g);
 

@@ -1,0 +1,147 @@
+/* beam_store.h: where a batch of beam-model variants keeps its state, the same on the host and on a
+ * device, and the per-variant steps over it (kernels/beam_step.h's stages): host/beam_batch.c runs
+ * them on the CPU, kernels/beam_cuda.cu in one thread a variant on a GPU, over arrays of the same
+ * layout (the GPU's copied from and back to the host's). A variant's small state (nodes, body
+ * states, energies, per-set integrals) is one record of doubles; its frames and set results are
+ * arrays of structs a variant after another (the contact field reads and writes them so); the
+ * structure's vectors have the variant innermost, as kernels/ga_step.h's batches. */
+#ifndef BR_BEAM_STORE_H
+#define BR_BEAM_STORE_H
+
+#include "beam_step.h"
+#include "set_result.h"
+
+/* the sizes of a variant's arrays */
+typedef struct br_beam_sizes {
+    int n, nnode, nbody, nload, nset, nframe;
+} br_beam_sizes;
+
+/* offsets of a variant's record (doubles) */
+typedef struct br_beam_rec {
+    long xnode, bx, bv, bw, load_val, E_upto, End_upto, setP, setPnd, setE, setEnd;
+    long imp_E, imp_du, imp_dv, imp_dm, en, res_ref, p_drive, t, E, E_nd, size;
+} br_beam_rec;
+
+/* sizes -> the record's offsets */
+BR_HD br_beam_rec br_beam_rec_make(const br_beam_sizes *z)
+{
+    br_beam_rec o;
+    long k = 0;
+    o.xnode = k, k += 3L * z->nnode;
+    o.bx = k, k += 3L * z->nbody;
+    o.bv = k, k += 3L * z->nbody;
+    o.bw = k, k += 3L * z->nbody;
+    o.load_val = k, k += z->nload;
+    o.E_upto = k, k += z->nset;
+    o.End_upto = k, k += z->nset;
+    o.setP = k, k += z->nset;
+    o.setPnd = k, k += z->nset;
+    o.setE = k, k += z->nset;
+    o.setEnd = k, k += z->nset;
+    o.imp_E = k, k += 36L * z->nset;
+    o.imp_du = k, k += 6L * z->nset;
+    o.imp_dv = k, k += 6L * z->nset;
+    o.imp_dm = k, k += 6L * z->nset;
+    o.en = k, k += (long)(sizeof(br_energy_terms) / sizeof(double));
+    o.res_ref = k++;
+    o.p_drive = k++;
+    o.t = k++;
+    o.E = k, k += z->nset;
+    o.E_nd = k, k += z->nset;
+    o.size = k;
+    return o;
+}
+
+/* a batch's arrays (host or device) */
+typedef struct br_beam_store {
+    int nv, n, nset, nload, nframe;
+    br_beam_rec o;
+    double *rec;                 /* nv records */
+    double *vec;                 /* up vp g gext gext_prev uprev vprev: n x nv each, the variant innermost */
+    br_frame_state *frames;      /* nv x nframe: at t + tau, as the field and the loads see them */
+    br_tf_flat *mag;             /* nv x nload: the load magnitudes */
+    br_set_result *res;          /* nv x nset: the sets' results of the step */
+    long *step;                  /* nv */
+    int *code;                   /* nv: 0 running, else why the variant stopped (br_bm_check's codes) */
+    int *energy;                 /* nv: 1 where this step books the energy terms */
+} br_beam_store;
+
+/* store, the structure's batch arrays, variant -> its view for kernels/beam_step.h */
+BR_HD void br_beam_store_var(const br_beam_store *D, const br_ga_arrays *A, long v, br_bm_var *x)
+{
+    br_ga_arrays_var(A, v, &x->ga);
+    const long vn = (long)D->n * D->nv;
+    double *p = D->vec + v;
+    x->up = p, x->vp = p + vn, x->g = p + 2 * vn, x->gext = p + 3 * vn, x->gext_prev = p + 4 * vn;
+    x->uprev = p + 5 * vn, x->vprev = p + 6 * vn;
+    x->s = D->nv;
+    double *r = D->rec + v * D->o.size;
+    x->xnode = r + D->o.xnode;
+    x->frames = D->frames + v * D->nframe;
+    x->bx = r + D->o.bx, x->bv = r + D->o.bv, x->bw = r + D->o.bw;
+    x->load_val = r + D->o.load_val;
+    x->mag = D->mag + v * D->nload;
+    x->E_upto = r + D->o.E_upto, x->End_upto = r + D->o.End_upto, x->setP = r + D->o.setP, x->setPnd = r + D->o.setPnd;
+    x->setE = r + D->o.setE, x->setEnd = r + D->o.setEnd;
+    x->imp_E = r + D->o.imp_E, x->imp_du = r + D->o.imp_du, x->imp_dv = r + D->o.imp_dv, x->imp_dm = r + D->o.imp_dm;
+    x->en = (br_energy_terms *)(r + D->o.en);
+    x->res_ref = r + D->o.res_ref, x->p_drive = r + D->o.p_drive;
+    x->t = r[D->o.t];
+    x->step = D->step[v];
+}
+
+/* a set's result -> the view the stages read */
+BR_HD br_bm_res br_bm_res_of(const br_set_result *q)
+{
+    br_bm_res r;
+    r.F_A = q->F_A, r.M_A = q->M_A, r.F_B = q->F_B, r.M_B = q->M_B, r.Ff_A = q->Ff_A, r.Mf_A = q->Mf_A;
+    r.N = q->N, r.P = q->P, r.E_el = q->E_el, r.E_b = q->E_b, r.P_nd = q->P_nd, r.tan = &q->tan;
+    return r;
+}
+
+#define BR_BEAM_MAXSET 16 /* a variant's set views on its thread's stack */
+
+/* model, shape, structure arrays, store, variant v -> its frames at the equation time and, where
+ * sf is given, its sets' frames for the field (sf[v nset + s]) */
+BR_HD void br_beam_store_frames(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                                const br_beam_store *D, long v, br_set_frame *sf)
+{
+    br_bm_var x;
+    br_beam_store_var(D, A, v, &x);
+    br_bm_frames(m, sh, &x);
+    for (int s = 0; sf && s < m->nset; s++) {
+        const br_bm_set *cs = &m->set[s];
+        br_set_frame_make(cs->surface, cs->plane_p, cs->plane_n, cs->radius, &x.frames[cs->frame_a],
+                          &x.frames[cs->frame_b], -1.0, &sf[v * m->nset + s]);
+    }
+}
+
+/* model, shape, structure arrays, store with variant v's set results -> its loads, solve and
+ * checks; D->code[v] and the return: 0, or br_bm_check's code (BR_BM_SINGULAR * 256: the Woodbury
+ * system) */
+BR_HD int br_beam_store_forces(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                               const br_beam_store *D, long v)
+{
+    br_bm_var x;
+    br_beam_store_var(D, A, v, &x);
+    br_bm_res r[BR_BEAM_MAXSET];
+    for (int s = 0; s < m->nset; s++) r[s] = br_bm_res_of(&D->res[v * m->nset + s]);
+    br_bm_loads(m, sh, &x, r, D->energy[v]);
+    int code = br_bm_accel(m, sh, &x, r) ? BR_BM_SINGULAR * 256 : BR_BM_OK;
+    if (!code) code = br_bm_check(m, sh, &x, r, D->energy[v]);
+    D->code[v] = code;
+    return code;
+}
+
+/* model, shape, structure arrays, store, variant v -> integrated to t_{n+1} */
+BR_HD void br_beam_store_integrate(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                                   const br_beam_store *D, long v)
+{
+    br_bm_var x;
+    br_beam_store_var(D, A, v, &x);
+    br_bm_integrate(m, sh, &x);
+    D->rec[v * D->o.size + D->o.t] = x.t;
+    D->step[v] = x.step;
+}
+
+#endif
