@@ -396,3 +396,15 @@ void br_beam_batch_export(br_beam_batch *B, int v)
 }
 
 const br_field *br_beam_batch_field(const br_beam_batch *B) { return B->field; }
+
+int br_beam_batch_reload(br_beam_batch *B, int v, char *err, size_t errlen)
+{
+    const int nl = B->model.nload;
+    for (int l = 0; l < nl; l++)
+        if (flat_fn(&B->m[v]->load[l].mag, &B->D.mag[(size_t)v * nl + l]))
+            return snprintf(err, errlen, "load '%s' cannot be evaluated on the batch", B->m[v]->load[l].name), -1;
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev && nl) return br_cuda_beam_upload_loads(B->dev, &B->D, v, err, errlen);
+#endif
+    return 0;
+}

@@ -47,6 +47,10 @@ int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t e
 /* br_beam_batch_forces, then br_beam_batch_integrate of the variants still running */
 void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride);
 
+/* batch, variant -> its load magnitudes taken again from its model (a stepped sine changed its
+ * excitation's frequency); 0, or -1 with err */
+int br_beam_batch_reload(br_beam_batch *B, int v, char *err, size_t errlen);
+
 /* -> its contact field (all the variants' sets; its backend and device name say where it runs) */
 const br_field *br_beam_batch_field(const br_beam_batch *B);
 

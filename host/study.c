@@ -45,6 +45,11 @@
 enum { AN_TIME = 0, AN_SWEEP = 1, AN_STEPPED = 2 };
 enum { MAXAX = 8, MAXKEY = 8, MAXRND = 64, MAXCOL = 12, MAXFIX = 32, KEYLEN = 160 };
 enum { ST_RUNNING = 0, ST_DONE = 1, ST_FAILED = 2 };
+/* variants below which a lockstep stage runs on the calling thread: a variant's stage takes 0.2
+ * (a 1-DOF oscillator) to 5 us (the S2 bundle), a parallel region's start and barrier a few us, and
+ * where the cores are shared (ctest -j2 beside a 2-thread study) a barrier can wait a whole time
+ * slice of the scheduler: a 5-variant study ran 25 times slower under load */
+enum { ST_OMP_MIN = 64 };
 
 typedef struct st_axis {
     char name[KEYLEN];          /* study.csv column: the key path, or the axis name */
@@ -1005,7 +1010,7 @@ static int batch_make(st_var *V, long nv, br_backend_kind backend, st_batch *B, 
  * keeps the threads' shares even when variants end at different times (stepped sines). */
 static void batch_step(const st_study *S, st_var *V, long nv, const long *run, long nrun, st_batch *B)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nrun >= ST_OMP_MIN)
     for (long k = 0; k < nrun; k++) {
         const long v = run[k];
         st_var *W = &V[v];
@@ -1028,7 +1033,7 @@ static void batch_step(const st_study *S, st_var *V, long nv, const long *run, l
                     W->status = ST_FAILED;
                 }
         }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nrun >= ST_OMP_MIN)
     for (long k = 0; k < nrun; k++) {
         const long v = run[k];
         st_var *W = &V[v];
@@ -1045,7 +1050,7 @@ static void batch_step(const st_study *S, st_var *V, long nv, const long *run, l
 /* Every variant's whole step on a beam batch (host/beam_batch.c): with --backend cuda the field,
  * the structures and every stage of the step resident on the GPU, only the sampled state copied
  * back; with BRISTLE_STUDY_BEAMS=cpu the same batch on the CPU (its reference). For models whose
- * bodies all ride on beams and analyses that advance in lockstep (time history, sweep). */
+ * bodies all ride on beams; a stepped sine's new frequency is taken into the batch as it changes. */
 typedef struct st_beams {
     br_beam_batch *bb;
     int *energy, *failed, *skip;
@@ -1059,12 +1064,11 @@ static void beams_free(st_beams *W)
     memset(W, 0, sizeof *W);
 }
 
-/* study, variants (built without fields), backend -> the beam batch; 0, or -1 with why it does not
- * apply (the caller steps the variants the usual way) */
-static int beams_make(const st_study *S, st_var *V, long nv, br_backend_kind backend, st_beams *W, char *why, size_t whylen)
+/* variants (built without fields), backend -> the beam batch; 0, or -1 with why it does not apply
+ * (the caller steps the variants the usual way) */
+static int beams_make(st_var *V, long nv, br_backend_kind backend, st_beams *W, char *why, size_t whylen)
 {
     memset(W, 0, sizeof *W);
-    if (S->analysis == AN_STEPPED) return snprintf(why, whylen, "a stepped sine changes each variant's frequency"), -1;
     if (nv < 2) return snprintf(why, whylen, "it batches two variants or more"), -1;
     for (long v = 0; v < nv; v++)
         if (!br_beam_batch_fits(V[v].m, V[v].d, why, whylen)) return -1;
@@ -1103,9 +1107,15 @@ static void beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
     if (br_beam_batch_sample(W->bb, W->energy, err, sizeof err))
         for (long v = 0; v < nv; v++)
             if (V[v].status == ST_RUNNING) snprintf(V[v].err, sizeof V[v].err, "%s", err), V[v].status = ST_FAILED;
-#pragma omp parallel for schedule(static) if (nv >= 64)
-    for (long v = 0; v < nv; v++)
-        if (V[v].status == ST_RUNNING) var_step_end(S, &V[v], W->energy[v], 0);
+#pragma omp parallel for schedule(static) if (nv >= ST_OMP_MIN)
+    for (long v = 0; v < nv; v++) {
+        if (V[v].status != ST_RUNNING) continue;
+        const int fi = V[v].fi;
+        var_step_end(S, &V[v], W->energy[v], 0);
+        W->skip[v] = V[v].fi != fi && V[v].status == ST_RUNNING; /* a stepped sine moved to its next frequency */
+    }
+    for (long v = 0; v < nv; v++) /* on this thread: the device calls */
+        if (W->skip[v] && br_beam_batch_reload(W->bb, (int)v, V[v].err, sizeof V[v].err)) V[v].status = ST_FAILED;
     for (long v = 0; v < nv; v++) W->skip[v] = V[v].status != ST_RUNNING;
     br_beam_batch_integrate(W->bb, W->skip);
 }
@@ -1612,7 +1622,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     char nogpu[200];
     if (shared && nl && (beams_cpu || (fb == BR_BACKEND_CUDA && br_cuda_available(nogpu, sizeof nogpu) > 0))) {
         char why[600];
-        if (beams_make(S, L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet)
+        if (beams_make(L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet)
             fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",
                     fb == BR_BACKEND_CUDA ? "GPU" : "CPU", why);
     }

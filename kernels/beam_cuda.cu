@@ -192,4 +192,11 @@ extern "C" int br_cuda_beam_download(br_cuda_beam *g, br_beam_store *host, int a
     if (all) BR_CU(cudaMemcpy(host->vec, g->D.vec, b.vec, cudaMemcpyDeviceToHost));
     return 0;
 }
+
+extern "C" int br_cuda_beam_upload_loads(br_cuda_beam *g, const br_beam_store *host, int v, char *err, size_t errlen)
+{
+    const size_t nl = (size_t)host->nload;
+    BR_CU(cudaMemcpy(g->D.mag + (size_t)v * nl, host->mag + (size_t)v * nl, nl * sizeof(br_tf_flat), cudaMemcpyHostToDevice));
+    return 0;
+}
 #undef FAILVAL

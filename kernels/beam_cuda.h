@@ -34,6 +34,9 @@ int br_cuda_beam_integrate(br_cuda_beam *g, const br_beam_store *host, char *err
  * copied into the host store, one copy each; 0, or -1 with err */
 int br_cuda_beam_download(br_cuda_beam *g, br_beam_store *host, int all, char *err, size_t errlen);
 
+/* variant v -> its load magnitudes (host->mag) uploaded; 0, or -1 with err */
+int br_cuda_beam_upload_loads(br_cuda_beam *g, const br_beam_store *host, int v, char *err, size_t errlen);
+
 void br_cuda_beam_destroy(br_cuda_beam *g);
 
 #ifdef __cplusplus

@@ -469,33 +469,61 @@ Test(cli, study_is_bitwise_the_same_for_any_thread_count)
 /* The study's beam batch (every stage of a step batched over the variants, the path --backend cuda
  * takes on a GPU; BRISTLE_STUDY_BEAMS=cpu runs it on the CPU) gives study.csv and every frf.csv
  * bitwise as the usual path, both solving the Woodbury system with the portable LU
- * (BRISTLE_PORTABLE_LU) */
-Test(cli, study_on_the_beam_batch_is_bitwise_the_usual_path)
+ * (BRISTLE_PORTABLE_LU): name, study text, variants */
+static void beams_as_usual(const char *name, const char *text, int nvar)
 {
-    char args[1400], err[4096], a[2][65536];
-    const char *path = write_file("beams.yaml", STUDY_S2);
+    char args[1400], err[4096], a[2][65536], file[64];
+    snprintf(file, sizeof file, "%s.yaml", name);
+    const char *path = write_file(file, text);
     const char *env[2] = {"BRISTLE_PORTABLE_LU=1", "BRISTLE_STUDY_BEAMS=cpu"};
     for (int k = 0; k < 2; k++) {
-        char cmd[1600];
         /* one thread: the batch on the CPU meets four barriers a step, slow where the cores are shared */
-        snprintf(args, sizeof args, "study '%s' --out '%s/bb%d' --threads 1 --quiet", path, dir, k);
-        snprintf(cmd, sizeof cmd, "%s", args);
-        cr_assert_eq(testdir_run(dir, BRISTLE_EXE, env[k], cmd, err, sizeof err), 0, "stderr: %s", err);
-        char rel[64];
-        snprintf(rel, sizeof rel, "bb%d/study.csv", k);
+        snprintf(args, sizeof args, "study '%s' --out '%s/%s%d' --threads 1 --quiet", path, dir, name, k);
+        cr_assert_eq(testdir_run(dir, BRISTLE_EXE, env[k], args, err, sizeof err), 0, "stderr: %s", err);
+        char rel[128];
+        snprintf(rel, sizeof rel, "%s%d/study.csv", name, k);
         snprintf(a[k], sizeof a[k], "%s", read_text(rel));
     }
     cr_expect_str_eq(a[0], a[1]);
-    cr_expect(strstr(read_text("bb1/summary.json"), "batched with the field"), "the beam batch ran");
-    cr_expect(strstr(read_text("bb0/summary.json"), "per variant on the host"), "the usual path ran");
-    for (int v = 0; v < 5; v++) {
-        char rel[64];
-        snprintf(rel, sizeof rel, "bb0/variants/%05d/frf.csv", v);
+    char rel[128];
+    snprintf(rel, sizeof rel, "%s1/summary.json", name);
+    cr_expect(strstr(read_text(rel), "batched with the field"), "the beam batch ran");
+    snprintf(rel, sizeof rel, "%s0/summary.json", name);
+    cr_expect(strstr(read_text(rel), "per variant on the host"), "the usual path ran");
+    for (int v = 0; v < nvar; v++) {
+        snprintf(rel, sizeof rel, "%s0/variants/%05d/frf.csv", name, v);
         snprintf(a[0], sizeof a[0], "%s", read_text(rel));
-        rel[2] = '1';
+        snprintf(rel, sizeof rel, "%s1/variants/%05d/frf.csv", name, v);
         cr_expect_str_eq(a[0], read_text(rel), "variant %d", v);
     }
-    printf("study on the beam batch (CPU) and the usual path: study.csv and 5 frf.csv bitwise equal\n");
+    printf("%s on the beam batch (CPU) and the usual path: study.csv and %d frf.csv bitwise equal\n", name, nvar);
+}
+
+Test(cli, study_on_the_beam_batch_is_bitwise_the_usual_path)
+{
+    beams_as_usual("beams_sweep", STUDY_S2, 5);
+}
+
+/* a stepped sine: each variant's excitation frequency changes on the batch as it converges */
+Test(cli, stepped_sine_on_the_beam_batch_is_bitwise_the_usual_path)
+{
+    beams_as_usual("beams_stepped",
+                   "name: beams_stepped\n"
+                   "scenario: " SOURCE_DIR "/scenarios/blades_sine_lugre.yaml\n"
+                   "grid:\n"
+                   "  loads.excitation.magnitude.harmonic.amplitude: [0.3, 3]\n"
+                   "analysis:\n"
+                   "  type: stepped_sine\n"
+                   "  columns: [tip_C.x, tip_L.x]\n"
+                   "  excitation: excitation\n"
+                   "  frequencies: [50, 54]\n"
+                   "  start: 0.05\n"
+                   "  tolerance: 1.0e-2\n"
+                   "  min_cycles: 2\n"
+                   "  max_cycles: 4\n"
+                   "  fit_cycles: 2\n"
+                   "output: {plots: false}\n",
+                   3);
 }
 
 /* Every variant equals `bristle run BASE --set <its values>` to the last digit: its friction energies and
