@@ -155,6 +155,7 @@ both_sides s2 timeseries.csv "$BR" run scenarios/blades_ramp_lugre.yaml --quiet 
 # shellcheck disable=SC2086
 [ "$(echo $files | wc -w)" -ge 2 ] && agree_row "S2 lugre ramp to $S2_END s, timeseries.csv ($BACKENDS)" cell 1e-8 $files
 for end in "$AGREE_EXACT_END" "$AGREE_END"; do
+    [ "$end" = 0 ] && continue # STUDY_GPU_AGREE_END=0: no ensemble comparison
     mode=cell limit=1e-8 count=$AGREE_EXACT_N
     [ "$end" = "$AGREE_EXACT_END" ] || mode=ensemble limit=0.25 count=$AGREE_N
     s5b "$count" "$end" "$D/agree-$end.yaml"

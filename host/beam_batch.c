@@ -69,7 +69,7 @@ int br_beam_batch_fits(const br_model *m, const br_data *d, char *why, size_t wh
             NO("contact set '%s' does not act on the structure", m->cset[s].name);
     }
     if (d->ga->nr != 6 * m->nset) NO("its contact rows are not six a set");
-    if (m->nset > 64) NO("it has more than 64 contact sets");
+    if (m->nset > BR_BEAM_MAXSET) NO("it has more than %d contact sets", BR_BEAM_MAXSET);
     for (int l = 0; l < m->nload; l++) {
         br_tf_flat f;
         if (m->load[l].frame < 1 || m->load[l].frame > m->nbody) NO("load '%s' is not on a body", m->load[l].name);
@@ -301,6 +301,10 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
     if (B->dev) { /* every variant on the device; their codes back each step (the one synchronization) */
         char derr[600] = "";
         if (!br_cuda_beam_forces(B->dev, D, derr, sizeof derr)) {
+            int any = 0;
+            for (int v = 0; v < B->nv; v++) any |= D->code[v] > 0 && !failed[v];
+            if (any && br_cuda_beam_download(B->dev, D, 0, derr, sizeof derr)) /* their times for the messages */
+                fprintf(stderr, "bristle: beam batch: %s\n", derr);
             for (int v = 0; v < B->nv; v++)
                 if (D->code[v] > 0 && !failed[v]) {
                     failure(B->m[v], rec_t(B, v), D->code[v], err + (size_t)v * errstride, errstride);
@@ -359,6 +363,9 @@ void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
 
 int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen)
 {
+    int any = 0;
+    for (int v = 0; v < B->nv; v++) any |= which[v] != 0;
+    if (!any) return 0;
 #ifdef BRISTLE_HAVE_CUDA
     if (B->dev && br_cuda_beam_download(B->dev, &B->D, 0, err, errlen)) return -1;
 #else

@@ -207,10 +207,10 @@ int br_ga_batch_repeat(br_ga_batch *b, long steps, char *err, size_t errlen)
 
 int br_ga_batch_state(br_ga_batch *b, int v, double *u, double *vel, double *a, char *err, size_t errlen)
 {
-    const size_t vn = (size_t)b->n * b->nv;
     double *buf = NULL;
     const double *src[3] = {b->A.u, b->A.v, b->A.a};
 #ifdef BRISTLE_HAVE_CUDA
+    const size_t vn = (size_t)b->n * b->nv;
     if (b->dev) {
         buf = malloc(3 * vn * sizeof(double));
         if (!buf) return snprintf(err, errlen, "out of memory"), -1;

@@ -114,6 +114,8 @@ extern "C" br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam
         return FAILVAL;
     }
     g->field = field;
+    /* the sets' frames of a variant that stops before its first step are read by the field: zeros */
+    BR_CU(cudaMemset(g->sf, 0, (size_t)host->nv * z->nset * sizeof(br_set_frame)));
     br_cuda_ga_arrays(ga, &g->sh, &g->A);
     /* the model's arrays: dof, X, body_node, q0, offset, fg, loads, sets */
     const size_t sizes[] = {6 * (size_t)z->nnode * sizeof(int),       3 * (size_t)z->nnode * sizeof(double),
