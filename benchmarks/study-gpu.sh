@@ -131,7 +131,7 @@ agree_row() {
 } >"$D/agree.md"
 {
     echo "| variants | end [s] | backend | threads | variant-steps | wall [s] | variant-steps/s | structure step |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "|---|---|---|---|---|---|---|---|"
 } >"$D/throughput.md"
 
 # both_sides NAME CSV CMD...: CMD --backend BE --out $D/NAME-BE on each backend; the CSV file of each
