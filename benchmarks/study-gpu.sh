@@ -14,15 +14,15 @@
 #      mean over the variants within 0.25 of its standard deviation.
 #   2. Throughput: S5b with STUDY_GPU_COUNTS variants (default 100 1000 10000), each study about
 #      STUDY_GPU_VSTEPS variant-steps (default 5e6: the end time shrinks as the count grows), on each
-#      backend: variant-steps per second from summary.json, the CPU on all its cores; with
-#      --backend cuda the study steps every stage on the GPU (the beam batch, summary.json's
-#      structure_step says which ran).
+#      backend: variant-steps per second from summary.json, the CPU on all its cores; cuda is the
+#      contact field on the GPU and the structures on the host, cuda-beams every stage on the GPU
+#      (BRISTLE_STUDY_BEAMS=cuda: the beam batch; summary.json's structure_step says which ran).
 # Prints two markdown tables; exits 1 if a run or study failed or a difference exceeds 1e-8 of its
 # quantity's physical scale (compare, below).
 # Output under ${STUDY_GPU_DIR:-runs/study-gpu}/ (not under $OUT: a 1e4-variant study writes a file a variant).
 set -u
 BR=${1:-./build/bristle}
-BACKENDS=${STUDY_GPU_BACKENDS:-cpu cuda}
+BACKENDS=${STUDY_GPU_BACKENDS:-cpu cuda cuda-beams}
 COUNTS=${STUDY_GPU_COUNTS:-100 1000 10000}
 VSTEPS=${STUDY_GPU_VSTEPS:-5000000}
 AGREE_N=${STUDY_GPU_AGREE_COUNT:-64}
@@ -36,6 +36,11 @@ rc=0
 cores=$(nproc)
 
 # s5b COUNT END FILE: the S5b study file with COUNT random variants (plus the tuned one) ending at END
+# a backend of the table -> the --backend it runs with, and BRISTLE_STUDY_BEAMS: cuda-beams is
+# --backend cuda with every stage of a study's step on the GPU (the beam batch, docs/studies.md)
+backend() { if [ "$1" = cuda-beams ]; then echo cuda; else echo "$1"; fi; }
+beams() { if [ "$1" = cuda-beams ]; then echo cuda; fi; }
+
 s5b() {
     sed "s|^scenario: ../scenarios/|scenario: $(pwd)/scenarios/|; s|count: 64|count: $1|" studies/mistuning_lugre.yaml |
         sed "s|^random:|set: {time.end: $2}\nrandom:|" >"$3"
@@ -141,7 +146,7 @@ both_sides() {
     shift 2
     files=""
     for be in $BACKENDS; do
-        if "$@" --backend "$be" --out "$D/$name-$be" >"$D/$name-$be.log" 2>&1; then
+        if BRISTLE_STUDY_BEAMS=$(beams "$be") "$@" --backend "$(backend "$be")" --out "$D/$name-$be" >"$D/$name-$be.log" 2>&1; then
             files="$files $D/$name-$be/$csv"
         else
             echo "$name on $be failed: $(tail -1 "$D/$name-$be.log")"
@@ -172,7 +177,7 @@ for n in $COUNTS; do
     s5b "$n" "$end" "$D/t$n.yaml"
     for be in $BACKENDS; do
         o="$D/t$n-$be"
-        if "$BR" study "$D/t$n.yaml" --backend "$be" --threads "$cores" --quiet --out "$o" >"$o.log" 2>&1; then
+        if BRISTLE_STUDY_BEAMS=$(beams "$be") "$BR" study "$D/t$n.yaml" --backend "$(backend "$be")" --threads "$cores" --quiet --out "$o" >"$o.log" 2>&1; then
             python3 - "$o/summary.json" "$n" "$end" "$be" >>"$D/throughput.md" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))

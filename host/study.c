@@ -1047,9 +1047,10 @@ static void batch_step(const st_study *S, st_var *V, long nv, const long *run, l
     }
 }
 
-/* Every variant's whole step on a beam batch (host/beam_batch.c): with --backend cuda the field,
- * the structures and every stage of the step resident on the GPU, only the sampled state copied
- * back; with BRISTLE_STUDY_BEAMS=cpu the same batch on the CPU (its reference). For models whose
+/* Every variant's whole step on a beam batch (host/beam_batch.c): with BRISTLE_STUDY_BEAMS=cuda and
+ * --backend cuda the field, the structures and every stage of the step resident on the GPU, only
+ * the sampled state copied back; with BRISTLE_STUDY_BEAMS=cpu the same batch on the CPU (its
+ * reference). For models whose
  * bodies all ride on beams; a stepped sine's new frequency is taken into the batch as it changes. */
 typedef struct st_beams {
     br_beam_batch *bb;
@@ -1613,14 +1614,17 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     st_batch B;
     memset(&B, 0, sizeof B);
     const br_backend_kind fb = backend < 0 ? BR_BACKEND_AUTO : (br_backend_kind)backend;
-    /* --backend cuda: every stage of the step on the GPU where the variants allow it, else the
-     * field alone (said so) */
+    /* BRISTLE_STUDY_BEAMS=cuda (with --backend cuda): every stage of the step on the GPU where the
+     * variants allow it, else the field alone (said so); =cpu: that batch on the CPU, its reference.
+     * Not the default for --backend cuda: on an H100 it ran a 1e4-variant S5b study at 0.23 times
+     * the host's 16 cores (benchmarks/results/2026-11-26-gpu-h100-batch.md) */
     st_beams W;
     memset(&W, 0, sizeof W);
     const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");
     const int beams_cpu = beams_env && !strcmp(beams_env, "cpu");
+    const int beams_gpu = beams_env && !strcmp(beams_env, "cuda") && fb == BR_BACKEND_CUDA;
     char nogpu[200];
-    if (shared && nl && (beams_cpu || (fb == BR_BACKEND_CUDA && br_cuda_available(nogpu, sizeof nogpu) > 0))) {
+    if (shared && nl && (beams_cpu || (beams_gpu && br_cuda_available(nogpu, sizeof nogpu) > 0))) {
         char why[600];
         if (beams_make(L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet)
             fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",
