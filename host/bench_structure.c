@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 #include "memory.h"
+#include "output.h" /* br_wall_seconds */
 #include "ga_batch.h"
 #include "parse.h"
 #include "scenario.h"
@@ -20,13 +20,6 @@
 #ifdef BRISTLE_HAVE_CUDA
 #include "../kernels/field_cuda.h"
 #endif
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int usage(void)
 {
@@ -158,7 +151,7 @@ int br_bench_structure(int argc, char **argv)
         if (!rc) {
             inputs(n, nr, nv, f, E);
             /* each variant's own integrator: gather its inputs, solve, row changes, advance */
-            double t0 = now();
+            double t0 = br_wall_seconds();
 #pragma omp parallel
             {
                 double *fv = malloc((size_t)n * sizeof(double)), *Ev = malloc((size_t)(6 * nr + 1) * sizeof(double));
@@ -175,16 +168,16 @@ int br_bench_structure(int argc, char **argv)
                 }
                 free(fv), free(Ev);
             }
-            own = (double)nv * (double)steps / (now() - t0);
+            own = (double)nv * (double)steps / (br_wall_seconds() - t0);
             br_ga_batch *B = br_ga_batch_create(g, (int)nv, BR_BACKEND_CPU, err, sizeof err);
             if (!B) {
                 fprintf(stderr, "bristle bench structure: %s\n", err);
                 rc = 1;
             } else {
                 bytes = br_ga_batch_bytes(B);
-                t0 = now();
+                t0 = br_wall_seconds();
                 for (long k = 0; k < steps && !rc; k++) rc = br_ga_batch_step(B, f, E, du, dv, dm, NULL, err, sizeof err);
-                cpu = (double)nv * (double)steps / (now() - t0);
+                cpu = (double)nv * (double)steps / (br_wall_seconds() - t0);
                 br_ga_batch_destroy(B);
             }
         }
@@ -197,12 +190,12 @@ int br_bench_structure(int argc, char **argv)
             } else {
                 snprintf(gdev, sizeof gdev, "%s", br_ga_batch_device(B));
                 rc = br_ga_batch_step(B, f, E, du, dv, dm, NULL, err, sizeof err); /* warm-up */
-                double t0 = now();
+                double t0 = br_wall_seconds();
                 for (long k = 0; k < steps && !rc; k++) rc = br_ga_batch_step(B, f, E, du, dv, dm, NULL, err, sizeof err);
-                gstep = (double)nv * (double)steps / (now() - t0);
-                t0 = now();
+                gstep = (double)nv * (double)steps / (br_wall_seconds() - t0);
+                t0 = br_wall_seconds();
                 if (!rc) rc = br_ga_batch_repeat(B, steps, err, sizeof err);
-                grep = (double)nv * (double)steps / (now() - t0);
+                grep = (double)nv * (double)steps / (br_wall_seconds() - t0);
                 if (rc) fprintf(stderr, "bristle bench structure: %s\n", err);
                 br_ga_batch_destroy(B);
             }

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "beam_cuda.h"
+#include "cuda_check.h"
 
 namespace {
 
@@ -63,16 +64,6 @@ struct br_cuda_beam {
     void *model_mem;                 /* the model's arrays, one allocation */
 };
 
-#define BR_CU(call)                                                                            \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            if (err && errlen)                                                                 \
-                snprintf(err, errlen, "CUDA error %s at %s:%d: %s", cudaGetErrorName(e_),      \
-                         __FILE__, __LINE__, cudaGetErrorString(e_));                          \
-            return FAILVAL;                                                                    \
-        }                                                                                      \
-    } while (0)
 
 extern "C" void br_cuda_beam_destroy(br_cuda_beam *g)
 {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cuda_check.h"
 #include "field_cuda.h"
 
 namespace {
@@ -340,16 +341,6 @@ struct br_cuda_field {
     long *d_blk;
 };
 
-#define BR_CU(call)                                                                            \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            if (err && errlen)                                                                 \
-                snprintf(err, errlen, "CUDA error %s at %s:%d: %s", cudaGetErrorName(e_),      \
-                         __FILE__, __LINE__, cudaGetErrorString(e_));                          \
-            return FAILVAL;                                                                    \
-        }                                                                                      \
-    } while (0)
 
 extern "C" int br_cuda_device_count(char *why, size_t whylen)
 {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cuda_check.h"
 #include "field_cuda.h" /* br_cuda_select */
 #include "ga_cuda.h"
 
@@ -23,16 +24,6 @@ struct br_cuda_ga {
     size_t n_f, n_E, n_r;    /* doubles of f, E and of one row-change array */
 };
 
-#define BR_CU(call)                                                                            \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            if (err && errlen)                                                                 \
-                snprintf(err, errlen, "CUDA error %s at %s:%d: %s", cudaGetErrorName(e_),      \
-                         __FILE__, __LINE__, cudaGetErrorString(e_));                          \
-            return FAILVAL;                                                                    \
-        }                                                                                      \
-    } while (0)
 
 namespace {
 

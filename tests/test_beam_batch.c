@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuskip.h"
 #include "beam_batch.h"
 #include "scenario.h"
 #include "sim.h"
@@ -151,16 +152,7 @@ Test(beam_batch, models_that_do_not_fit_are_named)
     br_data_free(da), br_data_free(db), br_model_free(a), br_model_free(b);
 }
 
-static void skip_without_gpu(void)
-{
-    char why[256] = "";
-    if (br_cuda_available(why, sizeof why) <= 0) {
-        fprintf(stderr, "SKIP test_beam_batch_cuda: no usable GPU (%s)\n", why);
-        cr_skip_test("no usable GPU: %s", why);
-    }
-}
-
-/* largest |a_i - b_i| over the largest |a_i| (1 where a is all zero) */
+/* largest |a_i - b_i| over the largest |a_i| (the difference itself where a is all zero) */
 static double rel(const double *a, const double *b, int n)
 {
     double d = 0.0, s = 0.0;
@@ -173,7 +165,7 @@ static double rel(const double *a, const double *b, int n)
  * 1e-10 of each quantity's scale (the sets' sums are added in the GPU's order) */
 Test(beam_batch_cuda, agrees_with_each_variants_own_run, .timeout = 600)
 {
-    skip_without_gpu();
+    BR_SKIP_WITHOUT_GPU("test_beam_batch_cuda");
     enum { REP = 20, N = NV * REP, STEPS = 3000 };
     br_model *m[N], *mb[N];
     br_data *own[N], *bd[N];

@@ -10,22 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuskip.h"
 #include "field.h"
 #include "patch.h"
 #include "testutil.h"
 
-static void skip_without_gpu(void)
-{
-    char why[256] = "";
-    if (br_cuda_available(why, sizeof why) <= 0) {
-        fprintf(stderr, "SKIP test_field_cuda: no usable GPU (%s)\n", why);
-        cr_skip_test("no usable GPU: %s", why);
-    }
-}
 
 Test(cuda, matches_cpu_on_1e5_points_over_1000_steps, .timeout = 600)
 {
-    skip_without_gpu();
+    BR_SKIP_WITHOUT_GPU("test_field_cuda");
     for (int law = 0; law < BR_LAW_COUNT; law++) {
         br_patch pa;
         cr_assert_eq(br_patch_make(&pa, 100000, law, 2024), 0);
@@ -57,7 +50,7 @@ Test(cuda, matches_cpu_on_1e5_points_over_1000_steps, .timeout = 600)
 
 Test(cuda, bitwise_deterministic, .timeout = 300)
 {
-    skip_without_gpu();
+    BR_SKIP_WITHOUT_GPU("test_field_cuda");
     br_patch pa;
     br_patch_make(&pa, 100000, BR_LAW_LUGRE3D, 11);
     char err[512];
@@ -78,7 +71,7 @@ Test(cuda, bitwise_deterministic, .timeout = 300)
 
 Test(cuda, per_point_readback_and_state_roundtrip)
 {
-    skip_without_gpu();
+    BR_SKIP_WITHOUT_GPU("test_field_cuda");
     br_patch pa;
     br_patch_make(&pa, 5000, BR_LAW_LUGRE3D, 4);
     char err[512];
@@ -115,7 +108,7 @@ Test(cuda, per_point_readback_and_state_roundtrip)
  * largest entry over the run (both sum the same per-point terms in different orders). */
 Test(cuda, tangent_matches_cpu, .timeout = 600)
 {
-    skip_without_gpu();
+    BR_SKIP_WITHOUT_GPU("test_field_cuda");
     for (int law = 0; law < BR_LAW_COUNT; law++) {
         br_patch pa;
         cr_assert_eq(br_patch_make(&pa, 20000, law, 77), 0);
@@ -161,7 +154,7 @@ Test(cuda, tangent_matches_cpu, .timeout = 600)
  * and each set's sums bitwise those of a GPU field of that set alone (the launch per set). */
 Test(cuda, many_sets_in_one_launch_per_group, .timeout = 600)
 {
-    skip_without_gpu();
+    BR_SKIP_WITHOUT_GPU("test_field_cuda");
     enum { NS = 151, STEPS = 120 };
     static const int laws[3] = {BR_LAW_LUGRE3D, BR_LAW_GKF, BR_LAW_BRISTLE2};
     br_patch *pa = calloc(NS, sizeof *pa);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuskip.h"
 #include "../kernels/ga_step.h"
 #include "field.h"
 #include "ga_batch.h"
@@ -198,25 +199,17 @@ Test(ga_batch, a_differing_variant_is_refused)
     tvar_free(&a), tvar_free(&b);
 }
 
-static void skip_without_gpu(void)
-{
-    char why[256] = "";
-    if (br_cuda_available(why, sizeof why) <= 0) {
-        fprintf(stderr, "SKIP test_ga_batch_cuda: no usable GPU (%s)\n", why);
-        cr_skip_test("no usable GPU: %s", why);
-    }
-}
 
 /* the GPU batch against each variant's own step on the CPU: 1000 variants over five bundles'
  * matrices (each variant its own copy), 200 steps, bitwise */
 Test(ga_batch_cuda, is_bitwise_each_variants_own_step, .timeout = 600)
 {
-    skip_without_gpu();
+    BR_SKIP_WITHOUT_GPU("test_ga_batch_cuda");
     against_own(1000, 1, 200, BR_BACKEND_CUDA, 1, 0.0);
 }
 
 Test(ga_batch_cuda, shared_matrices_bitwise, .timeout = 600)
 {
-    skip_without_gpu();
+    BR_SKIP_WITHOUT_GPU("test_ga_batch_cuda");
     against_own(257, 0, 200, BR_BACKEND_CUDA, 1, 0.0);
 }
