@@ -138,6 +138,7 @@ agree_row() {
     echo "| variants | end [s] | backend | threads | variant-steps | wall [s] | variant-steps/s | structure step |"
     echo "|---|---|---|---|---|---|---|---|"
 } >"$D/throughput.md"
+rm -f "$D/phases.md"
 
 # both_sides NAME CSV CMD...: CMD --backend BE --out $D/NAME-BE on each backend; the CSV file of each
 # that completed in $files (rc=1 for one that failed)
@@ -177,7 +178,14 @@ for n in $COUNTS; do
     s5b "$n" "$end" "$D/t$n.yaml"
     for be in $BACKENDS; do
         o="$D/t$n-$be"
-        if BRISTLE_STUDY_BEAMS=$(beams "$be") "$BR" study "$D/t$n.yaml" --backend "$(backend "$be")" --threads "$cores" --quiet --out "$o" >"$o.log" 2>&1; then
+        # cuda-beams with its phases timed (each launch waited for: a little slower than untimed)
+        if BRISTLE_BEAM_TIMING=$(beams "$be") BRISTLE_STUDY_BEAMS=$(beams "$be") "$BR" study "$D/t$n.yaml" --backend "$(backend "$be")" --threads "$cores" --quiet --out "$o" >"$o.log" 2>&1; then
+            [ "$be" = cuda-beams ] && python3 - "$o/summary.json" "$n" >>"$D/phases.md" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+p = j.get("beam_batch_seconds", {})
+print("%d variants: " % (int(sys.argv[2]) + 1) + ", ".join("%s %.3g s" % (k, v) for k, v in p.items()))
+PY
             python3 - "$o/summary.json" "$n" "$end" "$be" >>"$D/throughput.md" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -194,4 +202,5 @@ done
 cat "$D/agree.md"
 echo
 cat "$D/throughput.md"
+if [ -s "$D/phases.md" ]; then echo; echo "cuda-beams, where the time went (BRISTLE_BEAM_TIMING):"; cat "$D/phases.md"; fi
 exit $rc

@@ -9,6 +9,7 @@
 #include "../kernels/beam_store.h"
 #include "field.h"
 #include "ga_batch.h"
+#include "output.h" /* br_wall_seconds */
 #ifdef BRISTLE_HAVE_CUDA
 #include "../kernels/beam_cuda.h"
 #include "field_internal.h"
@@ -33,10 +34,24 @@ struct br_beam_batch {
     br_field *field;
     double *Nset;
     int *bad;
+    int timing;                      /* BRISTLE_BEAM_TIMING set: the phases' wall times in secs */
+    double secs[BR_BEAM_NPHASE];
 #ifdef BRISTLE_HAVE_CUDA
     br_cuda_beam *dev;               /* the CUDA backend: the store mirrored on the device */
 #endif
 };
+
+static const char *const PHASE[BR_BEAM_NPHASE] = {"frames", "field", "forces", "codes", "integrate", "sample_copy",
+                                                  "sample_scatter"};
+
+/* timing on: the wall time since *t0 added to B->secs[k], *t0 now */
+static void lap(br_beam_batch *B, int k, double *t0)
+{
+    if (!B->timing) return;
+    const double t = br_wall_seconds();
+    if (*t0 > 0) B->secs[k] += t - *t0;
+    *t0 = t;
+}
 
 static int flat_fn(const br_timefn *fn, br_tf_flat *out)
 {
@@ -261,6 +276,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     B->field = ns ? br_field_create(desc, ns * nv, backend, err, errlen) : NULL;
     free(desc);
     if (ns && !B->field) return br_beam_batch_destroy(B), NULL;
+    B->timing = getenv("BRISTLE_BEAM_TIMING") != NULL;
     if (backend != BR_BACKEND_CUDA) return B;
 #ifdef BRISTLE_HAVE_CUDA
     struct br_cuda_field *cf = B->field ? br_field_cuda_of(B->field) : NULL;
@@ -268,6 +284,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
         return fail(B, err, errlen, "variant %d: %s", 0, "the CUDA beam batch needs its field and structure on the GPU");
     B->dev = br_cuda_beam_create(&B->model, &B->z, br_ga_batch_cuda(B->ga), cf, &B->D, err, errlen);
     if (!B->dev) return br_beam_batch_destroy(B), NULL;
+    br_cuda_beam_timing(B->dev, B->timing, B->secs);
     return B;
 #else
     return fail(B, err, errlen, "variant %d: %s", 0, "this build has no CUDA backend");
@@ -319,9 +336,12 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
 #endif
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
     const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+    double t0 = 0.0;
+    lap(B, 0, &t0);
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++)
         if (!failed[v]) br_beam_store_frames(&B->model, sh, A, D, v, NULL);
+    lap(B, 0, &t0);
     char ferr[600];
     if (B->field && br_field_step_sets(B->field, D->frames, B->Nset, B->model.h, D->res, B->bad, ferr, sizeof ferr))
         for (int v = 0; v < B->nv; v++)
@@ -332,6 +352,7 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
                     snprintf(err + (size_t)v * errstride, errstride, "t = %.9g s: %s", rec_t(B, v), what);
                     failed[v] = 1;
                 }
+    lap(B, 1, &t0);
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++) {
         if (failed[v]) continue;
@@ -341,6 +362,7 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
             failed[v] = 1;
         }
     }
+    lap(B, 2, &t0);
 }
 
 void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
@@ -356,9 +378,12 @@ void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
 #endif
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
     const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+    double t0 = 0.0;
+    lap(B, 4, &t0);
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++)
         if (!skip[v]) br_beam_store_integrate(&B->model, sh, A, D, v);
+    lap(B, 4, &t0);
 }
 
 int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen)
@@ -366,13 +391,17 @@ int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t e
     int any = 0;
     for (int v = 0; v < B->nv; v++) any |= which[v] != 0;
     if (!any) return 0;
+    double t0 = 0.0;
+    lap(B, 5, &t0);
 #ifdef BRISTLE_HAVE_CUDA
     if (B->dev && br_cuda_beam_download(B->dev, &B->D, 0, err, errlen)) return -1;
 #else
     (void)err, (void)errlen;
 #endif
+    lap(B, 5, &t0);
     for (int v = 0; v < B->nv; v++)
         if (which[v]) record_io(B, v, 0);
+    lap(B, 6, &t0);
     return 0;
 }
 
@@ -414,4 +443,10 @@ int br_beam_batch_reload(br_beam_batch *B, int v, char *err, size_t errlen)
     if (B->dev && nl) return br_cuda_beam_upload_loads(B->dev, &B->D, v, err, errlen);
 #endif
     return 0;
+}
+
+int br_beam_batch_seconds(const br_beam_batch *B, const char *const **names, const double **secs)
+{
+    *names = PHASE, *secs = B->secs;
+    return B->timing ? BR_BEAM_NPHASE : 0;
 }

@@ -51,6 +51,13 @@ void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *
  * excitation's frequency); 0, or -1 with err */
 int br_beam_batch_reload(br_beam_batch *B, int v, char *err, size_t errlen);
 
+/* -> the phases of its steps timed (BRISTLE_BEAM_TIMING in the environment when it was made: each
+ * phase waited for, on the GPU too) and their names: frames, field, forces (the stages after the
+ * field), codes (the stop codes' copy), integrate, sample_copy, sample_scatter; their count (0 when
+ * not timed) */
+#define BR_BEAM_NPHASE 7
+int br_beam_batch_seconds(const br_beam_batch *B, const char *const **names, const double **secs);
+
 /* -> its contact field (all the variants' sets; its backend and device name say where it runs) */
 const br_field *br_beam_batch_field(const br_beam_batch *B);
 

@@ -1054,6 +1054,7 @@ static void batch_step(const st_study *S, st_var *V, long nv, const long *run, l
  * bodies all ride on beams; a stepped sine's new frequency is taken into the batch as it changes. */
 typedef struct st_beams {
     br_beam_batch *bb;
+    double analysis_s;           /* BRISTLE_BEAM_TIMING: the sampled rows' analysis */
     int *energy, *failed, *skip;
     char *errs;                  /* 600 a variant */
 } st_beams;
@@ -1108,6 +1109,7 @@ static void beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
     if (br_beam_batch_sample(W->bb, W->energy, err, sizeof err))
         for (long v = 0; v < nv; v++)
             if (V[v].status == ST_RUNNING) snprintf(V[v].err, sizeof V[v].err, "%s", err), V[v].status = ST_FAILED;
+    const double ta = br_wall_seconds();
 #pragma omp parallel for schedule(static) if (nv >= ST_OMP_MIN)
     for (long v = 0; v < nv; v++) {
         if (V[v].status != ST_RUNNING) continue;
@@ -1115,6 +1117,7 @@ static void beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
         var_step_end(S, &V[v], W->energy[v], 0);
         W->skip[v] = V[v].fi != fi && V[v].status == ST_RUNNING; /* a stepped sine moved to its next frequency */
     }
+    W->analysis_s += br_wall_seconds() - ta;
     for (long v = 0; v < nv; v++) /* on this thread: the device calls */
         if (W->skip[v] && br_beam_batch_reload(W->bb, (int)v, V[v].err, sizeof V[v].err)) V[v].status = ST_FAILED;
     for (long v = 0; v < nv; v++) W->skip[v] = V[v].status != ST_RUNNING;
@@ -1772,6 +1775,14 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     const br_field *f0 = W.bb ? br_beam_batch_field(W.bb) : shared ? B.field : V[0].d ? V[0].d->field : NULL;
     cJSON_AddStringToObject(j, "backend", f0 ? br_field_backend_name(f0) : "cpu");
     cJSON_AddStringToObject(j, "structure_step", W.bb ? "batched with the field (kernels/beam_step.h)" : "per variant on the host");
+    const char *const *phase;
+    const double *psec;
+    const int nphase = W.bb ? br_beam_batch_seconds(W.bb, &phase, &psec) : 0;
+    if (nphase) { /* BRISTLE_BEAM_TIMING: where the batch's steps spent their time */
+        cJSON *ph = cJSON_AddObjectToObject(j, "beam_batch_seconds");
+        for (int k = 0; ph && k < nphase; k++) br_json_number(ph, phase[k], psec[k]);
+        if (ph) br_json_number(ph, "analysis", W.analysis_s);
+    }
     cJSON_AddStringToObject(j, "contact_field", shared ? "one field for every variant" : "a field per variant (time steps differ)");
     br_json_number(j, "ranks", RK->size);
     br_json_number(j, "threads", nthreads);

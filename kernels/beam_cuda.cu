@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "beam_cuda.h"
 #include "cuda_check.h"
@@ -62,7 +63,21 @@ struct br_cuda_beam {
     br_set_sums *sums;
     br_tangent_sums *tans;
     void *model_mem;                 /* the model's arrays, one allocation */
+    int timing;                      /* br_cuda_beam_timing */
+    double *secs;
 };
+
+/* timing on: the stream waited for, the wall time since *t0 added to secs[k], *t0 now */
+static void lap(br_cuda_beam *g, int k, double *t0)
+{
+    if (!g->timing) return;
+    cudaDeviceSynchronize();
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const double t = ts.tv_sec + 1e-9 * ts.tv_nsec;
+    if (*t0 > 0) g->secs[k] += t - *t0;
+    *t0 = t;
+}
 
 
 extern "C" void br_cuda_beam_destroy(br_cuda_beam *g)
@@ -157,21 +172,35 @@ extern "C" int br_cuda_beam_forces(br_cuda_beam *g, br_beam_store *host, char *e
     BR_CU(cudaMemcpyAsync(g->D.energy, host->energy, b.flags, cudaMemcpyHostToDevice));
     BR_CU(cudaMemcpyAsync(g->D.code, host->code, b.flags, cudaMemcpyHostToDevice));
     const unsigned blocks = (unsigned)((g->D.nv + kThreads - 1) / kThreads);
+    double t0 = 0.0;
+    lap(g, 0, &t0);
     frames_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, g->sf);
     BR_CU(cudaGetLastError());
+    lap(g, 0, &t0);
     if (br_cuda_field_step_resident(g->field, g->m.h, err, errlen)) return -1;
+    lap(g, 1, &t0);
     forces_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, g->sf, g->sums, g->tans);
     BR_CU(cudaGetLastError());
+    lap(g, 2, &t0);
     BR_CU(cudaMemcpy(host->code, g->D.code, b.flags, cudaMemcpyDeviceToHost));
+    lap(g, 3, &t0);
     return 0;
+}
+
+extern "C" void br_cuda_beam_timing(br_cuda_beam *g, int on, double *secs)
+{
+    g->timing = on && secs, g->secs = secs;
 }
 
 extern "C" int br_cuda_beam_integrate(br_cuda_beam *g, const br_beam_store *host, char *err, size_t errlen)
 {
     BR_CU(cudaMemcpyAsync(g->D.code, host->code, sizes_of(host).flags, cudaMemcpyHostToDevice));
     const unsigned blocks = (unsigned)((g->D.nv + kThreads - 1) / kThreads);
+    double t0 = 0.0;
+    lap(g, 4, &t0);
     integrate_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D);
     BR_CU(cudaGetLastError());
+    lap(g, 4, &t0);
     return 0;
 }
 
