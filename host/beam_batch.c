@@ -1,4 +1,6 @@
-/* beam_batch.c: the CPU driver of a batch of beam models (beam_batch.h). */
+/* beam_batch.c: batches of variants of a beam model (beam_batch.h): their state in a store
+ * (kernels/beam_store.h) on the host, stepped there over OpenMP threads or mirrored on a GPU
+ * (kernels/beam_cuda.cu); the store filled from and written back to the variants' br_data. */
 #include "beam_batch.h"
 
 #include <math.h>
@@ -53,6 +55,8 @@ static void lap(br_beam_batch *B, int k, double *t0)
     *t0 = t;
 }
 
+/* time function -> its flat form (kernels/timefn_flat.h); 0, or -1 for a kind the batches do not
+ * evaluate (tables, integrals, sums, amplitudes other than constants and ramps) */
 static int flat_fn(const br_timefn *fn, br_tf_flat *out)
 {
     memset(out, 0, sizeof *out);
