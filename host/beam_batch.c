@@ -3,7 +3,6 @@
  * (kernels/beam_cuda.cu); the store filled from and written back to the variants' br_data. */
 #include "beam_batch.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,7 @@
 #define BR_BEAM_OMP_MIN 64
 
 struct br_beam_batch {
-    int nv, n, nr, nset, nframe;
+    int nv, n, nset, nframe;
     const br_model **m;              /* the variants' models and data (the caller's; the arrays copied) */
     br_data **d;
     br_bm_model model;               /* variant 0's, shared */
@@ -179,7 +178,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     B->m = malloc((size_t)nv * sizeof *B->m), B->d = malloc((size_t)nv * sizeof *B->d);
     if (!B->m || !B->d) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
     for (int v = 0; v < nv; v++) B->m[v] = m[v], B->d[v] = d[v];
-    B->nv = nv, B->n = d[0]->ga->n, B->nr = d[0]->ga->nr, B->nset = m0->nset;
+    B->nv = nv, B->n = d[0]->ga->n, B->nset = m0->nset;
     B->nframe = br_model_nframe(m0);
     const int nb = m0->nbody, nl = m0->nload, ns = m0->nset;
     for (int v = 1; v < nv; v++) { /* the same structure, bodies, loads and sets but for their numbers */

@@ -117,7 +117,6 @@ typedef struct br_bm_load {
 typedef struct br_bm_set {
     int frame_a, frame_b, surface;
     double plane_p[3], plane_n[3], radius;
-    /* the set's per-step results, as the field gives them (host/field.h's br_set_result holds more) */
 } br_bm_set;
 
 /* what every variant shares: the structure's DOF map and nodes, the bodies, loads and sets */
