@@ -1,4 +1,4 @@
-/* main.c: the `bristle` command line: dispatches to run, compare, eig, mesh, bench, info. */
+/* main.c: the `bristle` command line: dispatches to run, study, compare, eig, hbm, mesh, bench, info. */
 #include <stdio.h>
 #include <string.h>
 
@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "field.h"
 #include "eig.h"
+#include "hbm.h"
 #include "meshgen.h"
 #include "run.h"
 #include "study.h"
@@ -18,6 +19,7 @@ static int usage(FILE *o)
             "  study STUDY.yaml  many variants of a scenario in one run; bristle study --help\n"
             "  compare DIR...    overlay the same columns of several runs in one PNG\n"
             "  eig SCENARIO      natural frequencies of the beams (Hz); bristle eig --help\n"
+            "  hbm SCENARIO      forced response by harmonic balance; bristle hbm --help\n"
             "  mesh KIND ...     write an annulus, disk or grid mesh; bristle mesh --help\n"
             "  bench field ...   contact-field throughput (bristle bench field --help)\n"
             "  info              version, build options, detected GPUs\n");
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "study")) return br_study_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "compare")) return br_compare_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "eig")) return br_eig_main(argc - 2, argv + 2);
+    if (!strcmp(cmd, "hbm")) return br_hbm_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "mesh")) return br_meshgen_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return br_bench_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) return usage(stdout);

@@ -1410,10 +1410,11 @@ static void read_contacts(ysrc *c, ynode *seq, br_model *m)
 
 /* ---- --set overrides ---- */
 
-/* key path "a.b.c" (list items by name or index), add (a value, or NULL) -> the node at that path
- * in *node: 1 found, 2 a key added with value add to the last mapping on the path (only when add is
- * given and only the last segment is missing), 0 not found (err set, "what" names the caller) */
-static int ynav(ysrc *c, const char *path, const char *add, const char *what, int *node_out)
+/* key path "a.b.c" (list items by name or index), add (a value, or NULL), any (1: the node may be a
+ * list or mapping) -> the node at that path in *node: 1 found, 2 a key added with value add to the
+ * last mapping on the path (only when add is given and only the last segment is missing), 0 not found
+ * or not a single value (err set, "what" names the caller) */
+static int ynav(ysrc *c, const char *path, const char *add, const char *what, int any, int *node_out)
 {
     int node = 1; /* the root */
     char *save = NULL, buf[256];
@@ -1470,7 +1471,7 @@ static int ynav(ysrc *c, const char *path, const char *add, const char *what, in
         }
         if (!next) {
             ynode *t = yget(c, node);
-            if (t->type != YAML_SCALAR_NODE) {
+            if (t->type != YAML_SCALAR_NODE && !any) {
                 snprintf(c->err, c->errlen, "%s %s: %s:%ld holds a list or mapping, not a single value", what,
                          path, c->file, (long)t->start_mark.line + 1);
                 c->failed = 1;
@@ -1508,7 +1509,7 @@ static void apply_set(ysrc *c, const char *kv)
     }
     const char *val = eq + 1;
     int node = 0;
-    const int found = ynav(c, path, val, "--set", &node);
+    const int found = ynav(c, path, val, "--set", 0, &node);
     if (!found) return;
     if (found == 1) {
         ynode *t = yget(c, node);
@@ -1663,7 +1664,7 @@ int br_scenario_number(const char *path, const char *text, size_t len, const cha
         return -1;
     }
     int node = 0, rc = -1;
-    if (ynav(&c, key, NULL, "key", &node)) {
+    if (ynav(&c, key, NULL, "key", 0, &node)) {
         ynode *t = yget(&c, node);
         char *end;
         errno = 0;
@@ -1675,6 +1676,19 @@ int br_scenario_number(const char *path, const char *text, size_t len, const cha
     }
     yaml_document_delete(&c.doc);
     return rc;
+}
+
+long br_scenario_line(const char *path, const char *text, size_t len, const char *key)
+{
+    ysrc c;
+    char err[512];
+    if (yload(&c, path, text, len, err, sizeof err)) return 1;
+    int node = 0;
+    long line = 1;
+    if (yaml_document_get_root_node(&c.doc) && ynav(&c, key, NULL, "key", 1, &node))
+        line = (long)yget(&c, node)->start_mark.line + 1;
+    yaml_document_delete(&c.doc);
+    return line;
 }
 
 void br_model_free(br_model *m)

@@ -32,4 +32,8 @@ br_model *br_scenario_load(const char *path, const char *const *sets, int nsets,
 int br_scenario_number(const char *path, const char *text, size_t len, const char *key, double *value, long *line,
                        char *err, size_t errlen);
 
+/* path (for messages), text, key path as for --set ("loads.drive.magnitude") -> the line of the node
+ * there (a key, a mapping or a list), or 1 when the path is not in the file */
+long br_scenario_line(const char *path, const char *text, size_t len, const char *key);
+
 #endif

@@ -1,0 +1,691 @@
+/* hbm.c: `bristle hbm SCENARIO`: the forced response by harmonic balance (docs/hbm.md). Newton on the
+ * harmonics of the nonlinear DOFs, R(y, w) = y - X(w) - H(w) G(y, w) = 0 (receptance form, hbm.h),
+ * with a finite-difference Jacobian and a backtracking line search; pseudo-arclength continuation in
+ * the base frequency, through turning points; frf.csv, one PNG per column, summary.json. */
+#include <complex.h>
+
+#include "hbm.h"
+
+#include <cblas.h>
+#include <cjson/cJSON.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "parse.h"
+#include "plot.h"
+#include "scenario.h"
+
+#define HB_MAXCOL 64
+
+/* an output column: a body's displacement along x, y or z, as a sum over DOFs */
+typedef struct hb_col {
+    char name[BR_NAME_MAX + 4];
+    int n;
+    int idx[6];     /* into the output DOF list */
+    double coef[6];
+} hb_col;
+
+struct br_hbm {
+    br_hbm_sys s;
+    br_hbm_lin lin;
+    br_hbm_aft aft;
+    int H, N, nu, ncol;
+    hb_col col[HB_MAXCOL];
+    double *G, *R, *Rt, *J, *Jw, *A, *b, *yt, *dy;
+    int *piv;
+    long newton, jacobians;
+    double ytol;    /* convergence: |R| <= ytol (a displacement) */
+    double *y, w;   /* the present solution */
+    int have;       /* 1 once a point has converged */
+};
+typedef struct br_hbm hb;
+
+/* y, w -> R (nu), the contact force harmonics in h->G */
+static int residual(hb *h, const double *y, double w, double *R, char *err, size_t errlen)
+{
+    if (h->lin.w != w && br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen)) return -1;
+    if (br_hbm_aft_eval(&h->aft, y, w, h->G, err, errlen)) return -1;
+    const int nl = h->s.nnl;
+    for (int k = 0; k <= h->H; k++) {
+        const double complex *Hk = h->lin.Hnl + (size_t)k * nl * nl, *Xk = h->lin.Xnl + (size_t)k * nl;
+        for (int i = 0; i < nl; i++) {
+            double complex r = -Xk[i];
+            for (int j = 0; j < nl; j++) {
+                const double complex Gj = k == 0 ? h->G[j] : h->G[(2 * k - 1) * nl + j] + I * h->G[2 * k * nl + j];
+                r -= Hk[(size_t)j * nl + i] * Gj;
+            }
+            if (k == 0) R[i] = y[i] + creal(r);
+            else {
+                R[(2 * k - 1) * nl + i] = y[(2 * k - 1) * nl + i] + creal(r);
+                R[2 * k * nl + i] = y[2 * k * nl + i] + cimag(r);
+            }
+        }
+    }
+    return 0;
+}
+
+static double norm_inf(const double *x, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
+    return m;
+}
+
+/* y, w (R at them in h->R) -> J = dR/dy (and Jw = dR/dw if Jw) by forward differences */
+static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, char *err, size_t errlen)
+{
+    const int nu = h->nu;
+    const double scale = fmax(norm_inf(y, nu), h->ytol * 1e6);
+    memcpy(h->yt, y, (size_t)nu * sizeof(double));
+    for (int i = 0; i < nu; i++) {
+        const double d = 1e-7 * scale;
+        h->yt[i] = y[i] + d;
+        if (residual(h, h->yt, w, h->Rt, err, errlen)) return -1;
+        for (int r = 0; r < nu; r++) J[(size_t)i * nu + r] = (h->Rt[r] - h->R[r]) / d;
+        h->yt[i] = y[i];
+    }
+    if (Jw) {
+        const double dw = 1e-7 * w;
+        if (residual(h, y, w + dw, h->Rt, err, errlen)) return -1;
+        for (int r = 0; r < nu; r++) Jw[r] = (h->Rt[r] - h->R[r]) / dw;
+        if (br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen)) return -1;
+    }
+    h->jacobians++;
+    return 0;
+}
+
+/* Newton from y (and w), at fixed w (tau NULL) or on the arclength constraint
+ * tau_y . (y - yp) / ys + tau_w (w - wp) / ws = 0 -> converged y, w (h->R the residual there);
+ * iterations, or -1 (not converged within maxit), -2 (an error, in err) */
+static int newton(hb *h, double *y, double *w, const double *tau, const double *yp, double wp, double ys, double ws,
+                  int maxit, char *err, size_t errlen)
+{
+    const int nu = h->nu, na = tau ? nu + 1 : nu;
+    if (residual(h, y, *w, h->R, err, errlen)) return -2;
+    for (int it = 1; it <= maxit; it++) {
+        if (jacobian(h, y, *w, h->J, tau ? h->Jw : NULL, err, errlen)) return -2;
+        for (int c = 0; c < nu; c++) memcpy(h->A + (size_t)c * na, h->J + (size_t)c * nu, (size_t)nu * sizeof(double));
+        for (int r = 0; r < nu; r++) h->b[r] = -h->R[r];
+        double cres = 0;
+        if (tau) {
+            for (int r = 0; r < nu; r++) h->A[(size_t)nu * na + r] = h->Jw[r];
+            for (int c = 0; c < nu; c++) h->A[(size_t)c * na + nu] = tau[c] / ys, cres += tau[c] * (y[c] - yp[c]) / ys;
+            h->A[(size_t)nu * na + nu] = tau[nu] / ws;
+            cres += tau[nu] * (*w - wp) / ws;
+            h->b[nu] = -cres;
+        }
+        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, h->A, na, h->piv, h->b, na) != 0) {
+            snprintf(err, errlen, "hbm: the Newton matrix is singular at %.9g Hz", *w / (2 * M_PI));
+            return -1;
+        }
+        /* backtracking on |R|^2 + c^2 (Armijo, halving at most 8 times) */
+        double f0 = 0;
+        for (int r = 0; r < nu; r++) f0 += h->R[r] * h->R[r];
+        f0 += cres * cres * ys * ys;
+        double alpha = 1.0, f1 = INFINITY, wt = *w;
+        for (int ls = 0; ls <= 8; ls++, alpha *= 0.5) {
+            for (int i = 0; i < nu; i++) h->yt[i] = y[i] + alpha * h->b[i];
+            wt = tau ? *w + alpha * h->b[nu] : *w;
+            if (residual(h, h->yt, wt, h->Rt, err, errlen)) return -2;
+            double c1 = 0;
+            if (tau) {
+                for (int c = 0; c < nu; c++) c1 += tau[c] * (h->yt[c] - yp[c]) / ys;
+                c1 += tau[nu] * (wt - wp) / ws;
+            }
+            f1 = c1 * c1 * ys * ys;
+            for (int r = 0; r < nu; r++) f1 += h->Rt[r] * h->Rt[r];
+            if (f1 <= (1.0 - 1e-4 * alpha) * f0) break;
+        }
+        /* the step taken (the last tried) and its residual */
+        memcpy(h->R, h->Rt, (size_t)nu * sizeof(double));
+        const double step = alpha * norm_inf(h->b, nu);
+        memcpy(y, h->yt, (size_t)nu * sizeof(double));
+        *w = wt;
+        h->newton++;
+        if (getenv("BRISTLE_HBM_DEBUG"))
+            fprintf(stderr, "newton %d: w %.12g |R| %.3e (tol %.3e) step %.3e alpha %g\n", it, *w, norm_inf(h->R, nu),
+                    h->ytol, step, alpha);
+        if (norm_inf(h->R, nu) <= h->ytol && step <= 1e3 * h->ytol) return it;
+    }
+    return -1;
+}
+
+/* J (at the solution), Jw -> the unit tangent of the branch in scaled variables (y / ys, w / ws), oriented
+ * along prev (or toward increasing w times dir when prev is NULL); 0 or -1 */
+static int tangent(hb *h, const double *prev, double dir, double ys, double ws, double *tau)
+{
+    const int nu = h->nu, na = nu + 1;
+    for (int c = 0; c < nu; c++) memcpy(h->A + (size_t)c * na, h->J + (size_t)c * nu, (size_t)nu * sizeof(double));
+    for (int r = 0; r < nu; r++) h->A[(size_t)nu * na + r] = h->Jw[r], h->b[r] = 0.0;
+    for (int c = 0; c <= nu; c++) /* the last row: along prev (scaled), or dw = 1 */
+        h->A[(size_t)c * na + nu] = prev ? prev[c] / (c < nu ? ys : ws) : (c == nu ? 1.0 : 0.0);
+    h->b[nu] = 1.0;
+    if (LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, h->A, na, h->piv, h->b, na) != 0) return -1;
+    /* b = (dy, dw) in raw units; scaled: dy / ys, dw / ws */
+    double nrm = 0;
+    for (int i = 0; i < nu; i++) tau[i] = h->b[i] / ys, nrm += tau[i] * tau[i];
+    tau[nu] = h->b[nu] / ws, nrm += tau[nu] * tau[nu];
+    nrm = sqrt(nrm);
+    double sgn = 1.0;
+    if (prev) {
+        double d = 0;
+        for (int i = 0; i <= nu; i++) d += prev[i] * tau[i];
+        sgn = d < 0 ? -1.0 : 1.0;
+    } else sgn = tau[nu] * dir < 0 ? -1.0 : 1.0;
+    for (int i = 0; i <= nu; i++) tau[i] *= sgn / nrm;
+    return 0;
+}
+
+/* ---- output columns ---- */
+
+/* "body.x" -> column c (its DOF combination); 0, or -1 with err */
+static int column(hb *h, const char *name, int *outdof, int *nout, int maxout, char *err, size_t errlen)
+{
+    const br_model *m = h->s.m;
+    const char *dot = strrchr(name, '.');
+    int axis = dot && dot[1] && !dot[2] ? (dot[1] == 'x' ? 0 : dot[1] == 'y' ? 1 : dot[1] == 'z' ? 2 : -1) : -1;
+    int b = -1;
+    for (int k = 0; dot && k < m->nbody; k++)
+        if ((size_t)(dot - name) == strlen(m->body[k].name) && !strncmp(m->body[k].name, name, (size_t)(dot - name))) b = k;
+    if (axis < 0 || b < 0 || h->ncol >= HB_MAXCOL) {
+        snprintf(err, errlen, "bristle hbm: --column %s: %s", name,
+                 h->ncol >= HB_MAXCOL ? "too many columns" : "not a body's x, y or z (BODY.x)");
+        return -1;
+    }
+    hb_col *c = &h->col[h->ncol++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->n = 0;
+    const br_body *B = &m->body[b];
+    double coef[6] = {0};
+    int dofs[6], nd = 0;
+    if (B->beam < 0) {
+        if (h->s.bdof[3 * b + axis] >= 0) dofs[nd] = h->s.bdof[3 * b + axis], coef[nd++] = 1.0;
+    } else { /* u + theta x offset of the node carrying it */
+        const int node = h->s.st->node0[B->beam] + B->node;
+        const double *o = B->offset;
+        double rot[3] = {0, 0, 0}; /* d(theta x o)_axis / d theta_j */
+        if (axis == 0) rot[1] = o[2], rot[2] = -o[1];
+        if (axis == 1) rot[0] = -o[2], rot[2] = o[0];
+        if (axis == 2) rot[0] = o[1], rot[1] = -o[0];
+        if (h->s.st->dof[6 * node + axis] >= 0) dofs[nd] = h->s.st->dof[6 * node + axis], coef[nd++] = 1.0;
+        for (int j = 0; j < 3; j++)
+            if (rot[j] != 0 && h->s.st->dof[6 * node + 3 + j] >= 0) dofs[nd] = h->s.st->dof[6 * node + 3 + j], coef[nd++] = rot[j];
+    }
+    for (int k = 0; k < nd; k++) {
+        int at = -1;
+        for (int q = 0; q < *nout; q++)
+            if (outdof[q] == dofs[k]) at = q;
+        if (at < 0 && *nout < maxout) outdof[at = (*nout)++] = dofs[k];
+        c->idx[c->n] = at, c->coef[c->n++] = coef[k];
+    }
+    return 0;
+}
+
+/* the solution at w (h->G its contact forces) -> per column the harmonics' amplitudes (row[0..H]: h0
+ * signed, then |Q_k|) and the peak-to-peak (row[H + 1]) */
+static void column_values(hb *h, const hb_col *c, double *row)
+{
+    const int nl = h->s.nnl, no = h->lin.nout, H = h->H;
+    double complex Q[64 + 1];
+    for (int k = 0; k <= H; k++) {
+        double complex q = 0;
+        for (int t = 0; t < c->n; t++) {
+            const int o = c->idx[t];
+            double complex v = h->lin.Xout[(size_t)k * no + o];
+            for (int j = 0; j < nl; j++) {
+                const double complex Gj = k == 0 ? h->G[j] : h->G[(2 * k - 1) * nl + j] + I * h->G[2 * k * nl + j];
+                v += h->lin.Hout[(size_t)k * no * nl + (size_t)j * no + o] * Gj;
+            }
+            q += c->coef[t] * v;
+        }
+        Q[k] = q;
+        row[k] = k == 0 ? creal(q) : cabs(q);
+    }
+    const int ns = 1024;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int j = 0; j < ns; j++) {
+        double x = creal(Q[0]);
+        for (int k = 1; k <= H; k++) x += creal(Q[k] * cexp(I * 2.0 * M_PI * (double)((long)k * j % ns) / ns));
+        lo = fmin(lo, x), hi = fmax(hi, x);
+    }
+    row[H + 1] = hi - lo;
+}
+
+/* ---- the command ---- */
+
+static int usage(FILE *o)
+{
+    fprintf(o, "usage: bristle hbm SCENARIO.yaml --from F0 --to F1 [--harmonics H] [--samples N] [--points P]\n"
+               "                  [--column BODY.x]... [--out DIR] [--set KEY=VALUE]... [--quiet]\n"
+               "  the periodic steady state under the scenario's harmonic loads, driven at the base frequency,\n"
+               "  followed by pseudo-arclength continuation from F0 to F1 [Hz] (through turning points)\n"
+               "  --harmonics H  harmonics 0..H of every DOF (default 7)\n"
+               "  --samples N    AFT samples a period (default 16 H, at least 2 H + 1)\n"
+               "  --points P     about P points over the range where the curve is smooth (default 100)\n"
+               "  --periods-max  periods the contact states may take to repeat (default 200)\n"
+               "  --column C     a body's displacement to report, BODY.x|y|z (default: every body's)\n"
+               "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
+               "  writes frf.csv (per point: frequency, each column's harmonic amplitudes and peak-to-peak,\n"
+               "  each contact set's friction energy per cycle), frf_<column>.png, summary.json\n");
+    return o == stderr ? 2 : 0;
+}
+
+typedef struct hb_opts {
+    const char *scen, *out, *sets[256], *cols[HB_MAXCOL];
+    int nsets, ncols, quiet;
+    long H, N, points, maxper;
+    double f0, f1;
+    int have_f0, have_f1;
+} hb_opts;
+
+/* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
+static int parse_args(int argc, char **argv, hb_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->H = 7, o->N = -1, o->points = 100, o->maxper = 200;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 1;
+        if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+            continue;
+        }
+        if (a[0] == '-' && i + 1 >= argc) {
+            fprintf(stderr, "bristle hbm: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--harmonics")) {
+            if (br_parse_long(argv[++i], 1, 64, &o->H)) {
+                fprintf(stderr, "bristle hbm: --harmonics must be a whole number from 1 to 64, got '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--samples")) {
+            if (br_parse_long(argv[++i], 1, 1L << 24, &o->N)) {
+                fprintf(stderr, "bristle hbm: --samples must be a whole number up to 2^24, got '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--points")) {
+            if (br_arg_long("hbm", "--points", argv[++i], 2, 100000, &o->points)) return 2;
+        } else if (!strcmp(a, "--periods-max")) {
+            if (br_arg_long("hbm", "--periods-max", argv[++i], 2, 1000000, &o->maxper)) return 2;
+        } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
+            double v;
+            if (br_parse_double(argv[++i], -1e300, 1e300, &v) || !(v > 0) || !isfinite(v)) {
+                fprintf(stderr, "bristle hbm: %s must be a positive frequency [Hz], got '%s'\n", a, argv[i]);
+                return 2;
+            }
+            if (a[2] == 'f') o->f0 = v, o->have_f0 = 1;
+            else o->f1 = v, o->have_f1 = 1;
+        } else if (!strcmp(a, "--column")) {
+            if (o->ncols < HB_MAXCOL) o->cols[o->ncols++] = argv[++i];
+            else ++i;
+        } else if (!strcmp(a, "--out")) o->out = argv[++i];
+        else if (!strcmp(a, "--set")) {
+            if (o->nsets < 256) o->sets[o->nsets++] = argv[++i];
+            else ++i;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "bristle hbm: unknown option '%s'\n", a);
+            return usage(stderr);
+        } else if (o->scen) {
+            fprintf(stderr, "bristle hbm: one scenario at a time (got '%s' and '%s')\n", o->scen, a);
+            return 2;
+        } else o->scen = a;
+    }
+    if (!o->scen) return usage(stderr);
+    if (!o->have_f0 || !o->have_f1) {
+        fprintf(stderr, "bristle hbm: give the frequency range, --from F0 --to F1 [Hz]\n");
+        return 2;
+    }
+    if (o->f0 == o->f1) {
+        fprintf(stderr, "bristle hbm: --from and --to are the same frequency (%g Hz)\n", o->f0);
+        return 2;
+    }
+    if (o->N < 0) o->N = 16 * o->H;
+    if (o->N < 2 * o->H + 1) {
+        fprintf(stderr, "bristle hbm: --samples %ld is too few for %ld harmonics: N >= 2 H + 1 = %ld\n", o->N, o->H,
+                2 * o->H + 1);
+        return 2;
+    }
+    return 0;
+}
+
+/* one point of the curve: values row (frequency, Newton iterations, then per column H + 2 values, per set W) */
+static void point_row(hb *h, double w, int its, double *row)
+{
+    int c = 0;
+    row[c++] = w / (2 * M_PI);
+    row[c++] = its;
+    for (int k = 0; k < h->ncol; k++, c += h->H + 2) column_values(h, &h->col[k], row + c);
+    for (int s = 0; s < h->s.m->nset; s++) row[c++] = h->aft.W[s];
+}
+
+static void write_header(const hb *h, FILE *fp)
+{
+    fprintf(fp, "f_Hz,newton");
+    for (int k = 0; k < h->ncol; k++) {
+        for (int j = 0; j <= h->H; j++) fprintf(fp, ",%s.h%d", h->col[k].name, j);
+        fprintf(fp, ",%s.pp", h->col[k].name);
+    }
+    for (int s = 0; s < h->s.m->nset; s++) fprintf(fp, ",%s.W", h->s.m->cset[s].name);
+    fprintf(fp, "\n");
+}
+
+static int write_summary(const char *path, const hb *h, const hb_opts *o, long npoint, const double *folds, int nfold,
+                         double wall, const char *status, const char *warning)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "scenario", h->s.m->name);
+    cJSON_AddStringToObject(j, "analysis", "harmonic balance, pseudo-arclength continuation in frequency");
+    cJSON_AddStringToObject(j, "status", status);
+    br_json_number(j, "from_Hz", o->f0);
+    br_json_number(j, "to_Hz", o->f1);
+    br_json_number(j, "harmonics", (double)h->H);
+    br_json_number(j, "samples", (double)h->N);
+    br_json_number(j, "dofs", (double)h->s.ndof);
+    br_json_number(j, "nonlinear_dofs", (double)h->s.nnl);
+    br_json_number(j, "unknowns", (double)h->nu);
+    br_json_number(j, "points", (double)npoint);
+    br_json_number(j, "newton_iterations", (double)h->newton);
+    br_json_number(j, "jacobians", (double)h->jacobians);
+    br_json_number(j, "aft_evaluations", (double)h->aft.evals);
+    br_json_number(j, "aft_periods", (double)h->aft.periods);
+    br_json_number(j, "aft_periods_max", (double)h->aft.max_periods_seen);
+    br_json_number(j, "aft_capped", (double)h->aft.capped);
+    br_json_number(j, "aft_period_tolerance", h->aft.ptol);
+    br_json_number(j, "field_updates", h->aft.updates);
+    br_json_number(j, "wall_seconds", wall);
+    br_json_number(j, "field_updates_per_second", wall > 0 ? h->aft.updates / wall : 0.0);
+    cJSON *f = cJSON_AddArrayToObject(j, "turning_points_Hz");
+    for (int k = 0; k < nfold; k++) cJSON_AddItemToArray(f, cJSON_CreateNumber(folds[k]));
+    cJSON *wa = cJSON_AddArrayToObject(j, "warnings");
+    if (warning && *warning) cJSON_AddItemToArray(wa, cJSON_CreateString(warning));
+    char *text = cJSON_Print(j);
+    cJSON_Delete(j);
+    FILE *fp = text ? fopen(path, "w") : NULL;
+    int rc = fp && fputs(text, fp) >= 0 ? 0 : -1;
+    if (fp && fclose(fp)) rc = -1;
+    free(text);
+    return rc;
+}
+
+/* the curve's rows (npoint x ncolumns) -> one PNG per column: half its peak-to-peak against frequency */
+static void plots(const char *dir, const hb *h, const double *rows, long np, int width)
+{
+    double *x = malloc((size_t)(np + 1) * sizeof(double)), *y = malloc((size_t)(np + 1) * sizeof(double));
+    for (int k = 0; x && y && k < h->ncol; k++) {
+        const int c = 2 + k * (h->H + 2) + h->H + 1;
+        for (long p = 0; p < np; p++) x[p] = rows[p * width], y[p] = 0.5 * rows[p * width + c];
+        char path[1200], title[200];
+        snprintf(path, sizeof path, "%s/frf_%s.png", dir, h->col[k].name);
+        snprintf(title, sizeof title, "%s: %s by harmonic balance (H = %d)", h->s.m->name, h->col[k].name, h->H);
+        const br_series s = {h->col[k].name, np, x, y, 0, 0, 0};
+        br_plot_series_png(path, title, "frequency [Hz]", "half peak-to-peak [m]", 0, &s, 1);
+    }
+    free(x), free(y);
+}
+
+void br_hbm_free(br_hbm *h)
+{
+    if (!h) return;
+    br_hbm_aft_free(&h->aft);
+    br_hbm_lin_free(&h->lin);
+    br_hbm_sys_free(&h->s);
+    free(h->G), free(h->R), free(h->Rt), free(h->J), free(h->Jw), free(h->A), free(h->b), free(h->yt), free(h->dy);
+    free(h->piv), free(h->y);
+    free(h);
+}
+
+br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, int N, int maxper, int ncol,
+                      const char *const *cols, int *bad, char *err, size_t errlen)
+{
+    *bad = 0;
+    openblas_set_num_threads(1); /* systems of tens to hundreds of unknowns: OpenBLAS's threads only yield */
+    br_hbm *h = calloc(1, sizeof *h);
+    if (!h) {
+        snprintf(err, errlen, "hbm: out of memory");
+        return NULL;
+    }
+    if (br_hbm_sys_build(m, text, len, &h->s, err, errlen)) {
+        *bad = 1;
+        free(h);
+        return NULL;
+    }
+    h->H = H, h->N = N;
+    int outdof[6 * HB_MAXCOL], nout = 0, rc = 0;
+    if (ncol == 0) /* every body's displacement */
+        for (int b = 0; b < m->nbody && rc == 0; b++)
+            for (int a = 0; a < 3 && rc == 0 && h->ncol < HB_MAXCOL; a++) {
+                char nm[BR_NAME_MAX + 4];
+                snprintf(nm, sizeof nm, "%s.%c", m->body[b].name, "xyz"[a]);
+                rc = column(h, nm, outdof, &nout, 6 * HB_MAXCOL, err, errlen);
+            }
+    for (int k = 0; k < ncol && rc == 0; k++) rc = column(h, cols[k], outdof, &nout, 6 * HB_MAXCOL, err, errlen);
+    if (rc) {
+        *bad = 1;
+        br_hbm_free(h);
+        return NULL;
+    }
+    if (br_hbm_lin_init(&h->s, H, nout, outdof, &h->lin)) {
+        snprintf(err, errlen, "hbm: out of memory");
+        br_hbm_free(h);
+        return NULL;
+    }
+    if (br_hbm_aft_init(&h->s, H, N, 1, maxper, 1e-9, &h->aft, err, errlen)) {
+        br_hbm_free(h);
+        return NULL;
+    }
+    const int nu = h->nu = h->aft.nu;
+    h->G = malloc((size_t)(nu + 1) * sizeof(double)), h->R = malloc((size_t)(nu + 1) * sizeof(double));
+    h->Rt = malloc((size_t)(nu + 1) * sizeof(double)), h->J = malloc((size_t)nu * nu * sizeof(double) + 8);
+    h->Jw = malloc((size_t)(nu + 1) * sizeof(double)), h->A = malloc((size_t)(nu + 1) * (nu + 1) * sizeof(double));
+    h->b = malloc((size_t)(nu + 1) * sizeof(double)), h->yt = malloc((size_t)(nu + 1) * sizeof(double));
+    h->dy = malloc((size_t)(nu + 1) * sizeof(double)), h->piv = malloc((size_t)(nu + 1) * sizeof(int));
+    h->y = calloc((size_t)nu + 1, sizeof(double));
+    if (!h->G || !h->R || !h->Rt || !h->J || !h->Jw || !h->A || !h->b || !h->yt || !h->dy || !h->piv || !h->y) {
+        snprintf(err, errlen, "hbm: out of memory");
+        br_hbm_free(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* h -> y set to the linear response without contact forces at l's frequency */
+static void linear_guess(hb *h, double *y)
+{
+    const int nl = h->s.nnl;
+    for (int k = 0; k <= h->H; k++)
+        for (int i = 0; i < nl; i++) {
+            const double complex X = h->lin.Xnl[(size_t)k * nl + i];
+            if (k == 0) y[i] = creal(X);
+            else y[(2 * k - 1) * nl + i] = creal(X), y[2 * k * nl + i] = cimag(X);
+        }
+}
+
+int br_hbm_point(br_hbm *h, double f, int from_linear, char *err, size_t errlen)
+{
+    double w = 2 * M_PI * f;
+    if (br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen)) return -2;
+    if (from_linear || !h->have) linear_guess(h, h->y);
+    const double ys = fmax(norm_inf(h->y, h->nu), 1e-300);
+    h->ytol = 1e-9 * ys;
+    const int its = newton(h, h->y, &w, NULL, NULL, 0, ys, w, 40, err, errlen);
+    if (its > 0) h->have = 1, h->w = w;
+    return its;
+}
+
+int br_hbm_ncolumns(const br_hbm *h) { return h->ncol; }
+
+const char *br_hbm_column_name(const br_hbm *h, int c) { return h->col[c].name; }
+
+void br_hbm_column(br_hbm *h, int c, double *row) { column_values(h, &h->col[c], row); }
+
+const br_hbm_aft *br_hbm_aft_of(const br_hbm *h) { return &h->aft; }
+
+int br_hbm_main(int argc, char **argv)
+{
+    hb_opts o;
+    const int prc = parse_args(argc, argv, &o);
+    if (prc) return prc == 1 ? 0 : 2;
+    char err[2048];
+    size_t len = 0;
+    char *text = br_read_text(o.scen, &len, err, sizeof err);
+    if (!text) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    br_model *m = br_scenario_load(o.scen, o.sets, o.nsets, err, sizeof err);
+    int bad = 1;
+    hb *hp = m ? br_hbm_create(m, text, len, (int)o.H, (int)o.N, (int)o.maxper, o.ncols, o.cols, &bad, err, sizeof err)
+               : NULL;
+    free(text);
+    if (!hp) {
+        fprintf(stderr, "%s\n", err);
+        br_model_free(m);
+        return bad ? 2 : 1;
+    }
+    hb *const hh = hp;
+    const int nu = hh->nu;
+    const int width = 2 + hh->ncol * (hh->H + 2) + m->nset;
+    long cap = 4096, np = 0;
+    double *rows = malloc((size_t)cap * width * sizeof(double));
+    double *y = hh->y, *yprev = calloc((size_t)nu + 1, sizeof(double));
+    double *tau = calloc((size_t)nu + 1, sizeof(double)), *tprev = calloc((size_t)nu + 1, sizeof(double));
+    char dir[1024], stage[1100];
+    if (o.out) snprintf(dir, sizeof dir, "%s", o.out);
+    else snprintf(dir, sizeof dir, "runs/%s-hbm", m->name);
+    if (!rows || !yprev || !tau || !tprev || br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
+        fprintf(stderr, "bristle hbm: %s\n", rows && yprev && tau && tprev ? err : "out of memory");
+        br_hbm_free(hh), br_model_free(m);
+        free(rows), free(yprev), free(tau), free(tprev);
+        return 1;
+    }
+    hb *h = hh;
+    const double t_start = br_wall_seconds(), dir_w = o.f1 > o.f0 ? 1.0 : -1.0;
+    const double w1 = 2 * M_PI * o.f1, ws = 2 * M_PI * o.f0;
+    const int tty = isatty(2) && !o.quiet;
+    double folds[256];
+    int nfold = 0, rc = 0;
+    char warning[1024] = "";
+    const char *status = "complete";
+    /* the first point: Newton at F0 from the linear response without contact forces */
+    int its = br_hbm_point(h, o.f0, 1, err, sizeof err);
+    double w = h->w, ys = fmax(norm_inf(y, nu), 1e-300);
+    if (its == -1)
+        snprintf(err + strlen(err), sizeof err - strlen(err), "%sno convergence at the first frequency %g Hz",
+                 *err ? "; " : "", o.f0);
+    rc = its < 0 ? its : 0;
+    double ds = fabs(w1 - ws) / ws / (double)o.points, ds_max = 4 * ds, ds_min = ds * 1e-4;
+    while (rc >= 0) {
+        if (np == cap) {
+            double *r2 = realloc(rows, (size_t)(cap *= 2) * width * sizeof(double));
+            if (!r2) {
+                rc = -2, snprintf(err, sizeof err, "out of memory");
+                break;
+            }
+            rows = r2;
+        }
+        point_row(h, w, its, rows + np * width);
+        np++;
+        if (tty) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", w / (2 * M_PI), np, its);
+        if ((w - w1) * dir_w >= -1e-12 * ws || np >= 100000) break;
+        ys = fmax(norm_inf(y, nu), ys * 1e-3);
+        h->ytol = 1e-9 * ys;
+        /* the tangent at this point */
+        if (jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
+            rc = -2;
+            break;
+        }
+        if (tangent(h, np > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
+            rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
+            break;
+        }
+        if (getenv("BRISTLE_HBM_DEBUG")) {
+            double ty = 0;
+            for (int i = 0; i < nu; i++) ty = fmax(ty, fabs(tau[i]));
+            fprintf(stderr, "tangent at %.9g Hz: tau_w %.3e |tau_y| %.3e ys %.3e ds %.3e\n", w / (2 * M_PI), tau[nu], ty, ys, ds);
+        }
+        if (np > 1 && tau[nu] * tprev[nu] < 0 && nfold < 256) folds[nfold++] = w / (2 * M_PI);
+        memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
+        memcpy(yprev, y, (size_t)nu * sizeof(double));
+        const double wprev = w;
+        for (;;) {
+            /* predictor along the tangent; the last step lands on F1 by Newton at fixed frequency */
+            double wp = wprev + ds * tau[nu] * ws, sp = ds;
+            int natural = 0;
+            if ((wp - w1) * dir_w > 0 && tau[nu] * dir_w > 0) natural = 1, wp = w1, sp = (w1 - wprev) / (tau[nu] * ws);
+            double *yp = h->dy;
+            for (int i = 0; i < nu; i++) yp[i] = yprev[i] + sp * tau[i] * ys;
+            memcpy(y, yp, (size_t)nu * sizeof(double));
+            w = wp;
+            if (natural && br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err)) its = -2;
+            else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 12, err, sizeof err)
+                               : newton(h, y, &w, tau, yp, wp, ys, ws, 12, err, sizeof err);
+            if (its == -2) {
+                rc = -2;
+                break;
+            }
+            if (its > 0 && !natural && (w - w1) * dir_w > 0) { /* past F1: land on it from both sides */
+                const double t = (w1 - wprev) / (w - wprev);
+                for (int i = 0; i < nu; i++) y[i] = yprev[i] + t * (y[i] - yprev[i]);
+                w = w1;
+                its = br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err) ? -2
+                                                                             : newton(h, y, &w, NULL, NULL, 0, ys, ws, 12,
+                                                                                      err, sizeof err);
+                if (its == -2) {
+                    rc = -2;
+                    break;
+                }
+            }
+            if (its > 0) {
+                if (its <= 3) ds = fmin(ds * 1.5, ds_max);
+                else if (its >= 7) ds *= 0.7;
+                break;
+            }
+            ds *= 0.5;
+            *err = 0;
+            if (ds < ds_min) {
+                snprintf(warning, sizeof warning, "the continuation stopped at %.9g Hz: no convergence with a step of "
+                                                  "%.3g of the start frequency", wprev / (2 * M_PI), ds);
+                status = "stopped";
+                rc = -3;
+                break;
+            }
+        }
+    }
+    if (tty) fprintf(stderr, "\n");
+    const double wall = br_wall_seconds() - t_start;
+    const int failed = rc == -2 || rc == -1;
+    if (failed) {
+        fprintf(stderr, "bristle hbm: %s\n", *err ? err : "no convergence");
+        status = "failed";
+    }
+    /* frf.csv, the plots, the summary */
+    char path[1200];
+    snprintf(path, sizeof path, "%s/frf.csv", stage);
+    FILE *fp = fopen(path, "w");
+    if (fp) {
+        write_header(h, fp);
+        for (long p = 0; p < np; p++) br_output_csv_row(rows + p * width, width, fp);
+    }
+    int wrc = fp && fclose(fp) == 0 ? 0 : -1;
+    plots(stage, h, rows, np, width);
+    snprintf(path, sizeof path, "%s/summary.json", stage);
+    if (write_summary(path, h, &o, np, folds, nfold, wall, status, warning)) wrc = -1;
+    if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
+        fprintf(stderr, "bristle hbm: %s\n", err);
+        wrc = -1;
+    }
+    if (!o.quiet && !failed && np > 0)
+        printf("bristle hbm: %ld points from %g to %g Hz in %.3g s (%ld Newton iterations, %ld AFT periods, "
+               "%.3g field updates/s)%s%s -> %s\n",
+               np, o.f0, rows[(np - 1) * width], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
+               *warning ? "; " : "", warning, dir);
+    br_hbm_free(h), br_model_free(m);
+    free(rows), free(yprev), free(tau), free(tprev);
+    return failed || wrc ? 1 : 0;
+}

@@ -1,0 +1,143 @@
+/* hbm.h: periodic steady states by harmonic balance (docs/hbm.md).
+ *
+ * The model is linear but for its contact sets: beams (and the bodies attached to them), free bodies
+ * that only translate, linear vector springs, constant and harmonic loads. Its steady state under the
+ * harmonic loads of one base frequency w is q(t) = Re sum_k Q_k exp(i k w t), k = 0..H. Per harmonic
+ * the linear part is the dynamic stiffness Z_k = K - (k w)^2 M + i k w C, so
+ *
+ *     Q_k = Z_k^-1 (F_k + G_k(Q))
+ *
+ * with F_k the loads and G_k the contact forces, which depend only on the DOFs that move the contact
+ * frames (the nonlinear DOFs). The unknowns are their harmonics; the rest follows linearly.
+ *   br_hbm_sys_*   scenario -> the linear system M, C, K, loads, the nonlinear DOFs (hbm_sys.c)
+ *   br_hbm_lin_*   w -> per harmonic the receptance among the nonlinear DOFs and the response to the
+ *                  loads, by LU of Z_k (hbm_sys.c)
+ *   br_hbm_aft_*   harmonics of the nonlinear DOFs -> harmonics of the contact forces: the motion
+ *                  synthesized at N samples a period, the contact field stepped over them period
+ *                  after period until its forces repeat, the forces transformed back (hbm_aft.c)
+ *   br_hbm_main    Newton, pseudo-arclength continuation in frequency, frf.csv (hbm.c) */
+#ifndef BR_HBM_H
+#define BR_HBM_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#include "beam.h"
+#include "field.h"
+#include "model.h"
+
+typedef struct br_hbm_sys {
+    const br_model *m;
+    br_struct *st;        /* beams and attached bodies (NULL without beams): DOFs 0 .. nst-1 */
+    int nst, ndof;        /* then the translational DOFs of the free bodies */
+    int *bdof;            /* 3 per body: DOF of a free body's x, y, z, or -1 (locked, attached) */
+    double *M, *C, *K;    /* ndof x ndof, column-major */
+    double *f0;           /* static load (constant loads, ramps at their end value, gravity, spring preload) */
+    double *fc, *fs;      /* the harmonic loads at the base frequency: f(t) = fc cos(w t) + fs sin(w t) */
+    double *Nset;         /* per contact set: prescribed total normal force, or -1 (Hunt-Crossley) */
+    int nnl, *nl;         /* the nonlinear DOFs: those that move a contact set's frames */
+} br_hbm_sys;
+
+/* model, its scenario text (for line numbers) -> s built; 0, or -1 with "file:line: message" in err
+ * (2: bad input: a model that is not linear outside its contacts, a load that is not harmonic) */
+int br_hbm_sys_build(const br_model *m, const char *text, size_t len, br_hbm_sys *s, char *err,
+                     size_t errlen);
+
+void br_hbm_sys_free(br_hbm_sys *s);
+
+/* system, DOF displacements u and velocities v (ndof), only (per frame: 1 to compute it, or NULL: all)
+ * -> the frames of the model (ground, bodies; no kinematic frames) */
+void br_hbm_frames(const br_hbm_sys *s, const double *u, const double *v, const unsigned char *only,
+                   br_frame_state *fr);
+
+/* system, frames (as br_hbm_frames), u, set results -> generalized contact forces g (ndof) */
+void br_hbm_contact_force(const br_hbm_sys *s, const br_frame_state *fr, const double *u,
+                          const br_set_result *res, double *g);
+
+/* The linear part at one base frequency, per harmonic k = 0..H. */
+typedef struct br_hbm_lin {
+    int H, nnl, nout;
+    double w;
+    double complex *Hnl;  /* (H+1) blocks of nnl x nnl (column-major): Z_k^-1 among the nonlinear DOFs */
+    double complex *Xnl;  /* (H+1) x nnl: Z_k^-1 F_k at the nonlinear DOFs */
+    double complex *Hout; /* (H+1) blocks of nout x nnl: Z_k^-1 from the nonlinear DOFs to the outputs */
+    double complex *Xout; /* (H+1) x nout */
+    int *out;             /* nout output DOFs */
+    double complex *Z;    /* scratch: ndof x ndof, right-hand sides */
+    double complex *B;
+    int *piv;
+} br_hbm_lin;
+
+/* system, H, output DOFs -> l allocated; 0 or -1 */
+int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm_lin *l);
+
+/* system, w [rad/s] -> l at w; 0, or -1 with err (Z_k singular: a DOF without stiffness at k = 0) */
+int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, size_t errlen);
+
+void br_hbm_lin_free(br_hbm_lin *l);
+
+/* Alternating frequency-time evaluation of the contact forces. Unknowns y (nu = nnl (2H + 1) reals):
+ * harmonic 0 (nnl), then per k >= 1 Re Q_k (nnl) and Im Q_k (nnl); q(t) = Re sum Q_k e^(i k w t). */
+typedef struct br_hbm_aft {
+    const br_hbm_sys *s;
+    int H, N, nu, nset, maxper;
+    int ramp;             /* periods over which the oscillation ramps in from rest at the mean position */
+    double ptol;          /* the period's force harmonics repeat within ptol of their largest */
+    br_field *field;      /* the sets with frames of their own: set c on frames 1 + 2c (A), 2 + 2c (B) */
+    br_contact_set_desc *desc;
+    int *secant;          /* per set: 1 (a law with states) the frames' twist over a sample interval is
+                           * the displacement's increment over h, for which the updates are exact */
+    long nstate;          /* doubles of every set's state */
+    double *state0;       /* zero states (the start from rest) */
+    double *cs;           /* (H+1) x N cosines and sines of k 2 pi j / N */
+    double *sn;
+    br_frame_state *fe, *fv, *fset;
+    unsigned char *used; /* per frame: 1 if a contact set's */
+    int any_secant, any_exact;
+    double *u, *uprev, *v, *vs, *g, *Gp;
+    br_set_result *res;
+    double *W;            /* per set: friction energy over the last evaluated period [J] */
+    long evals, periods, max_periods_seen, capped;
+    double updates;       /* contact point updates done */
+} br_hbm_aft;
+
+/* system, H, N, ramp periods, period cap, tolerance -> a initialized; 0, or -1 with err */
+int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, double ptol, br_hbm_aft *a, char *err,
+                    size_t errlen);
+
+/* y, w -> G (nu, same layout as y): the contact forces' harmonics at the nonlinear DOFs, every set
+ * started from rest (zero states) at the mean position with the oscillation ramped in over `ramp`
+ * periods, then marched until a period's force harmonics repeat within ptol of their largest (or
+ * maxper periods: counted in capped); 0, or -1 with err (a state or force not finite). The same y and w
+ * give the same G whatever was evaluated before. */
+int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen);
+
+void br_hbm_aft_free(br_hbm_aft *a);
+
+/* The solver: the system, its linear part, the AFT and Newton's workspace (hbm.c). */
+typedef struct br_hbm br_hbm;
+
+/* model, its scenario text, H, N, period cap, output columns ("BODY.x"; none: every body's x, y, z)
+ * -> solver, or NULL with err (*bad 1: bad input, "file:line: message") */
+br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, int N, int maxper, int ncol,
+                      const char *const *cols, int *bad, char *err, size_t errlen);
+
+void br_hbm_free(br_hbm *h);
+
+/* f [Hz], from_linear (1: start from the linear response without contacts and zero contact states; 0: from
+ * the last solution) -> the periodic solution at f by Newton; iterations, or -1 (no convergence), -2 (err) */
+int br_hbm_point(br_hbm *h, double f, int from_linear, char *err, size_t errlen);
+
+/* output columns: count, name, and the last solution's values of column c: row[0..H] the harmonics'
+ * amplitudes (row[0] the signed mean), row[H + 1] the peak-to-peak */
+int br_hbm_ncolumns(const br_hbm *h);
+const char *br_hbm_column_name(const br_hbm *h, int c);
+void br_hbm_column(br_hbm *h, int c, double *row);
+
+/* the solver's AFT (counts, friction energy per cycle of the last solution) */
+const br_hbm_aft *br_hbm_aft_of(const br_hbm *h);
+
+/* arguments after "hbm" -> exit status (0, 1 failure, 2 bad input) */
+int br_hbm_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,184 @@
+/* test_hbm.c: harmonic balance (host/hbm*.c, docs/hbm.md) against closed forms: Den Hartog's exact
+ * non-stop response of a Coulomb oscillator, the linear response of a stuck Jenkins contact, turning
+ * points of an impact oscillator, and the refusals of bad input. */
+#include <complex.h>
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coulomb_exact.h"
+#include "hbm.h"
+#include "scenario.h"
+
+#define SCEN(name) SOURCE_DIR "/scenarios/" name ".yaml"
+
+/* scenario, overrides, H, N -> solver (asserted), and the model and text it reads */
+static br_hbm *solver(const char *path, const char *const *sets, int nsets, int H, int N, br_model **m,
+                      const char *col)
+{
+    char err[2048];
+    size_t len;
+    char *text = br_read_text(path, &len, err, sizeof err);
+    cr_assert(text, "%s", err);
+    *m = br_scenario_load(path, sets, nsets, err, sizeof err);
+    cr_assert(*m, "%s", err);
+    int bad;
+    br_hbm *h = br_hbm_create(*m, text, len, H, N, 200, 1, &col, &bad, err, sizeof err);
+    free(text);
+    cr_assert(h, "%s", err);
+    return h;
+}
+
+/* solver -> half the peak-to-peak of its only column at f (Newton from the linear response) */
+static double half_pp(br_hbm *h, int H, double f)
+{
+    char err[2048] = "";
+    const int its = br_hbm_point(h, f, 1, err, sizeof err);
+    cr_assert(its > 0, "no convergence at %g Hz: %s", f, err);
+    double row[70];
+    br_hbm_column(h, 0, row);
+    return 0.5 * row[H + 1];
+}
+
+/* Item 2 of issue 21: m x'' + k x + Ff sgn(x') = F0 cos(w t), the friction a jenkins element whose
+ * spring is 1e6 k (its compliance moves the amplitude by about sqrt(1e-6)), H = 31, N = 512: half the
+ * peak-to-peak within 1 % of Den Hartog's exact continuous-sliding amplitude at frequency ratios 0.7 to
+ * 2 and friction ratios Ff / F0 = 0.2 and 0.4 (measured: within 0.4 %). */
+Test(hbm, den_hartog_exact_nonstop_response, .timeout = 120)
+{
+    const double ratios[] = {0.7, 0.8, 0.9, 1.2, 1.5, 2.0}, fr[] = {0.2, 0.4};
+    for (int q = 0; q < 2; q++) {
+        char set[64];
+        snprintf(set, sizeof set, "contacts.friction.normal.force=%.17g", 100.0 * fr[q]);
+        const char *sets[] = {set};
+        br_model *m;
+        br_hbm *h = solver(SCEN("oscillator_coulomb_jenkins"), sets, 1, 31, 512, &m, "block.x");
+        const double k = m->spring[0].k, F0 = m->load[0].mag.amp->c, fn = sqrt(k / m->body[0].mass) / (2 * M_PI);
+        cr_assert(m->cset[0].desc.fric.kt >= 1e6 * k, "the jenkins spring must be at least 1e6 k");
+        for (int r = 0; r < 6; r++) {
+            const coulomb_osc o = {m->body[0].mass, k, F0, 2 * M_PI * fn * ratios[r], fr[q] * F0};
+            const double X = coulomb_amplitude(&o), A = half_pp(h, 31, fn * ratios[r]);
+            cr_log_info("Den Hartog, Ff/F0 %.1f, w/wn %.1f: HBM %.6g mm, exact %.6g mm (%+.3f %%)", fr[q], ratios[r],
+                        1e3 * A, 1e3 * X, 100.0 * (A / X - 1.0));
+            cr_assert(fabs(A - X) <= 0.01 * X, "Ff/F0 %g, w/wn %g: %g mm against Den Hartog's %g mm", fr[q], ratios[r],
+                      1e3 * A, 1e3 * X);
+        }
+        br_hbm_free(h);
+        br_model_free(m);
+    }
+}
+
+/* Below the slip limit a jenkins contact is a spring kt (exact for piecewise-linear motion at any N),
+ * started centred (from rest at the mean position): the response is the linear one of m, c, k + kt. */
+Test(hbm, stuck_jenkins_is_the_linear_response, .timeout = 60)
+{
+    const char *sets[] = {"contacts.friction.friction.kt=1000", "loads.drive.magnitude.harmonic.amplitude=0.1"};
+    br_model *m;
+    const int H = 3;
+    br_hbm *h = solver(SCEN("oscillator_coulomb_jenkins"), sets, 2, H, 64, &m, "block.x");
+    const double k = m->spring[0].k, kt = m->cset[0].desc.fric.kt, F0 = 0.1, mass = m->body[0].mass;
+    const double limit = m->cset[0].desc.fric.mu_k * 20.0 / kt; /* slip deflection mu N / kt */
+    double worst = 0;
+    for (int i = 0; i < 12; i++) {
+        const double f = 2.3 + 3.1 * i, w = 2 * M_PI * f; /* no harmonic at an undamped resonance */
+        const double X = F0 / fabs(k + kt - mass * w * w), A = half_pp(h, H, f);
+        cr_assert(2 * X < limit, "the test must stay stuck (%g of the slip deflection)", 2 * X / limit);
+        worst = fmax(worst, fabs(A / X - 1.0));
+    }
+    cr_log_info("stuck jenkins: HBM within %.2e of the linear response (m, k + kt) at 12 frequencies", worst);
+    cr_assert(worst <= 1e-9, "stuck jenkins: %g from the linear response", worst);
+    br_hbm_free(h);
+    br_model_free(m);
+}
+
+/* Item 4: the impact oscillator's resonance bends right and the continuation follows it through its two
+ * turning points (near 1.59 and 1.31 Hz): frf.csv goes back in frequency between them, summary.json
+ * lists them, and at 1.45 Hz the curve has three amplitudes. */
+Test(hbm, the_impact_oscillator_is_followed_through_its_turning_points, .timeout = 120)
+{
+    char dir[] = "/tmp/bristle_hbm_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char out[128];
+    snprintf(out, sizeof out, "%s/out", dir);
+    char *argv[] = {SCEN("oscillator_impact"), "--from", "1.0", "--to", "2.0", "--harmonics", "15", "--samples", "512",
+                    "--points", "60", "--column", "block.z", "--out", out, "--quiet"};
+    cr_assert_eq(br_hbm_main(16, argv), 0);
+    char path[200], line[4096];
+    snprintf(path, sizeof path, "%s/frf.csv", out);
+    FILE *fp = fopen(path, "r");
+    cr_assert(fp);
+    cr_assert(fgets(line, sizeof line, fp));
+    double f[4096], a[4096];
+    int n = 0;
+    while (n < 4096 && fgets(line, sizeof line, fp)) {
+        double v[20];
+        char *s = line;
+        for (int c = 0; c < 20; c++) v[c] = strtod(s, &s), s += *s == ',';
+        f[n] = v[0], a[n] = 0.5 * v[2 + 16], n++; /* f_Hz, newton, block.z.h0..h15, block.z.pp */
+    }
+    fclose(fp);
+    int crossings = 0, back = 0, ipeak = -1;
+    for (int i = 1; i < n; i++) {
+        if ((f[i - 1] - 1.45) * (f[i] - 1.45) <= 0 && f[i] != f[i - 1]) crossings++;
+        if (f[i] < f[i - 1]) back++;
+        if (ipeak < 0 && i + 1 < n && f[i] > f[i - 1] && f[i] > f[i + 1]) ipeak = i; /* the first turn */
+    }
+    cr_assert(ipeak > 0, "the curve never turns back");
+    const double fmaxv = f[ipeak];
+    double fmin_after = INFINITY;
+    for (int i = ipeak; i < n; i++) fmin_after = fmin(fmin_after, f[i]);
+    cr_log_info("impact oscillator: %d points, the curve turns at %.4f Hz (%.4g mm) and back at %.4f Hz; %d crossings "
+                "of 1.45 Hz",
+                n, fmaxv, 1e3 * a[ipeak], fmin_after, crossings);
+    cr_assert(a[ipeak] > 10 * a[n - 1], "the resonance's amplitude %g mm", 1e3 * a[ipeak]);
+    cr_assert_eq(crossings, 3, "three amplitudes at 1.45 Hz (got %d crossings)", crossings);
+    cr_assert(back > 3 && fmaxv > 1.55 && fmaxv < 1.65 && fmin_after > 1.25 && fmin_after < 1.38,
+              "turning points at %g and %g Hz", fmaxv, fmin_after);
+    cr_assert(fabs(f[n - 1] - 2.0) < 1e-9, "the curve ends at --to (%g)", f[n - 1]);
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    fp = fopen(path, "r");
+    cr_assert(fp);
+    size_t got = fread(line, 1, sizeof line - 1, fp);
+    line[got] = 0;
+    fclose(fp);
+    cr_assert(strstr(line, "\"turning_points_Hz\":\t[1.5") || strstr(line, "\"turning_points_Hz\":\t[1.6"),
+              "summary.json lists the turning points: %s", line);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Item 6: bad input exits with 2; a scenario that harmonic balance cannot take says file:line. */
+Test(hbm, bad_input_is_refused_with_file_and_line)
+{
+    char *a1[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "5", "--to", "20", "--harmonics", "0"};
+    cr_assert_eq(br_hbm_main(7, a1), 2, "H < 1");
+    char *a2[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "5", "--to", "20", "--harmonics", "8", "--samples", "16"};
+    cr_assert_eq(br_hbm_main(9, a2), 2, "N < 2 H + 1");
+    char *a3[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "-5", "--to", "20"};
+    cr_assert_eq(br_hbm_main(5, a3), 2, "a frequency that is not positive");
+    char *a4[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "0", "--to", "20"};
+    cr_assert_eq(br_hbm_main(5, a4), 2, "a frequency that is not positive");
+    char *a5[] = {SCEN("blades_sweep_lugre"), "--from", "40", "--to", "60"};
+    cr_assert_eq(br_hbm_main(5, a5), 2, "a sweep load");
+    /* the message: the line of the sweep's magnitude */
+    const char *path = SCEN("blades_sweep_lugre");
+    char err[2048];
+    size_t len;
+    char *text = br_read_text(path, &len, err, sizeof err);
+    br_model *m = br_scenario_load(path, NULL, 0, err, sizeof err);
+    cr_assert(text && m);
+    int bad = 0;
+    const char *col = "tip_C.x";
+    cr_assert_null(br_hbm_create(m, text, len, 3, 64, 10, 1, &col, &bad, err, sizeof err));
+    const long line = br_scenario_line(path, text, len, "loads.excitation.magnitude");
+    char want[1200];
+    snprintf(want, sizeof want, "%s:%ld: hbm: load 'excitation' is not harmonic", path, line);
+    cr_assert(bad == 1 && line > 1 && !strncmp(err, want, strlen(want)), "message '%s', want '%s...'", err, want);
+    free(text);
+    br_model_free(m);
+}
