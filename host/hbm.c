@@ -40,7 +40,9 @@ struct br_hbm {
     int *piv;
     long newton, jacobians;
     double ytol;    /* convergence: |R| <= ytol (a displacement) */
+    double tol;     /* ... ytol = tol times the largest harmonic; the AFT's period tolerance tol / 10 */
     double *y, w;   /* the present solution */
+    int jvalid;     /* 1: J (and Jw) were taken near the present iterate and may be reused (chord steps) */
     int have;       /* 1 once a point has converged */
 };
 typedef struct br_hbm hb;
@@ -108,7 +110,11 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
     const int nu = h->nu, na = tau ? nu + 1 : nu;
     if (residual(h, y, *w, h->R, err, errlen)) return -2;
     for (int it = 1; it <= maxit; it++) {
-        if (jacobian(h, y, *w, h->J, tau ? h->Jw : NULL, err, errlen)) return -2;
+        /* a fresh Jacobian unless the last one (from the tangent at the previous point, or the last
+         * iteration) still reduced the residual fourfold */
+        if (!h->jvalid && jacobian(h, y, *w, h->J, tau ? h->Jw : NULL, err, errlen)) return -2;
+        h->jvalid = 1;
+        const double r0 = norm_inf(h->R, nu);
         for (int c = 0; c < nu; c++) memcpy(h->A + (size_t)c * na, h->J + (size_t)c * nu, (size_t)nu * sizeof(double));
         for (int r = 0; r < nu; r++) h->b[r] = -h->R[r];
         double cres = 0;
@@ -147,6 +153,7 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
         memcpy(y, h->yt, (size_t)nu * sizeof(double));
         *w = wt;
         h->newton++;
+        if (norm_inf(h->R, nu) > 0.25 * r0) h->jvalid = 0;
         if (getenv("BRISTLE_HBM_DEBUG"))
             fprintf(stderr, "newton %d: w %.12g |R| %.3e (tol %.3e) step %.3e alpha %g\n", it, *w, norm_inf(h->R, nu),
                     h->ytol, step, alpha);
@@ -268,6 +275,8 @@ static int usage(FILE *o)
                "  --samples N    AFT samples a period (default 16 H, at least 2 H + 1)\n"
                "  --points P     about P points over the range where the curve is smooth (default 100)\n"
                "  --periods-max  periods the contact states may take to repeat (default 200)\n"
+               "  --tol T        Newton stops at a residual of T times the largest harmonic (default 1e-8); the\n"
+               "                 AFT marches until a period's force harmonics repeat within T / 10\n"
                "  --column C     a body's displacement to report, BODY.x|y|z (default: every body's)\n"
                "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
                "  writes frf.csv (per point: frequency, each column's harmonic amplitudes and peak-to-peak,\n"
@@ -279,7 +288,7 @@ typedef struct hb_opts {
     const char *scen, *out, *sets[256], *cols[HB_MAXCOL];
     int nsets, ncols, quiet;
     long H, N, points, maxper;
-    double f0, f1;
+    double f0, f1, tol;
     int have_f0, have_f1;
 } hb_opts;
 
@@ -287,7 +296,7 @@ typedef struct hb_opts {
 static int parse_args(int argc, char **argv, hb_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->H = 7, o->N = -1, o->points = 100, o->maxper = 200;
+    o->H = 7, o->N = -1, o->points = 100, o->maxper = 200, o->tol = 1e-8;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 1;
@@ -311,6 +320,8 @@ static int parse_args(int argc, char **argv, hb_opts *o)
             }
         } else if (!strcmp(a, "--points")) {
             if (br_arg_long("hbm", "--points", argv[++i], 2, 100000, &o->points)) return 2;
+        } else if (!strcmp(a, "--tol")) {
+            if (br_arg_double("hbm", "--tol", argv[++i], 1e-14, 1e-2, &o->tol)) return 2;
         } else if (!strcmp(a, "--periods-max")) {
             if (br_arg_long("hbm", "--periods-max", argv[++i], 2, 1000000, &o->maxper)) return 2;
         } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
@@ -440,8 +451,8 @@ void br_hbm_free(br_hbm *h)
     free(h);
 }
 
-br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, int N, int maxper, int ncol,
-                      const char *const *cols, int *bad, char *err, size_t errlen)
+br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, int N, int maxper, double tol,
+                      int ncol, const char *const *cols, int *bad, char *err, size_t errlen)
 {
     *bad = 0;
     openblas_set_num_threads(1); /* systems of tens to hundreds of unknowns: OpenBLAS's threads only yield */
@@ -455,7 +466,7 @@ br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, in
         free(h);
         return NULL;
     }
-    h->H = H, h->N = N;
+    h->H = H, h->N = N, h->tol = tol;
     int outdof[6 * HB_MAXCOL], nout = 0, rc = 0;
     if (ncol == 0) /* every body's displacement */
         for (int b = 0; b < m->nbody && rc == 0; b++)
@@ -475,7 +486,7 @@ br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, in
         br_hbm_free(h);
         return NULL;
     }
-    if (br_hbm_aft_init(&h->s, H, N, 1, maxper, 1e-9, &h->aft, err, errlen)) {
+    if (br_hbm_aft_init(&h->s, H, N, 1, maxper, 0.1 * tol, &h->aft, err, errlen)) {
         br_hbm_free(h);
         return NULL;
     }
@@ -494,15 +505,16 @@ br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, in
     return h;
 }
 
-/* h -> y set to the linear response without contact forces at l's frequency */
-static void linear_guess(hb *h, double *y)
+/* h, static_only -> y set to the linear response without contact forces at l's frequency (its static
+ * part only, the oscillation zero, if static_only) */
+static void linear_guess(hb *h, double *y, int static_only)
 {
     const int nl = h->s.nnl;
     for (int k = 0; k <= h->H; k++)
         for (int i = 0; i < nl; i++) {
             const double complex X = h->lin.Xnl[(size_t)k * nl + i];
             if (k == 0) y[i] = creal(X);
-            else y[(2 * k - 1) * nl + i] = creal(X), y[2 * k * nl + i] = cimag(X);
+            else y[(2 * k - 1) * nl + i] = static_only ? 0.0 : creal(X), y[2 * k * nl + i] = static_only ? 0.0 : cimag(X);
         }
 }
 
@@ -510,10 +522,18 @@ int br_hbm_point(br_hbm *h, double f, int from_linear, char *err, size_t errlen)
 {
     double w = 2 * M_PI * f;
     if (br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen)) return -2;
-    if (from_linear || !h->have) linear_guess(h, h->y);
-    const double ys = fmax(norm_inf(h->y, h->nu), 1e-300);
-    h->ytol = 1e-9 * ys;
-    const int its = newton(h, h->y, &w, NULL, NULL, 0, ys, w, 40, err, errlen);
+    /* from the last solution, or the linear response without contacts, or (when Newton fails from that,
+     * far from a response the contacts stiffen) its static part alone, whose first step is the response
+     * linearized about the static state */
+    int its = -1;
+    h->jvalid = 0;
+    for (int attempt = from_linear || !h->have ? 1 : 0; attempt <= 2 && its == -1; attempt++) {
+        if (attempt > 0) linear_guess(h, h->y, attempt == 2);
+        const double ys = fmax(norm_inf(h->y, h->nu), 1e-300);
+        h->ytol = h->tol * ys;
+        w = 2 * M_PI * f;
+        its = newton(h, h->y, &w, NULL, NULL, 0, ys, w, 40, err, errlen);
+    }
     if (its > 0) h->have = 1, h->w = w;
     return its;
 }
@@ -540,7 +560,8 @@ int br_hbm_main(int argc, char **argv)
     }
     br_model *m = br_scenario_load(o.scen, o.sets, o.nsets, err, sizeof err);
     int bad = 1;
-    hb *hp = m ? br_hbm_create(m, text, len, (int)o.H, (int)o.N, (int)o.maxper, o.ncols, o.cols, &bad, err, sizeof err)
+    hb *hp = m ? br_hbm_create(m, text, len, (int)o.H, (int)o.N, (int)o.maxper, o.tol, o.ncols, o.cols, &bad, err,
+                             sizeof err)
                : NULL;
     free(text);
     if (!hp) {
@@ -579,7 +600,9 @@ int br_hbm_main(int argc, char **argv)
         snprintf(err + strlen(err), sizeof err - strlen(err), "%sno convergence at the first frequency %g Hz",
                  *err ? "; " : "", o.f0);
     rc = its < 0 ? its : 0;
-    double ds = fabs(w1 - ws) / ws / (double)o.points, ds_max = 4 * ds, ds_min = ds * 1e-4;
+    /* steps in the scaled variables (y / its largest harmonic, w / the start frequency): about --points over
+     * the range where the curve is flat, at most a tenth of the largest harmonic's size where it is steep */
+    double ds = fabs(w1 - ws) / ws / (double)o.points, ds_max = fmax(4 * ds, 0.1), ds_min = ds * 1e-4;
     while (rc >= 0) {
         if (np == cap) {
             double *r2 = realloc(rows, (size_t)(cap *= 2) * width * sizeof(double));
@@ -594,12 +617,13 @@ int br_hbm_main(int argc, char **argv)
         if (tty) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", w / (2 * M_PI), np, its);
         if ((w - w1) * dir_w >= -1e-12 * ws || np >= 100000) break;
         ys = fmax(norm_inf(y, nu), ys * 1e-3);
-        h->ytol = 1e-9 * ys;
+        h->ytol = h->tol * ys;
         /* the tangent at this point */
         if (jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
             rc = -2;
             break;
         }
+        h->jvalid = 1;
         if (tangent(h, np > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
             rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
             break;
@@ -623,8 +647,8 @@ int br_hbm_main(int argc, char **argv)
             memcpy(y, yp, (size_t)nu * sizeof(double));
             w = wp;
             if (natural && br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err)) its = -2;
-            else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 12, err, sizeof err)
-                               : newton(h, y, &w, tau, yp, wp, ys, ws, 12, err, sizeof err);
+            else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, sizeof err)
+                               : newton(h, y, &w, tau, yp, wp, ys, ws, 16, err, sizeof err);
             if (its == -2) {
                 rc = -2;
                 break;
@@ -634,16 +658,16 @@ int br_hbm_main(int argc, char **argv)
                 for (int i = 0; i < nu; i++) y[i] = yprev[i] + t * (y[i] - yprev[i]);
                 w = w1;
                 its = br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err) ? -2
-                                                                             : newton(h, y, &w, NULL, NULL, 0, ys, ws, 12,
+                                                                             : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16,
                                                                                       err, sizeof err);
                 if (its == -2) {
                     rc = -2;
                     break;
                 }
             }
-            if (its > 0) {
-                if (its <= 3) ds = fmin(ds * 1.5, ds_max);
-                else if (its >= 7) ds *= 0.7;
+            if (its > 0) { /* chord iterations are cheap: the step grows up to 5 of them, shrinks from 10 */
+                if (its <= 5) ds = fmin(ds * 1.5, ds_max);
+                else if (its >= 10) ds *= 0.7;
                 break;
             }
             ds *= 0.5;

@@ -117,10 +117,11 @@ void br_hbm_aft_free(br_hbm_aft *a);
 /* The solver: the system, its linear part, the AFT and Newton's workspace (hbm.c). */
 typedef struct br_hbm br_hbm;
 
-/* model, its scenario text, H, N, period cap, output columns ("BODY.x"; none: every body's x, y, z)
- * -> solver, or NULL with err (*bad 1: bad input, "file:line: message") */
-br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, int N, int maxper, int ncol,
-                      const char *const *cols, int *bad, char *err, size_t errlen);
+/* model, its scenario text, H, N, AFT period cap, tolerance (Newton's, relative to the largest harmonic;
+ * the AFT's a tenth of it), output columns ("BODY.x"; none: every body's x, y, z) -> solver, or NULL with
+ * err (*bad 1: bad input, "file:line: message") */
+br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, int N, int maxper, double tol,
+                      int ncol, const char *const *cols, int *bad, char *err, size_t errlen);
 
 void br_hbm_free(br_hbm *h);
 

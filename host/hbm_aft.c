@@ -177,6 +177,7 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
             diff = fmax(diff, fabs(G[i] - a->Gp[i])), big = fmax(big, fabs(G[i]));
         }
         done = a->nstate == 0 || (p > 1 && diff <= a->ptol * big);
+        if (getenv("BRISTLE_HBM_AFTDEBUG")) fprintf(stderr, "aft period %d: diff %.3e of %.3e\n", p, diff, big);
         if (p > a->max_periods_seen) a->max_periods_seen = p;
         memcpy(a->Gp, G, (size_t)nu * sizeof(double));
     }
