@@ -407,6 +407,7 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
     br_json_number(j, "aft_periods", (double)h->aft.periods);
     br_json_number(j, "aft_periods_max", (double)h->aft.max_periods_seen);
     br_json_number(j, "aft_capped", (double)h->aft.capped);
+    br_json_number(j, "aft_extrapolated", (double)h->aft.extrapolated);
     br_json_number(j, "aft_period_tolerance", h->aft.ptol);
     br_json_number(j, "field_updates", h->aft.updates);
     br_json_number(j, "wall_seconds", wall);
@@ -528,11 +529,13 @@ int br_hbm_point(br_hbm *h, double f, int from_linear, char *err, size_t errlen)
     int its = -1;
     h->jvalid = 0;
     for (int attempt = from_linear || !h->have ? 1 : 0; attempt <= 2 && its == -1; attempt++) {
-        if (attempt > 0) linear_guess(h, h->y, attempt == 2);
+        /* the scale of the tolerance: the solution's size, or the linear response's for a fresh start */
+        if (attempt > 0) linear_guess(h, h->y, 0);
         const double ys = fmax(norm_inf(h->y, h->nu), 1e-300);
+        if (attempt == 2) linear_guess(h, h->y, 1);
         h->ytol = h->tol * ys;
         w = 2 * M_PI * f;
-        its = newton(h, h->y, &w, NULL, NULL, 0, ys, w, 40, err, errlen);
+        its = newton(h, h->y, &w, NULL, NULL, 0, ys, w, attempt == 1 ? 25 : 40, err, errlen);
     }
     if (its > 0) h->have = 1, h->w = w;
     return its;

@@ -97,7 +97,7 @@ typedef struct br_hbm_aft {
     double *u, *uprev, *v, *vs, *g, *Gp;
     br_set_result *res;
     double *W;            /* per set: friction energy over the last evaluated period [J] */
-    long evals, periods, max_periods_seen, capped;
+    long evals, periods, max_periods_seen, capped, extrapolated;
     double updates;       /* contact point updates done */
 } br_hbm_aft;
 

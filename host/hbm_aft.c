@@ -149,6 +149,7 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
     }
     a->updates += (double)nramp * (double)npts;
     int done = 0;
+    double dprev = 0.0, rprev = -1.0;
     for (int p = 1; p <= a->maxper && !done; p++) {
         memset(G, 0, (size_t)nu * sizeof(double));
         memset(a->W, 0, (size_t)a->nset * sizeof(double));
@@ -177,7 +178,19 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
             diff = fmax(diff, fabs(G[i] - a->Gp[i])), big = fmax(big, fabs(G[i]));
         }
         done = a->nstate == 0 || (p > 1 && diff <= a->ptol * big);
-        if (getenv("BRISTLE_HBM_AFTDEBUG")) fprintf(stderr, "aft period %d: diff %.3e of %.3e\n", p, diff, big);
+        /* a slow geometric approach (bristles near stick relax at a rate proportional to their speed): once
+         * the change shrinks by a steady ratio rho a period, the limit is G + (G - G_prev) rho / (1 - rho)
+         * (Aitken), taken when that correction times the ratio's drift is within the tolerance */
+        const double rho = dprev > 0.0 ? diff / dprev : -1.0;
+        if (!done && p >= 4 && rho > 0.0 && rho < 0.999 && rprev > 0.0) {
+            const double est = diff * rho / (1.0 - rho), drift = fabs(rho - rprev) / (1.0 - rho);
+            if (est <= 1e-2 * big && est * fmax(drift, 1e-3) <= a->ptol * big) {
+                for (int i = 0; i < nu; i++) G[i] += (G[i] - a->Gp[i]) * rho / (1.0 - rho);
+                a->extrapolated++;
+                done = 1;
+            }
+        }
+        dprev = diff, rprev = rho;
         if (p > a->max_periods_seen) a->max_periods_seen = p;
         memcpy(a->Gp, G, (size_t)nu * sizeof(double));
     }
