@@ -333,12 +333,18 @@ static int parse_args(int argc, char **argv, hb_opts *o)
             if (a[2] == 'f') o->f0 = v, o->have_f0 = 1;
             else o->f1 = v, o->have_f1 = 1;
         } else if (!strcmp(a, "--column")) {
-            if (o->ncols < HB_MAXCOL) o->cols[o->ncols++] = argv[++i];
-            else ++i;
+            if (o->ncols == HB_MAXCOL) {
+                fprintf(stderr, "bristle hbm: at most %d columns\n", HB_MAXCOL);
+                return 2;
+            }
+            o->cols[o->ncols++] = argv[++i];
         } else if (!strcmp(a, "--out")) o->out = argv[++i];
         else if (!strcmp(a, "--set")) {
-            if (o->nsets < 256) o->sets[o->nsets++] = argv[++i];
-            else ++i;
+            if (o->nsets == 256) {
+                fprintf(stderr, "bristle hbm: at most 256 --set\n");
+                return 2;
+            }
+            o->sets[o->nsets++] = argv[++i];
         } else if (a[0] == '-') {
             fprintf(stderr, "bristle hbm: unknown option '%s'\n", a);
             return usage(stderr);
