@@ -188,7 +188,7 @@ Test(hbm, bad_input_is_refused_with_file_and_line)
  * at the resonance. The first mode is damped by about 7.5e-4, so the run needs 24 s (a time constant of
  * about 4 s); the amplitude of tip_C.x fitted over its last second is within 0.05 % of harmonic
  * balance's first harmonic (measured: 5.1283 mm against 5.1279 mm, 0.007 %). */
-Test(hbm, s2_at_resonance_matches_a_long_run, .timeout = 240)
+Test(hbm, s2_at_resonance_matches_a_long_run, .timeout = 900) /* 20 s; about 150 s under the sanitizers */
 {
     const char *sets[] = {"loads.excitation.magnitude.harmonic.frequency=53.0", "time.end=24"};
     br_model *m;
