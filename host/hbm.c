@@ -36,7 +36,7 @@ struct br_hbm {
     br_hbm_aft aft;
     int H, N, nu, ncol;
     hb_col col[HB_MAXCOL];
-    double *G, *R, *Rt, *J, *Jw, *A, *b, *yt, *dy;
+    double *G, *R, *Rt, *J, *Jw, *A, *b, *yt, *yp; /* yp: the predictor */
     int *piv;
     long newton, jacobians;
     double ytol;    /* convergence: |R| <= ytol (a displacement) */
@@ -453,7 +453,7 @@ void br_hbm_free(br_hbm *h)
     br_hbm_aft_free(&h->aft);
     br_hbm_lin_free(&h->lin);
     br_hbm_sys_free(&h->s);
-    free(h->G), free(h->R), free(h->Rt), free(h->J), free(h->Jw), free(h->A), free(h->b), free(h->yt), free(h->dy);
+    free(h->G), free(h->R), free(h->Rt), free(h->J), free(h->Jw), free(h->A), free(h->b), free(h->yt), free(h->yp);
     free(h->piv), free(h->y);
     free(h);
 }
@@ -502,9 +502,9 @@ br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, in
     h->Rt = malloc((size_t)(nu + 1) * sizeof(double)), h->J = malloc((size_t)nu * nu * sizeof(double) + 8);
     h->Jw = malloc((size_t)(nu + 1) * sizeof(double)), h->A = malloc((size_t)(nu + 1) * (nu + 1) * sizeof(double));
     h->b = malloc((size_t)(nu + 1) * sizeof(double)), h->yt = malloc((size_t)(nu + 1) * sizeof(double));
-    h->dy = malloc((size_t)(nu + 1) * sizeof(double)), h->piv = malloc((size_t)(nu + 1) * sizeof(int));
+    h->yp = malloc((size_t)(nu + 1) * sizeof(double)), h->piv = malloc((size_t)(nu + 1) * sizeof(int));
     h->y = calloc((size_t)nu + 1, sizeof(double));
-    if (!h->G || !h->R || !h->Rt || !h->J || !h->Jw || !h->A || !h->b || !h->yt || !h->dy || !h->piv || !h->y) {
+    if (!h->G || !h->R || !h->Rt || !h->J || !h->Jw || !h->A || !h->b || !h->yt || !h->yp || !h->piv || !h->y) {
         snprintf(err, errlen, "hbm: out of memory");
         br_hbm_free(h);
         return NULL;
@@ -578,23 +578,22 @@ int br_hbm_main(int argc, char **argv)
         br_model_free(m);
         return bad ? 2 : 1;
     }
-    hb *const hh = hp;
-    const int nu = hh->nu;
-    const int width = 2 + hh->ncol * (hh->H + 2) + m->nset;
+    hb *const h = hp;
+    const int nu = h->nu;
+    const int width = 2 + h->ncol * (h->H + 2) + m->nset;
     long cap = 4096, np = 0;
     double *rows = malloc((size_t)cap * width * sizeof(double));
-    double *y = hh->y, *yprev = calloc((size_t)nu + 1, sizeof(double));
+    double *y = h->y, *yprev = calloc((size_t)nu + 1, sizeof(double));
     double *tau = calloc((size_t)nu + 1, sizeof(double)), *tprev = calloc((size_t)nu + 1, sizeof(double));
     char dir[1024], stage[1100];
     if (o.out) snprintf(dir, sizeof dir, "%s", o.out);
     else snprintf(dir, sizeof dir, "runs/%s-hbm", m->name);
     if (!rows || !yprev || !tau || !tprev || br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
         fprintf(stderr, "bristle hbm: %s\n", rows && yprev && tau && tprev ? err : "out of memory");
-        br_hbm_free(hh), br_model_free(m);
+        br_hbm_free(h), br_model_free(m);
         free(rows), free(yprev), free(tau), free(tprev);
         return 1;
     }
-    hb *h = hh;
     const double t_start = br_wall_seconds(), dir_w = o.f1 > o.f0 ? 1.0 : -1.0;
     const double w1 = 2 * M_PI * o.f1, ws = 2 * M_PI * o.f0;
     const int tty = isatty(2) && !o.quiet;
@@ -651,7 +650,7 @@ int br_hbm_main(int argc, char **argv)
             double wp = wprev + ds * tau[nu] * ws, sp = ds;
             int natural = 0;
             if ((wp - w1) * dir_w > 0 && tau[nu] * dir_w > 0) natural = 1, wp = w1, sp = (w1 - wprev) / (tau[nu] * ws);
-            double *yp = h->dy;
+            double *yp = h->yp;
             for (int i = 0; i < nu; i++) yp[i] = yprev[i] + sp * tau[i] * ys;
             memcpy(y, yp, (size_t)nu * sizeof(double));
             w = wp;

@@ -73,12 +73,11 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
     return 0;
 }
 
-/* every set's state <-> buf (sets one after the other) */
-static void states(br_hbm_aft *a, double *buf, int put)
+/* every set's state set from buf (sets one after the other) */
+static void put_states(br_hbm_aft *a, const double *buf)
 {
     for (int c = 0; c < a->nset; c++) {
-        if (put) br_field_set_state(a->field, c, buf);
-        else br_field_get_state(a->field, c, buf);
+        br_field_set_state(a->field, c, buf);
         buf += (long)br_law_nstate(a->desc[c].law, &a->desc[c].fric) * a->desc[c].npoints;
     }
 }
@@ -139,7 +138,7 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
     for (int c = 0; c < a->nset; c++) npts += a->desc[c].npoints;
     a->evals++;
     /* from rest at the mean position: every state zero, the oscillation ramped in (smoothstep) */
-    states(a, a->state0, 1);
+    put_states(a, a->state0);
     synth(a, y, w, 0, 0.0, 0.0);
     for (int i = 0; i < nl; i++) a->uprev[s->nl[i]] = a->u[s->nl[i]];
     const long nramp = (long)a->ramp * N;
