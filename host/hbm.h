@@ -87,6 +87,10 @@ typedef struct br_hbm_aft {
     br_contact_set_desc *desc;
     int *secant;          /* per set: 1 (a law with states) the frames' twist over a sample interval is
                            * the displacement's increment over h, for which the updates are exact */
+    int *atexact;         /* per set: 1 its forces at the samples come from the second pass below */
+    int corr;             /* 1: the last period steps each sample twice: the states over the interval (the
+                           * secant twist), then the forces at the sample's own velocity (h = 0, the states
+                           * restored): second order in h (docs/hbm.md, "AFT") */
     long nstate;          /* doubles of every set's state */
     double *state0;       /* zero states (the start from rest) */
     double *cs;           /* (H+1) x N cosines and sines of k 2 pi j / N */
@@ -94,8 +98,8 @@ typedef struct br_hbm_aft {
     br_frame_state *fe, *fv, *fset;
     unsigned char *used; /* per frame: 1 if a contact set's */
     int any_secant, any_exact;
-    double *u, *uprev, *v, *vs, *g, *Gp;
-    br_set_result *res;
+    double *u, *uprev, *v, *vs, *g, *gB, *Gp, *GA, *GB, *stbuf;
+    br_set_result *res, *resB;
     double *W;            /* per set: friction energy over the last evaluated period [J] */
     long evals, periods, max_periods_seen, capped, extrapolated;
     double updates;       /* contact point updates done */

@@ -17,7 +17,8 @@
 void br_hbm_aft_free(br_hbm_aft *a)
 {
     br_field_destroy(a->field);
-    free(a->desc), free(a->secant), free(a->state0), free(a->cs), free(a->fe), free(a->fv), free(a->fset), free(a->used);
+    free(a->desc), free(a->secant), free(a->atexact), free(a->state0), free(a->stbuf), free(a->resB), free(a->gB),
+        free(a->GA), free(a->GB), free(a->cs), free(a->fe), free(a->fv), free(a->fset), free(a->used);
     free(a->u), free(a->uprev), free(a->v), free(a->vs), free(a->g), free(a->Gp), free(a->res), free(a->W);
     memset(a, 0, sizeof *a);
 }
@@ -32,7 +33,7 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
     a->nu = s->nnl * (2 * H + 1);
     const int ns = m->nset, nf = 1 + m->nbody, n = s->ndof;
     a->desc = malloc((size_t)(ns + 1) * sizeof *a->desc);
-    a->secant = malloc((size_t)(ns + 1) * sizeof(int));
+    a->secant = malloc((size_t)(ns + 1) * sizeof(int)), a->atexact = calloc((size_t)(ns + 1), sizeof(int));
     a->cs = malloc((size_t)2 * (H + 1) * N * sizeof(double));
     a->fe = malloc((size_t)nf * sizeof *a->fe), a->fv = malloc((size_t)nf * sizeof *a->fv);
     a->fset = malloc((size_t)(1 + 2 * ns) * sizeof *a->fset);
@@ -41,7 +42,9 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
     a->v = calloc((size_t)n, sizeof(double)), a->vs = calloc((size_t)n, sizeof(double));
     a->g = malloc((size_t)n * sizeof(double)), a->Gp = malloc((size_t)(a->nu + 1) * sizeof(double));
     a->res = calloc((size_t)(ns + 1), sizeof *a->res), a->W = calloc((size_t)(ns + 1), sizeof(double));
-    if (!a->desc || !a->secant || !a->cs || !a->fe || !a->fv || !a->fset || !a->used || !a->u || !a->uprev || !a->v || !a->vs ||
+    a->resB = calloc((size_t)(ns + 1), sizeof *a->resB), a->gB = malloc((size_t)n * sizeof(double));
+    a->GA = malloc((size_t)(a->nu + 1) * sizeof(double)), a->GB = malloc((size_t)(a->nu + 1) * sizeof(double));
+    if (!a->desc || !a->secant || !a->atexact || !a->resB || !a->gB || !a->GA || !a->GB || !a->cs || !a->fe || !a->fv || !a->fset || !a->used || !a->u || !a->uprev || !a->v || !a->vs ||
         !a->g || !a->Gp || !a->res || !a->W) {
         snprintf(err, errlen, "hbm: out of memory");
         br_hbm_aft_free(a);
@@ -53,19 +56,30 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
             const double th = 2.0 * M_PI * (double)(((long)k * j) % N) / N;
             a->cs[(size_t)k * N + j] = cos(th), a->sn[(size_t)k * N + j] = sin(th);
         }
+    int nb2 = 0;
     for (int c = 0; c < ns; c++) {
         a->desc[c] = m->cset[c].desc;
         a->desc[c].frame_a = 1 + 2 * c, a->desc[c].frame_b = 2 + 2 * c;
         a->desc[c].tangent = 0;
         const long k = br_law_nstate(a->desc[c].law, &a->desc[c].fric);
         a->secant[c] = k > 0;
-        a->any_secant |= k > 0, a->any_exact |= k == 0;
+        a->atexact[c] = k > 0;
+        a->any_secant |= k > 0, a->any_exact |= k == 0, a->corr |= a->atexact[c];
+        nb2 += a->desc[c].law == BR_LAW_BRISTLE2 || (a->desc[c].law == BR_LAW_BRISTLE_IMPLICIT && !(a->desc[c].fric.sigma1 > 0.0));
         a->used[m->cset[c].desc.frame_a] = a->used[m->cset[c].desc.frame_b] = 1;
         a->nstate += k * a->desc[c].npoints;
     }
+    /* bristle2's step at h = 0 is not an evaluation (its tip momentum takes the velocity's jump, and without
+     * sigma1 it divides by zero), nor bristle_implicit's without sigma1 (its slip balance loses its damping
+     * term): with such a set every force stays that of the interval's twist (first order in h) */
+    if (nb2) {
+        a->corr = 0;
+        for (int c = 0; c < ns; c++) a->atexact[c] = 0;
+    }
     a->field = br_field_create(a->desc, ns, BR_BACKEND_CPU, err, errlen);
     a->state0 = calloc((size_t)(a->nstate + 1), sizeof(double));
-    if (!a->field || !a->state0) {
+    a->stbuf = malloc((size_t)(a->nstate + 1) * sizeof(double));
+    if (!a->field || !a->state0 || !a->stbuf) {
         if (a->field) snprintf(err, errlen, "hbm: out of memory");
         br_hbm_aft_free(a);
         return -1;
@@ -78,6 +92,15 @@ static void put_states(br_hbm_aft *a, const double *buf)
 {
     for (int c = 0; c < a->nset; c++) {
         br_field_set_state(a->field, c, buf);
+        buf += (long)br_law_nstate(a->desc[c].law, &a->desc[c].fric) * a->desc[c].npoints;
+    }
+}
+
+/* every set's state copied into buf (the layout of put_states) */
+static void get_states(br_hbm_aft *a, double *buf)
+{
+    for (int c = 0; c < a->nset; c++) {
+        br_field_get_state(a->field, c, buf);
         buf += (long)br_law_nstate(a->desc[c].law, &a->desc[c].fric) * a->desc[c].npoints;
     }
 }
@@ -113,7 +136,7 @@ static int sample_step(br_hbm_aft *a, const double *y, double w, int j, double r
         a->uprev[d] = a->u[d];
     }
     /* the contact sets' frames (the same poses, the twist exact or over the interval) */
-    if (a->any_exact) br_hbm_frames(s, a->u, a->v, a->used, a->fe);
+    if (a->any_exact || a->corr) br_hbm_frames(s, a->u, a->v, a->used, a->fe);
     if (a->any_secant) br_hbm_frames(s, a->u, a->vs, a->used, a->fv);
     for (int c = 0; c < a->nset; c++) {
         const br_frame_state *f = a->secant[c] ? a->fv : a->fe;
@@ -129,10 +152,55 @@ static int sample_step(br_hbm_aft *a, const double *y, double w, int j, double r
     return 0;
 }
 
+/* after sample_step at sample j: the forces at the sample's own velocity, every frame's exact twist and h = 0
+ * (an evaluation: the laws' updates move no state over no time; the states are restored all the same, as a
+ * radial return or a reset may act at the changed normal force) -> a->resB (the sets of atexact; the others
+ * keep the interval's), the generalized forces in a->gB; 0 or -1 with err */
+static int sample_exact(br_hbm_aft *a, double w, int j, char *err, size_t errlen)
+{
+    const br_hbm_sys *s = a->s;
+    const br_model *m = s->m;
+    for (int c = 0; c < a->nset; c++) {
+        a->fset[1 + 2 * c] = a->fe[m->cset[c].desc.frame_a];
+        a->fset[2 + 2 * c] = a->fe[m->cset[c].desc.frame_b];
+    }
+    get_states(a, a->stbuf);
+    char ferr[600];
+    if (br_field_step(a->field, a->fset, s->Nset, 0.0, a->resB, ferr, sizeof ferr)) {
+        snprintf(err, errlen, "hbm: at %.9g Hz, sample %d (its own velocity): %s", w / (2 * M_PI), j, ferr);
+        return -1;
+    }
+    put_states(a, a->stbuf);
+    for (int c = 0; c < a->nset; c++)
+        if (!a->atexact[c]) a->resB[c] = a->res[c];
+    br_hbm_contact_force(s, a->fe, a->u, a->resB, a->gB);
+    return 0;
+}
+
+/* g (ndof), sample jj, period sums G (nu) -> g's harmonics at the nonlinear DOFs added (unscaled) */
+static void accumulate(const br_hbm_aft *a, const double *g, int jj, double *G)
+{
+    const int nl = a->s->nnl, N = a->N;
+    for (int i = 0; i < nl; i++) {
+        const double gi = g[a->s->nl[i]];
+        G[i] += gi;
+        for (int k = 1; k <= a->H; k++) {
+            G[(size_t)(2 * k - 1) * nl + i] += gi * a->cs[(size_t)k * N + jj];
+            G[(size_t)2 * k * nl + i] -= gi * a->sn[(size_t)k * N + jj];
+        }
+    }
+}
+
+/* period sums G -> the harmonics (the mean over N, the others twice that) */
+static void scale(const br_hbm_aft *a, double *G)
+{
+    for (int i = 0; i < a->nu; i++) G[i] *= (i < a->s->nnl ? 1.0 : 2.0) / a->N;
+}
+
 int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen)
 {
     const br_hbm_sys *s = a->s;
-    const int nl = s->nnl, N = a->N, H = a->H, nu = a->nu;
+    const int nl = s->nnl, N = a->N, nu = a->nu;
     const double h = 2.0 * M_PI / w / N;
     long npts = 0;
     for (int c = 0; c < a->nset; c++) npts += a->desc[c].npoints;
@@ -155,17 +223,10 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
         for (int j = 1; j <= N; j++) {
             const int jj = j % N;
             if (sample_step(a, y, w, jj, 1.0, 0.0, h, err, errlen)) return -1;
-            for (int i = 0; i < nl; i++) {
-                const double gi = a->g[s->nl[i]];
-                G[i] += gi;
-                for (int k = 1; k <= H; k++) {
-                    G[(size_t)(2 * k - 1) * nl + i] += gi * a->cs[(size_t)k * N + jj];
-                    G[(size_t)2 * k * nl + i] -= gi * a->sn[(size_t)k * N + jj];
-                }
-            }
+            accumulate(a, a->g, jj, G);
             for (int c = 0; c < a->nset; c++) a->W[c] += a->res[c].P * h;
         }
-        for (int i = 0; i < nu; i++) G[i] *= (i < nl ? 1.0 : 2.0) / N;
+        scale(a, G);
         a->periods++;
         a->updates += (double)N * (double)npts;
         double diff = 0.0, big = 0.0;
@@ -194,5 +255,22 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
         memcpy(a->Gp, G, (size_t)nu * sizeof(double));
     }
     if (!done) a->capped++;
+    /* one more period, each sample stepped over its interval and then evaluated at its own velocity: G moves
+     * by the difference of the two passes' harmonics (the states are the same), and W is the second pass's
+     * sampled power for the sets it serves */
+    if (a->corr) {
+        memset(a->GA, 0, (size_t)nu * sizeof(double)), memset(a->GB, 0, (size_t)nu * sizeof(double));
+        memset(a->W, 0, (size_t)a->nset * sizeof(double));
+        for (int j = 1; j <= N; j++) {
+            const int jj = j % N;
+            if (sample_step(a, y, w, jj, 1.0, 0.0, h, err, errlen) || sample_exact(a, w, jj, err, errlen)) return -1;
+            accumulate(a, a->g, jj, a->GA), accumulate(a, a->gB, jj, a->GB);
+            for (int c = 0; c < a->nset; c++) a->W[c] += (a->atexact[c] ? a->resB[c].P : a->res[c].P) * h;
+        }
+        scale(a, a->GA), scale(a, a->GB);
+        for (int i = 0; i < nu; i++) G[i] += a->GB[i] - a->GA[i];
+        a->periods++;
+        a->updates += 2.0 * (double)N * (double)npts;
+    }
     return 0;
 }

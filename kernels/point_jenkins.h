@@ -17,7 +17,8 @@
  * N, state z -> z updated, F (on B), and P: the mean power over the step, (change of the spring
  * energy + dissipation) / h, with the dissipation mu N (|z_tr| - |z|) of the radial return, so
  * that the bookkeeping closes exactly (F . Vt at the step's end would not: the spring's force
- * changes within a stuck step). Tangent (T not NULL): stick J = (kt h + c_t) P_t, jN = 0; slip
+ * changes within a stuck step); at h = 0 (an evaluation, harmonic balance's second pass) F . Vt.
+ * Tangent (T not NULL): stick J = (kt h + c_t) P_t, jN = 0; slip
  * J = h (mu N / |z_tr|) (P_t - e e^T) with e = z_tr / |z_tr|, jN = mu e. */
 BR_HD void br_law_jenkins(const br_friction_params *p, double kt, double h, const double Vt[3], const double *n,
                           double N, double *st, long stride, double F[3], double *P, br_fric_tangent *T)
@@ -42,7 +43,8 @@ BR_HD void br_law_jenkins(const br_friction_params *p, double kt, double h, cons
         pw += Vt[k] * Vt[k];
     }
     /* mean power: spring energy change + slip dissipation + the stick damper's c_t |Vt|^2 */
-    *P = (0.5 * kt * (e1 - e0) + Flim * (1.0 - s) * ltr) / h + ct * pw;
+    const double mean = (0.5 * kt * (e1 - e0) + Flim * (1.0 - s) * ltr) / (h > 0.0 ? h : 1.0) + ct * pw;
+    *P = h > 0.0 ? mean : br_dot3(F, Vt);
     if (T) {
         const double a = stick ? kt * h + p->c_t : h * Flim / (ltr > 0.0 ? ltr : 1.0);
         double e[3];
