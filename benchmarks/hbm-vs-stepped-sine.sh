@@ -1,0 +1,72 @@
+#!/bin/sh
+# benchmarks/hbm-vs-stepped-sine.sh [STUDY] [BRISTLE]: issue 21, items 3 and 5. The S5c family of forced
+# responses (the S2 bundle, excitation levels 0.01 to 3 N) twice on this machine in one run: by the
+# stepped-sine study STUDY (default studies/frf_lugre.yaml, --threads 2), and by `bristle hbm`, one curve
+# per level from 40 to 70 Hz, two levels at a time (H, N, TOL from the environment: default 3, 64, 1e-6).
+# Prints a markdown table: per level the two wall times' share, the largest difference of the receptance
+# of each column at the study's frequencies (harmonic balance's first harmonic, interpolated linearly on its
+# curve; at the frequencies where the stepped sine converged, the others counted apart), and the two peaks.
+# Output folders under OUT (default runs/hbm-vs-stepped-sine/<study name>); COMPARE_ONLY=1 tabulates the
+# outputs of an earlier run again (its times from OUT/times).
+set -eu
+cd "$(dirname "$0")/.."
+STUDY=${1:-studies/frf_lugre.yaml}
+BR=${2:-./build/bristle}
+H=${H:-3} N=${N:-64} TOL=${TOL:-1e-6}
+name=$(basename "$STUDY" .yaml)
+OUT=${OUT:-runs/hbm-vs-stepped-sine/$name}
+LEVELS="0.01 0.03 0.1 0.3 1 3"
+if [ "${COMPARE_ONLY:-0}" = 1 ]; then
+    read -r t0 t1 t2 < "$OUT/times"
+else
+    rm -rf "$OUT" && mkdir -p "$OUT"
+    t0=$(date +%s.%N)
+    "$BR" study "$STUDY" --threads 2 --out "$OUT/study" --quiet > "$OUT/study.log" 2>&1
+    t1=$(date +%s.%N)
+    printf '%s\n' $LEVELS | xargs -P 2 -I{} "$BR" hbm scenarios/blades_sine_lugre.yaml --from 40 --to 70 \
+        --harmonics "$H" --samples "$N" --tol "$TOL" --column tip_C.x --column tip_L.x --column tip_R.x \
+        --set loads.excitation.magnitude.harmonic.amplitude={} --out "$OUT/hbm/F{}" --quiet > "$OUT/hbm.log" 2>&1
+    t2=$(date +%s.%N)
+    echo "$t0 $t1 $t2" > "$OUT/times"
+fi
+/usr/bin/python3 - "$OUT" "$t0" "$t1" "$t2" "$STUDY" "$H" "$N" "$TOL" $LEVELS <<'PY'
+import csv, json, sys
+out, t0, t1, t2, study, H, N, tol = sys.argv[1:9]
+levels = sys.argv[9:]
+ts, th = float(t1) - float(t0), float(t2) - float(t1)
+cols = ["tip_C.x", "tip_L.x", "tip_R.x"]
+def rows(p):
+    with open(p) as f:
+        return [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+def interp(x, xs, ys):  # xs increasing on the part used
+    for i in range(1, len(xs)):
+        if (xs[i - 1] - x) * (xs[i] - x) <= 0 and xs[i] != xs[i - 1]:
+            t = (x - xs[i - 1]) / (xs[i] - xs[i - 1])
+            return ys[i - 1] + t * (ys[i] - ys[i - 1])
+    return float("nan")
+print(f"Study `{study}` on 2 threads: {ts:.1f} s. Harmonic balance (H = {H}, N = {N}, --tol {tol}), "
+      f"6 curves from 40 to 70 Hz, two processes at a time: {th:.1f} s. Ratio {ts / th:.1f}.\n")
+print("| F [N] | hbm s | points | largest difference tip_C.x | tip_L.x | tip_R.x | stepped-sine peak tip_C.x | "
+      "harmonic balance peak | peak frequency difference | not converged |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for v, F in enumerate(levels):
+    ss = rows(f"{out}/study/variants/{v:05d}/frf.csv")
+    hb = rows(f"{out}/hbm/F{F}/frf.csv")
+    sm = json.load(open(f"{out}/hbm/F{F}/summary.json"))
+    f = [r["f_Hz"] for r in hb]
+    diffs = []
+    for c in cols:
+        worst, at, wnc = 0.0, 0.0, 0.0
+        for r in ss:
+            a = interp(r["f"], f, [x[c + ".h1"] / float(F) for x in hb])
+            d = abs(a / r[c + ".receptance"] - 1.0)
+            if r["converged"] == 0: wnc = max(wnc, d)
+            elif d > worst: worst, at = d, r["f"]
+        diffs.append(f"{100 * worst:.2f} % ({at:g} Hz)" + (f"; {100 * wnc:.1f} % where not converged" if wnc > 0 else ""))
+    ps = max(ss, key=lambda r: r["tip_C.x.receptance"])
+    ph = max(hb, key=lambda r: r["tip_C.x.h1"])
+    nc = sum(1 for r in ss if r["converged"] == 0)
+    print(f"| {F} | {sm['wall_seconds']:.1f} | {sm['points']} | {diffs[0]} | {diffs[1]} | {diffs[2]} | "
+          f"{1e3 * ps['tip_C.x.receptance']:.4f} mm/N at {ps['f']:g} Hz | {1e3 * ph['tip_C.x.h1'] / float(F):.4f} mm/N at "
+          f"{ph['f_Hz']:.4f} Hz | {100 * abs(ph['f_Hz'] / ps['f'] - 1):.3f} % | {nc} of {len(ss)} |")
+PY
