@@ -2,7 +2,8 @@
  * (docs/hbm.md, "AFT"): the nonlinear DOFs' harmonics synthesized at N samples a period, the contact
  * field stepped sample after sample (h = T / N) from rest at the mean position, the oscillation ramped
  * in over the first periods, then period after period until the period's force harmonics repeat, and
- * the forces of that period transformed back to harmonics. The field is the run's own (host/field.c, one copy of every formula). */
+ * the forces of that period transformed back to harmonics, the last period's taken at each sample's own
+ * velocity (a second pass at h = 0). The field is the run's own (host/field.c, one copy of every formula). */
 #include <complex.h>
 
 #include "hbm.h"
@@ -44,8 +45,8 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
     a->res = calloc((size_t)(ns + 1), sizeof *a->res), a->W = calloc((size_t)(ns + 1), sizeof(double));
     a->resB = calloc((size_t)(ns + 1), sizeof *a->resB), a->gB = malloc((size_t)n * sizeof(double));
     a->GA = malloc((size_t)(a->nu + 1) * sizeof(double)), a->GB = malloc((size_t)(a->nu + 1) * sizeof(double));
-    if (!a->desc || !a->secant || !a->atexact || !a->resB || !a->gB || !a->GA || !a->GB || !a->cs || !a->fe || !a->fv || !a->fset || !a->used || !a->u || !a->uprev || !a->v || !a->vs ||
-        !a->g || !a->Gp || !a->res || !a->W) {
+    if (!a->desc || !a->secant || !a->atexact || !a->resB || !a->gB || !a->GA || !a->GB || !a->cs || !a->fe || !a->fv ||
+        !a->fset || !a->used || !a->u || !a->uprev || !a->v || !a->vs || !a->g || !a->Gp || !a->res || !a->W) {
         snprintf(err, errlen, "hbm: out of memory");
         br_hbm_aft_free(a);
         return -1;
@@ -65,7 +66,8 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
         a->secant[c] = k > 0;
         a->atexact[c] = k > 0;
         a->any_secant |= k > 0, a->any_exact |= k == 0, a->corr |= a->atexact[c];
-        nb2 += a->desc[c].law == BR_LAW_BRISTLE2 || (a->desc[c].law == BR_LAW_BRISTLE_IMPLICIT && !(a->desc[c].fric.sigma1 > 0.0));
+        nb2 += a->desc[c].law == BR_LAW_BRISTLE2 ||
+               (a->desc[c].law == BR_LAW_BRISTLE_IMPLICIT && !(a->desc[c].fric.sigma1 > 0.0));
         a->used[m->cset[c].desc.frame_a] = a->used[m->cset[c].desc.frame_b] = 1;
         a->nstate += k * a->desc[c].npoints;
     }
