@@ -21,6 +21,7 @@
 #include "scenario.h"
 
 #define HB_MAXCOL 64
+#define HB_MAXLEV 32
 
 /* an output column: a body's displacement along x, y or z, as a sum over DOFs */
 typedef struct hb_col {
@@ -141,8 +142,8 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
     if (residual(h, y, *w, h->R, err, errlen)) return -2;
     for (int it = 1; it <= maxit; it++) {
         /* a fresh Jacobian unless the last one (from the tangent at the previous point, or the last
-         * iteration) still reduced the residual by a fifth (with Broyden's updates; S5c at 1 N: 13 s, against 20 s
-         * when a fourfold reduction was asked) */
+         * iteration) still halved the residual (with Broyden's updates; a fifth was faster on S5c, 13 s against
+         * 20 s at 1 N, but let the continuation wander at a stuck Jenkins contact's slip near its resonance) */
         if (!h->jvalid && jacobian(h, y, *w, h->J, tau ? h->Jw : NULL, err, errlen)) return -2;
         h->jvalid = 1;
         const double r0 = norm_inf(h->R, nu);
@@ -206,7 +207,7 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
         memcpy(y, h->yt, (size_t)nu * sizeof(double));
         *w = wt;
         h->newton++;
-        if (norm_inf(h->R, nu) > 0.8 * r0) h->jvalid = 0;
+        if (norm_inf(h->R, nu) > 0.5 * r0) h->jvalid = 0;
         if (getenv("BRISTLE_HBM_DEBUG"))
             fprintf(stderr, "newton %d: w %.12g |R_0| %.3e (tol %.3e) |R_k| %.3e (tol %.3e) step %.3e alpha %g\n", it, *w,
                     norm_inf(h->R, h->s.nnl), h->ytol, norm_inf(h->R + h->s.nnl, nu - h->s.nnl), h->ytol1, step, alpha);
@@ -331,8 +332,9 @@ static int usage(FILE *o)
                "  --tol T        Newton stops at a residual of T times the largest harmonic (default 1e-8); the\n"
                "                 AFT marches until a period's force harmonics repeat within T / 10\n"
                "  --column C     a body's displacement to report, BODY.x|y|z (default: every body's)\n"
+               "  --levels L,... one curve per excitation level: every harmonic load times L (up to 32 levels)\n"
                "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
-               "  writes frf.csv (per point: frequency, each column's harmonic amplitudes and peak-to-peak,\n"
+               "  writes frf.csv (per point: [level,] frequency, each column's harmonic amplitudes and peak-to-peak,\n"
                "  each contact set's friction energy per cycle), frf_<column>.png, summary.json\n");
     return o == stderr ? 2 : 0;
 }
@@ -343,6 +345,8 @@ typedef struct hb_opts {
     long H, N, points, maxper;
     double f0, f1, tol;
     int have_f0, have_f1;
+    double levels[HB_MAXLEV]; /* --levels: factors on the harmonic loads, one curve each */
+    int nlev;
 } hb_opts;
 
 /* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
@@ -391,6 +395,21 @@ static int parse_args(int argc, char **argv, hb_opts *o)
                 return 2;
             }
             o->cols[o->ncols++] = argv[++i];
+        } else if (!strcmp(a, "--levels")) {
+            const char *q = argv[++i];
+            o->nlev = 0;
+            for (;;) {
+                char *e;
+                const double v = strtod(q, &e);
+                if (e == q || !(v > 0) || !isfinite(v) || o->nlev == HB_MAXLEV || (*e && *e != ',')) {
+                    fprintf(stderr, "bristle hbm: --levels takes up to %d positive factors separated by commas, got '%s'\n",
+                            HB_MAXLEV, argv[i]);
+                    return 2;
+                }
+                o->levels[o->nlev++] = v;
+                if (!*e) break;
+                q = e + 1;
+            }
         } else if (!strcmp(a, "--out")) o->out = argv[++i];
         else if (!strcmp(a, "--set")) {
             if (o->nsets == 256) {
@@ -434,9 +453,9 @@ static void point_row(hb *h, double w, int its, double *row)
     for (int s = 0; s < h->s.m->nset; s++) row[c++] = h->aft.W[s];
 }
 
-static void write_header(const hb *h, FILE *fp)
+static void write_header(const hb *h, FILE *fp, int level)
 {
-    fprintf(fp, "f_Hz,newton");
+    fprintf(fp, "%sf_Hz,newton", level ? "level," : "");
     for (int k = 0; k < h->ncol; k++) {
         for (int j = 0; j <= h->H; j++) fprintf(fp, ",%s.h%d", h->col[k].name, j);
         fprintf(fp, ",%s.pp", h->col[k].name);
@@ -473,6 +492,10 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
     br_json_number(j, "field_updates", h->aft.updates);
     br_json_number(j, "wall_seconds", wall);
     br_json_number(j, "field_updates_per_second", wall > 0 ? h->aft.updates / wall : 0.0);
+    if (o->nlev > 0) {
+        cJSON *lv = cJSON_AddArrayToObject(j, "levels");
+        for (int k = 0; k < o->nlev; k++) cJSON_AddItemToArray(lv, cJSON_CreateNumber(o->levels[k]));
+    }
     cJSON *f = cJSON_AddArrayToObject(j, "turning_points_Hz");
     for (int k = 0; k < nfold; k++) cJSON_AddItemToArray(f, cJSON_CreateNumber(folds[k]));
     cJSON *wa = cJSON_AddArrayToObject(j, "warnings");
@@ -486,18 +509,31 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
     return rc;
 }
 
-/* the curve's rows (npoint x ncolumns) -> one PNG per column: half its peak-to-peak against frequency */
-static void plots(const char *dir, const hb *h, const double *rows, long np, int width)
+/* the curve's rows (ncolumns wide; with levels a leading level column), the levels (NULL: one curve) and where
+ * each level's rows start (lstart[nlev] the end) -> one PNG per column: half its peak-to-peak against frequency,
+ * with levels one curve each, per unit level */
+static void plots(const char *dir, const hb *h, const double *rows, int width, const double *levels, int nlev,
+                  const long *lstart)
 {
+    const int lc = levels != NULL;
+    const long np = lstart[nlev];
     double *x = malloc((size_t)(np + 1) * sizeof(double)), *y = malloc((size_t)(np + 1) * sizeof(double));
+    br_series sr[HB_MAXLEV];
+    char names[HB_MAXLEV][48];
     for (int k = 0; x && y && k < h->ncol; k++) {
-        const int c = 2 + k * (h->H + 2) + h->H + 1;
-        for (long p = 0; p < np; p++) x[p] = rows[p * width], y[p] = 0.5 * rows[p * width + c];
+        const int c = lc + 2 + k * (h->H + 2) + h->H + 1;
+        for (int lv = 0; lv < nlev; lv++) {
+            const double scale = lc ? 1.0 / levels[lv] : 1.0;
+            for (long p = lstart[lv]; p < lstart[lv + 1]; p++) x[p] = rows[p * width + lc], y[p] = 0.5 * rows[p * width + c] * scale;
+            if (lc) snprintf(names[lv], sizeof names[lv], "level %g", levels[lv]);
+            else snprintf(names[lv], sizeof names[lv], "%.40s", h->col[k].name);
+            sr[lv] = (br_series){names[lv], lstart[lv + 1] - lstart[lv], x + lstart[lv], y + lstart[lv], lc ? lv % 8 : 0, 0, 0};
+        }
         char path[1200], title[200];
         snprintf(path, sizeof path, "%s/frf_%s.png", dir, h->col[k].name);
         snprintf(title, sizeof title, "%s: %s by harmonic balance (H = %d)", h->s.m->name, h->col[k].name, h->H);
-        const br_series s = {h->col[k].name, np, x, y, 0, 0, 0};
-        br_plot_series_png(path, title, "frequency [Hz]", "half peak-to-peak [m]", 0, &s, 1);
+        br_plot_series_png(path, title, "frequency [Hz]", lc ? "half peak-to-peak per unit level [m]" : "half peak-to-peak [m]",
+                           0, sr, nlev);
     }
     free(x), free(y);
 }
@@ -635,21 +671,26 @@ int br_hbm_main(int argc, char **argv)
     }
     hb *const h = hp;
     const int nu = h->nu;
-    const int width = 2 + h->ncol * (h->H + 2) + m->nset;
-    long cap = 4096, np = 0;
+    /* with --levels a leading column holds the level; the levels' curves follow one another */
+    const int lc = o.nlev > 0, nlev = o.nlev > 0 ? o.nlev : 1;
+    const int width = lc + 2 + h->ncol * (h->H + 2) + m->nset;
+    long cap = 4096, np = 0, lstart[HB_MAXLEV + 1] = {0};
     double *rows = malloc((size_t)cap * width * sizeof(double));
     double *y = h->y, *yprev = calloc((size_t)nu + 1, sizeof(double));
     double *tau = calloc((size_t)nu + 1, sizeof(double)), *tprev = calloc((size_t)nu + 1, sizeof(double));
     double *torient = calloc((size_t)nu + 1, sizeof(double)), *sec = calloc((size_t)nu + 1, sizeof(double));
+    double *fc0 = malloc((size_t)2 * h->s.ndof * sizeof(double)), *fs0 = fc0 ? fc0 + h->s.ndof : NULL;
     char dir[1024], stage[1100];
     if (o.out) snprintf(dir, sizeof dir, "%s", o.out);
     else snprintf(dir, sizeof dir, "runs/%s-hbm", m->name);
-    if (!rows || !yprev || !tau || !tprev || !torient || !sec || br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
-        fprintf(stderr, "bristle hbm: %s\n", rows && yprev && tau && tprev ? err : "out of memory");
+    const int mem = rows && yprev && tau && tprev && torient && sec && fc0;
+    if (!mem || br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
+        fprintf(stderr, "bristle hbm: %s\n", mem ? err : "out of memory");
         br_hbm_free(h), br_model_free(m);
-        free(rows), free(yprev), free(tau), free(tprev), free(torient), free(sec);
+        free(rows), free(yprev), free(tau), free(tprev), free(torient), free(sec), free(fc0);
         return 1;
     }
+    memcpy(fc0, h->s.fc, (size_t)h->s.ndof * sizeof(double)), memcpy(fs0, h->s.fs, (size_t)h->s.ndof * sizeof(double));
     const double t_start = br_wall_seconds(), dir_w = o.f1 > o.f0 ? 1.0 : -1.0;
     const double w1 = 2 * M_PI * o.f1, ws = 2 * M_PI * o.f0;
     const int tty = isatty(2) && !o.quiet;
@@ -657,124 +698,152 @@ int br_hbm_main(int argc, char **argv)
     int nfold = 0, rc = 0;
     char warning[1024] = "";
     const char *status = "complete";
-    /* the first point: Newton at F0 from the linear response without contact forces */
-    int its = br_hbm_point(h, o.f0, 1, err, sizeof err);
-    double w = h->w, ys = fmax(norm_inf(y, nu), 1e-300);
-    if (its == -1)
-        snprintf(err + strlen(err), sizeof err - strlen(err), "%sno convergence at the first frequency %g Hz",
-                 *err ? "; " : "", o.f0);
-    rc = its < 0 ? its : 0;
-    /* steps in the scaled variables (y / its largest harmonic, w / the start frequency): about --points over
-     * the range where the curve is flat, at most a tenth of the largest harmonic's size where it is steep */
-    double ds = fabs(w1 - ws) / ws / (double)o.points, ds_max = fmax(4 * ds, 0.1), ds_min = ds * 1e-4;
-    while (rc >= 0) {
-        if (np == cap) {
-            double *r2 = realloc(rows, (size_t)(cap *= 2) * width * sizeof(double));
-            if (!r2) {
-                rc = -2, snprintf(err, sizeof err, "out of memory");
-                break;
+    for (int lv = 0; lv < nlev && rc == 0; lv++) {
+        const double level = lc ? o.levels[lv] : 1.0;
+        for (int d = 0; d < h->s.ndof; d++) h->s.fc[d] = level * fc0[d], h->s.fs[d] = level * fs0[d];
+        lstart[lv] = np;
+        /* the first point: Newton at F0 from the linear response without contact forces */
+        int its = br_hbm_point(h, o.f0, 1, err, sizeof err);
+        double w = h->w, ys = fmax(norm_inf(y, nu), 1e-300);
+        if (its == -1)
+            snprintf(err + strlen(err), sizeof err - strlen(err), "%sno convergence at the first frequency %g Hz",
+                     *err ? "; " : "", o.f0);
+        rc = its < 0 ? its : 0;
+        /* steps in the scaled variables (y / its largest harmonic, w / the start frequency): about --points over
+         * the range where the curve is flat, at most a tenth of the largest harmonic's size where it is steep */
+        double ds = fabs(w1 - ws) / ws / (double)o.points, ds_max = fmax(4 * ds, 0.1), ds_min = ds * 1e-4;
+        while (rc >= 0) {
+            if (np == cap) {
+                double *r2 = realloc(rows, (size_t)(cap *= 2) * width * sizeof(double));
+                if (!r2) {
+                    rc = -2, snprintf(err, sizeof err, "out of memory");
+                    break;
+                }
+                rows = r2;
             }
-            rows = r2;
-        }
-        point_row(h, w, its, rows + np * width);
-        np++;
-        if (tty) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", w / (2 * M_PI), np, its);
-        if ((w - w1) * dir_w >= -1e-12 * ws || np >= 100000) break;
-        ys = fmax(norm_inf(y, nu), ys * 1e-3);
-        set_tolerances(h, y);
-        /* the tangent at this point: from the Jacobian Newton ended with (Broyden-updated) while it still
-         * converged well, with dR/dw afresh (one evaluation), else from a fresh one */
-        int reused = h->jvalid;
-        if (reused ? jacobian_w(h, y, w, err, sizeof err) : jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
-            rc = -2;
-            break;
-        }
-        h->jvalid = 1;
-        if (tangent(h, np > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
-            rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
-            break;
-        }
-        if (getenv("BRISTLE_HBM_DEBUG")) {
-            double ty = 0;
-            for (int i = 0; i < nu; i++) ty = fmax(ty, fabs(tau[i]));
-            fprintf(stderr, "tangent at %.9g Hz: tau_w %.3e |tau_y| %.3e ys %.3e ds %.3e\n", w / (2 * M_PI), tau[nu], ty, ys, ds);
-        }
-        memcpy(torient, tprev, (size_t)(nu + 1) * sizeof(double));
-        memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
-        memcpy(yprev, y, (size_t)nu * sizeof(double));
-        const double wprev = w;
-        for (;;) {
-            /* predictor along the tangent; the last step lands on F1 by Newton at fixed frequency */
-            double wp = wprev + ds * tau[nu] * ws, sp = ds;
-            int natural = 0;
-            if ((wp - w1) * dir_w > 0 && tau[nu] * dir_w > 0) natural = 1, wp = w1, sp = (w1 - wprev) / (tau[nu] * ws);
-            double *yp = h->yp;
-            for (int i = 0; i < nu; i++) yp[i] = yprev[i] + sp * tau[i] * ys;
-            memcpy(y, yp, (size_t)nu * sizeof(double));
-            w = wp;
-            if (natural && br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err)) its = -2;
-            else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, sizeof err)
-                               : newton(h, y, &w, tau, yp, wp, ys, ws, 16, err, sizeof err);
-            if (its == -2) {
+            if (lc) rows[np * width] = level;
+            point_row(h, w, its, rows + np * width + lc);
+            np++;
+            if (tty && lc) fprintf(stderr, "\rhbm: level %g, %.6g Hz, point %ld, %d Newton iterations   ", level, w / (2 * M_PI), np, its);
+            else if (tty) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", w / (2 * M_PI), np, its);
+            if ((w - w1) * dir_w >= -1e-12 * ws || np >= 100000) break;
+            ys = fmax(norm_inf(y, nu), ys * 1e-3);
+            set_tolerances(h, y);
+            /* the tangent at this point: from the Jacobian Newton ended with (Broyden-updated) while it still
+             * converged well, with dR/dw afresh (one evaluation), else from a fresh one */
+            int reused = h->jvalid;
+            if (reused ? jacobian_w(h, y, w, err, sizeof err) : jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
                 rc = -2;
                 break;
             }
-            /* a step that turns back against the last one (in the scaled variables) went the wrong way along
-             * the curve: the reused Jacobian's tangent misled it. The tangent is taken again from a fresh
-             * Jacobian at the point, and the step retried. */
-            if (its > 0 && !natural && np > 1 && reused) {
-                double d = (w - wprev) / ws * sec[nu];
-                for (int i = 0; i < nu; i++) d += (y[i] - yprev[i]) / ys * sec[i];
-                if (d <= 0) {
-                    memcpy(y, yprev, (size_t)nu * sizeof(double));
-                    w = wprev;
-                    if (br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err) || residual(h, y, w, h->R, err, sizeof err) ||
-                        jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
+            h->jvalid = 1;
+            if (tangent(h, np > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
+                rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
+                break;
+            }
+            /* a reused Jacobian's tangent that turns more than about 25 degrees from the last step is checked
+             * against a fresh Jacobian's (a stick-slip transition bends the curve where a Broyden update is
+             * poorest) */
+            if (reused && np > 1) {
+                double c = 0, nt = 0, nsec = 0;
+                for (int i = 0; i <= nu; i++) c += tau[i] * sec[i], nt += tau[i] * tau[i], nsec += sec[i] * sec[i];
+                if (!(c > 0.9 * sqrt(nt * nsec))) {
+                    if (jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
                         rc = -2;
                         break;
                     }
-                    h->jvalid = 1, reused = 0, h->turned_back++;
-                    if (tangent(h, torient, dir_w, ys, ws, tau)) {
+                    reused = 0, h->turned_back++;
+                    if (tangent(h, tprev, dir_w, ys, ws, tau)) {
                         rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
                         break;
                     }
-                    memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
-                    continue;
                 }
             }
-            if (its > 0 && !natural && (w - w1) * dir_w > 0) { /* past F1: land on it from both sides */
-                const double t = (w1 - wprev) / (w - wprev);
-                for (int i = 0; i < nu; i++) y[i] = yprev[i] + t * (y[i] - yprev[i]);
-                w = w1;
-                its = br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err) ? -2
-                                                                             : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16,
-                                                                                      err, sizeof err);
+            if (getenv("BRISTLE_HBM_DEBUG")) {
+                double ty = 0;
+                for (int i = 0; i < nu; i++) ty = fmax(ty, fabs(tau[i]));
+                fprintf(stderr, "tangent at %.9g Hz: tau_w %.3e |tau_y| %.3e ys %.3e ds %.3e\n", w / (2 * M_PI), tau[nu], ty, ys, ds);
+            }
+            memcpy(torient, tprev, (size_t)(nu + 1) * sizeof(double));
+            memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
+            memcpy(yprev, y, (size_t)nu * sizeof(double));
+            const double wprev = w;
+            for (;;) {
+                /* predictor along the tangent; the last step lands on F1 by Newton at fixed frequency */
+                double wp = wprev + ds * tau[nu] * ws, sp = ds;
+                int natural = 0;
+                if ((wp - w1) * dir_w > 0 && tau[nu] * dir_w > 0) natural = 1, wp = w1, sp = (w1 - wprev) / (tau[nu] * ws);
+                double *yp = h->yp;
+                for (int i = 0; i < nu; i++) yp[i] = yprev[i] + sp * tau[i] * ys;
+                memcpy(y, yp, (size_t)nu * sizeof(double));
+                w = wp;
+                if (natural && br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err)) its = -2;
+                else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, sizeof err)
+                                   : newton(h, y, &w, tau, yp, wp, ys, ws, 16, err, sizeof err);
                 if (its == -2) {
                     rc = -2;
                     break;
                 }
-            }
-            if (its > 0) { /* chord iterations are cheap: the step grows up to 5 of them, shrinks from 10 */
-                /* a turning point: the frequency's direction reverses between two steps (at the point between) */
-                const double dwprev = sec[nu];
-                for (int i = 0; i < nu; i++) sec[i] = (y[i] - yprev[i]) / ys;
-                sec[nu] = (w - wprev) / ws;
-                if (np > 1 && dwprev * sec[nu] < 0 && nfold < 256) folds[nfold++] = wprev / (2 * M_PI);
-                if (its <= 5) ds = fmin(ds * 1.5, ds_max);
-                else if (its >= 10) ds *= 0.7;
-                break;
-            }
-            ds *= 0.5;
-            *err = 0;
-            if (ds < ds_min) {
-                snprintf(warning, sizeof warning, "the continuation stopped at %.9g Hz: no convergence with a step of "
-                                                  "%.3g of the start frequency", wprev / (2 * M_PI), ds);
-                status = "stopped";
-                rc = -3;
-                break;
+                if (its > 0 && !(w > 0.0)) its = -1; /* through zero frequency: not a point of the curve */
+                /* a step that turns back against the last one (in the scaled variables) went the wrong way along
+                 * the curve: the reused Jacobian's tangent misled it. The tangent is taken again from a fresh
+                 * Jacobian at the point, and the step retried. */
+                if (its > 0 && !natural && np > 1 && reused) {
+                    double d = (w - wprev) / ws * sec[nu];
+                    for (int i = 0; i < nu; i++) d += (y[i] - yprev[i]) / ys * sec[i];
+                    if (d <= 0) {
+                        memcpy(y, yprev, (size_t)nu * sizeof(double));
+                        w = wprev;
+                        if (br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err) || residual(h, y, w, h->R, err, sizeof err) ||
+                            jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
+                            rc = -2;
+                            break;
+                        }
+                        h->jvalid = 1, reused = 0, h->turned_back++;
+                        if (tangent(h, torient, dir_w, ys, ws, tau)) {
+                            rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
+                            break;
+                        }
+                        memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
+                        continue;
+                    }
+                }
+                if (its > 0 && !natural && (w - w1) * dir_w > 0) { /* past F1: land on it from both sides */
+                    const double t = (w1 - wprev) / (w - wprev);
+                    for (int i = 0; i < nu; i++) y[i] = yprev[i] + t * (y[i] - yprev[i]);
+                    w = w1;
+                    its = br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err) ? -2
+                                                                                 : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16,
+                                                                                          err, sizeof err);
+                    if (its == -2) {
+                        rc = -2;
+                        break;
+                    }
+                }
+                if (its > 0) { /* chord iterations are cheap: the step grows up to 5 of them, shrinks from 10 */
+                    /* a turning point: the frequency's direction reverses between two steps (at the point between) */
+                    const double dwprev = sec[nu];
+                    for (int i = 0; i < nu; i++) sec[i] = (y[i] - yprev[i]) / ys;
+                    sec[nu] = (w - wprev) / ws;
+                    if (np > 1 && dwprev * sec[nu] < 0 && nfold < 256) folds[nfold++] = wprev / (2 * M_PI);
+                    if (its <= 5) ds = fmin(ds * 1.5, ds_max);
+                    else if (its >= 10) ds *= 0.7;
+                    break;
+                }
+                ds *= 0.5;
+                *err = 0;
+                if (ds < ds_min) {
+                    snprintf(warning, sizeof warning, "the continuation stopped at %.9g Hz%s: no convergence with a step of "
+                                                      "%.3g of the start frequency", wprev / (2 * M_PI), lc ? " (a level)" : "", ds);
+                    status = "stopped";
+                    rc = -3;
+                    break;
+                }
             }
         }
+        if (lc && rc == -3) snprintf(warning + strlen(warning), sizeof warning - strlen(warning), ", level %g; later levels not run", level);
     }
+    lstart[nlev] = np;
     if (tty) fprintf(stderr, "\n");
     const double wall = br_wall_seconds() - t_start;
     const int failed = rc == -2 || rc == -1;
@@ -787,13 +856,14 @@ int br_hbm_main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/frf.csv", stage);
     FILE *fp = fopen(path, "w");
     if (fp) {
-        write_header(h, fp);
+        write_header(h, fp, lc);
         for (long p = 0; p < np; p++) br_output_csv_row(rows + p * width, width, fp);
     }
     int wrc = fp && fclose(fp) == 0 ? 0 : -1;
-    plots(stage, h, rows, np, width);
+    plots(stage, h, rows, width, lc ? o.levels : NULL, nlev, lstart);
     snprintf(path, sizeof path, "%s/summary.json", stage);
     if (write_summary(path, h, &o, np, folds, nfold, wall, status, warning)) wrc = -1;
+    memcpy(h->s.fc, fc0, (size_t)h->s.ndof * sizeof(double)), memcpy(h->s.fs, fs0, (size_t)h->s.ndof * sizeof(double));
     if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
         fprintf(stderr, "bristle hbm: %s\n", err);
         wrc = -1;
@@ -801,9 +871,9 @@ int br_hbm_main(int argc, char **argv)
     if (!o.quiet && !failed && np > 0)
         printf("bristle hbm: %ld points from %g to %g Hz in %.3g s (%ld Newton iterations, %ld AFT periods, "
                "%.3g field updates/s)%s%s -> %s\n",
-               np, o.f0, rows[(np - 1) * width], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
+               np, o.f0, rows[(np - 1) * width + lc], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
                *warning ? "; " : "", warning, dir);
     br_hbm_free(h), br_model_free(m);
-    free(rows), free(yprev), free(tau), free(tprev), free(torient), free(sec);
+    free(rows), free(yprev), free(tau), free(tprev), free(torient), free(sec), free(fc0);
     return failed || wrc ? 1 : 0;
 }

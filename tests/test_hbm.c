@@ -543,3 +543,116 @@ Test(hbm, jenkins_chain_matches_a_stepped_sine, .timeout = 900) /* 14 s here */
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* frf.csv path -> rows (at most 4096) of its numbers, the header in hdr; the row count */
+static int read_frf(const char *path, char *hdr, size_t hlen, double rows[][24], int *ncol)
+{
+    FILE *fp = fopen(path, "r");
+    cr_assert(fp, "%s", path);
+    cr_assert(fgets(hdr, (int)hlen, fp));
+    char line[4096];
+    int n = 0;
+    *ncol = 0;
+    while (n < 4096 && fgets(line, sizeof line, fp)) {
+        char *q = line;
+        int c = 0;
+        for (; c < 24 && *q && *q != '\n'; c++) rows[n][c] = strtod(q, &q), q += *q == ',';
+        *ncol = c, n++;
+    }
+    fclose(fp);
+    return n;
+}
+
+/* --levels: one curve per factor on the harmonic loads, in one frf.csv with a leading level column and one
+ * PNG per column. With the Jenkins contact stuck the response is linear: every row's first harmonic per unit
+ * level is the response of m, c, k + kt (to 1e-9, as stuck_jenkins_is_the_linear_response), and at both ends
+ * of the range level 2 is a run whose load is twice as large (the continuation's points in between may differ
+ * by where Newton stops). Bad lists exit with 2. */
+Test(hbm, levels_are_the_curves_of_scaled_loads, .timeout = 120)
+{
+    char dir[] = "/tmp/bristle_hbm_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char o1[200], o2[200], p[300], hdr[512], hdr2[512];
+    snprintf(o1, sizeof o1, "%s/lv", dir), snprintf(o2, sizeof o2, "%s/one", dir);
+    char *a1[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "2", "--to", "9", "--harmonics", "3", "--samples", "64",
+                  "--points", "12", "--column", "block.x", "--set", "contacts.friction.friction.kt=1000", "--set",
+                  "loads.drive.magnitude.harmonic.amplitude=0.1", "--levels", "1,2", "--tol", "1e-12", "--out", o1,
+                  "--quiet"};
+    cr_assert_eq(br_hbm_main(24, a1), 0);
+    char *a2[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "2", "--to", "9", "--harmonics", "3", "--samples", "64",
+                  "--points", "12", "--column", "block.x", "--set", "contacts.friction.friction.kt=1000", "--set",
+                  "loads.drive.magnitude.harmonic.amplitude=0.2", "--tol", "1e-12", "--out", o2, "--quiet"};
+    cr_assert_eq(br_hbm_main(22, a2), 0);
+    static double r1[4096][24], r2[4096][24];
+    int c1, c2;
+    snprintf(p, sizeof p, "%s/frf.csv", o1);
+    const int n1 = read_frf(p, hdr, sizeof hdr, r1, &c1);
+    snprintf(p, sizeof p, "%s/frf.csv", o2);
+    const int n2 = read_frf(p, hdr2, sizeof hdr2, r2, &c2);
+    cr_assert(!strncmp(hdr, "level,f_Hz,newton,block.x.h0", 28), "%s", hdr);
+    cr_assert_eq(c1, c2 + 1);
+    int k = 0; /* the first row of level 2 */
+    while (k < n1 && r1[k][0] == 1.0) k++;
+    cr_assert(k > 2 && n1 - k > 2 && n2 > 2, "level 1: %d rows, level 2: %d, the run at 0.2 N: %d", k, n1 - k, n2);
+    for (int i = k; i < n1; i++) cr_assert_eq(r1[i][0], 2.0);
+    /* both curves start at 2 Hz and end at 9 Hz (below the resonance of k + kt, 11.2 Hz, where the contact
+     * would slip): there level 2 is the run at twice the load */
+    const int ends[2][2] = {{k, 0}, {n1 - 1, n2 - 1}};
+    for (int e = 0; e < 2; e++) {
+        const double *a = r1[ends[e][0]], *b = r2[ends[e][1]];
+        cr_assert(a[1] == b[0] && fabs(a[4] / b[3] - 1.0) <= 1e-9, "at %g Hz: %.12g against %.12g", b[0], a[4], b[3]);
+    }
+    br_model *m;
+    const char *sets[] = {"contacts.friction.friction.kt=1000"};
+    br_hbm *h = solver(SCEN("oscillator_coulomb_jenkins"), sets, 1, 3, 64, &m, "block.x");
+    const double kk = m->spring[0].k + m->cset[0].desc.fric.kt, mass = m->body[0].mass;
+    double worst = 0;
+    for (int i = 0; i < n1; i++) {
+        const double w = 2 * M_PI * r1[i][1], X = 0.1 / fabs(kk - mass * w * w);
+        worst = fmax(worst, fabs(r1[i][4] / r1[i][0] / X - 1.0)); /* block.x.h1 per unit level */
+    }
+    cr_log_info("--levels: %d and %d points; per unit level within %.2e of the linear response", k, n1 - k, worst);
+    cr_assert(worst <= 1e-9, "%g from the linear response", worst);
+    br_hbm_free(h);
+    br_model_free(m);
+    snprintf(p, sizeof p, "%s/frf_block.x.png", o1);
+    cr_assert_eq(access(p, F_OK), 0, "%s", p);
+    char *a3[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "2", "--to", "30", "--levels", "1,0", "--out", o1};
+    cr_assert_eq(br_hbm_main(9, a3), 2, "a level that is not positive");
+    char *a4[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "2", "--to", "30", "--levels", "1,x", "--out", o1};
+    cr_assert_eq(br_hbm_main(9, a4), 2, "a level that is not a number");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Through a resonance the friction limits (the stuck Jenkins oscillator of the test above, 2 to 30 Hz: near
+ * 11.19 Hz the contact slips) the continuation goes straight on: no turning points, few points. A Jacobian
+ * kept while it only reduced the residual by a fifth an iteration once sent it round that top hundreds of
+ * times (593 points, 62 "turning points"); it is kept now while it halves the residual. */
+Test(hbm, a_friction_limited_resonance_is_passed_straight, .timeout = 60)
+{
+    char dir[] = "/tmp/bristle_hbm_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char out[200], p[300], line[8192];
+    snprintf(out, sizeof out, "%s/o", dir);
+    char *a[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "2", "--to", "30", "--harmonics", "3", "--samples", "64",
+                 "--column", "block.x", "--set", "contacts.friction.friction.kt=1000", "--set",
+                 "loads.drive.magnitude.harmonic.amplitude=0.1", "--out", out, "--quiet"};
+    cr_assert_eq(br_hbm_main(18, a), 0);
+    snprintf(p, sizeof p, "%s/summary.json", out);
+    FILE *fp = fopen(p, "r");
+    cr_assert(fp);
+    const size_t got = fread(line, 1, sizeof line - 1, fp);
+    line[got] = 0;
+    fclose(fp);
+    const char *pt = strstr(line, "\"points\":");
+    cr_assert(pt, "%s", line);
+    const long npts = strtol(pt + 9, NULL, 10);
+    cr_log_info("the friction-limited resonance: %ld points", npts);
+    cr_assert(strstr(line, "\"turning_points_Hz\":\t[]"), "no turning points: %s", strstr(line, "\"turning_points_Hz\""));
+    cr_assert(npts < 100, "%ld points", npts);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
