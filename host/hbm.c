@@ -702,6 +702,7 @@ int br_hbm_main(int argc, char **argv)
         const double level = lc ? o.levels[lv] : 1.0;
         for (int d = 0; d < h->s.ndof; d++) h->s.fc[d] = level * fc0[d], h->s.fs[d] = level * fs0[d];
         lstart[lv] = np;
+        memset(sec, 0, (size_t)(nu + 1) * sizeof(double)); /* each level's curve on its own */
         /* the first point: Newton at F0 from the linear response without contact forces */
         int its = br_hbm_point(h, o.f0, 1, err, sizeof err);
         double w = h->w, ys = fmax(norm_inf(y, nu), 1e-300);
@@ -737,14 +738,14 @@ int br_hbm_main(int argc, char **argv)
                 break;
             }
             h->jvalid = 1;
-            if (tangent(h, np > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
+            if (tangent(h, np - lstart[lv] > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
                 rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
                 break;
             }
             /* a reused Jacobian's tangent that turns more than about 25 degrees from the last step is checked
              * against a fresh Jacobian's (a stick-slip transition bends the curve where a Broyden update is
              * poorest) */
-            if (reused && np > 1) {
+            if (reused && np - lstart[lv] > 1) {
                 double c = 0, nt = 0, nsec = 0;
                 for (int i = 0; i <= nu; i++) c += tau[i] * sec[i], nt += tau[i] * tau[i], nsec += sec[i] * sec[i];
                 if (!(c > 0.9 * sqrt(nt * nsec))) {
@@ -788,7 +789,7 @@ int br_hbm_main(int argc, char **argv)
                 /* a step that turns back against the last one (in the scaled variables) went the wrong way along
                  * the curve: the reused Jacobian's tangent misled it. The tangent is taken again from a fresh
                  * Jacobian at the point, and the step retried. */
-                if (its > 0 && !natural && np > 1 && reused) {
+                if (its > 0 && !natural && np - lstart[lv] > 1 && reused) {
                     double d = (w - wprev) / ws * sec[nu];
                     for (int i = 0; i < nu; i++) d += (y[i] - yprev[i]) / ys * sec[i];
                     if (d <= 0) {
@@ -825,7 +826,7 @@ int br_hbm_main(int argc, char **argv)
                     const double dwprev = sec[nu];
                     for (int i = 0; i < nu; i++) sec[i] = (y[i] - yprev[i]) / ys;
                     sec[nu] = (w - wprev) / ws;
-                    if (np > 1 && dwprev * sec[nu] < 0 && nfold < 256) folds[nfold++] = wprev / (2 * M_PI);
+                    if (np - lstart[lv] > 1 && dwprev * sec[nu] < 0 && nfold < 256) folds[nfold++] = wprev / (2 * M_PI);
                     if (its <= 5) ds = fmin(ds * 1.5, ds_max);
                     else if (its >= 10) ds *= 0.7;
                     break;

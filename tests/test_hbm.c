@@ -617,6 +617,14 @@ Test(hbm, levels_are_the_curves_of_scaled_loads, .timeout = 120)
     br_model_free(m);
     snprintf(p, sizeof p, "%s/frf_block.x.png", o1);
     cr_assert_eq(access(p, F_OK), 0, "%s", p);
+    /* the second level's start is not a turn of the first level's curve */
+    char js[8192];
+    snprintf(p, sizeof p, "%s/summary.json", o1);
+    FILE *fp = fopen(p, "r");
+    cr_assert(fp);
+    js[fread(js, 1, sizeof js - 1, fp)] = 0;
+    fclose(fp);
+    cr_assert(strstr(js, "\"turning_points_Hz\":\t[]") && strstr(js, "\"levels\":\t[1, 2]"), "%s", js);
     char *a3[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "2", "--to", "30", "--levels", "1,0", "--out", o1};
     cr_assert_eq(br_hbm_main(9, a3), 2, "a level that is not positive");
     char *a4[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "2", "--to", "30", "--levels", "1,x", "--out", o1};
