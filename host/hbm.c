@@ -289,7 +289,7 @@ static int column(hb *h, const char *name, int *outdof, int *nout, int maxout, c
 
 /* the solution at w (h->G its contact forces) -> per column the harmonics' amplitudes (row[0..H]: h0
  * signed, then |Q_k|) and the peak-to-peak (row[H + 1]) */
-static void column_values(hb *h, const hb_col *c, double *row)
+static void column_values(hb *h, const hb_col *c, double *row, double *arg1)
 {
     const int nl = h->s.nnl, no = h->lin.nout, H = h->H;
     double complex Q[64 + 1];
@@ -315,6 +315,7 @@ static void column_values(hb *h, const hb_col *c, double *row)
         lo = fmin(lo, x), hi = fmax(hi, x);
     }
     row[H + 1] = hi - lo;
+    if (arg1) *arg1 = carg(Q[1]);
 }
 
 /* ---- the command ---- */
@@ -443,22 +444,33 @@ static int parse_args(int argc, char **argv, hb_opts *o)
     return 0;
 }
 
-/* one point of the curve: values row (frequency, Newton iterations, then per column H + 2 values, per set W) */
+int br_hbm_row_width(const br_hbm *h) { return 2 + h->ncol * (h->H + 3) + h->s.m->nset; }
+
+void br_hbm_counts(const br_hbm *h, long *newton, long *jacobians)
+{
+    *newton = h->newton, *jacobians = h->jacobians;
+}
+
+/* one point of the curve: values row (frequency, Newton iterations, then per column H + 3 values, per set W) */
 static void point_row(hb *h, double w, int its, double *row)
 {
     int c = 0;
     row[c++] = w / (2 * M_PI);
     row[c++] = its;
-    for (int k = 0; k < h->ncol; k++, c += h->H + 2) column_values(h, &h->col[k], row + c);
+    for (int k = 0; k < h->ncol; k++, c += h->H + 3) {
+        double arg1;
+        column_values(h, &h->col[k], row + c, &arg1);
+        row[c + h->H + 2] = arg1 * (180.0 / M_PI);
+    }
     for (int s = 0; s < h->s.m->nset; s++) row[c++] = h->aft.W[s];
 }
 
-static void write_header(const hb *h, FILE *fp, int level)
+void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
 {
-    fprintf(fp, "%sf_Hz,newton", level ? "level," : "");
+    fprintf(fp, "%s%sf_Hz,newton", lead ? lead : "", lead ? "," : "");
     for (int k = 0; k < h->ncol; k++) {
         for (int j = 0; j <= h->H; j++) fprintf(fp, ",%s.h%d", h->col[k].name, j);
-        fprintf(fp, ",%s.pp", h->col[k].name);
+        fprintf(fp, ",%s.pp,%s.arg1_deg", h->col[k].name, h->col[k].name);
     }
     for (int s = 0; s < h->s.m->nset; s++) fprintf(fp, ",%s.W", h->s.m->cset[s].name);
     fprintf(fp, "\n");
@@ -521,7 +533,7 @@ static void plots(const char *dir, const hb *h, const double *rows, int width, c
     br_series sr[HB_MAXLEV];
     char names[HB_MAXLEV][48];
     for (int k = 0; x && y && k < h->ncol; k++) {
-        const int c = lc + 2 + k * (h->H + 2) + h->H + 1;
+        const int c = lc + 2 + k * (h->H + 3) + h->H + 1;
         for (int lv = 0; lv < nlev; lv++) {
             const double scale = lc ? 1.0 / levels[lv] : 1.0;
             for (long p = lstart[lv]; p < lstart[lv + 1]; p++) x[p] = rows[p * width + lc], y[p] = 0.5 * rows[p * width + c] * scale;
@@ -642,9 +654,166 @@ int br_hbm_ncolumns(const br_hbm *h) { return h->ncol; }
 
 const char *br_hbm_column_name(const br_hbm *h, int c) { return h->col[c].name; }
 
-void br_hbm_column(br_hbm *h, int c, double *row) { column_values(h, &h->col[c], row); }
+void br_hbm_column(br_hbm *h, int c, double *row, double *arg1) { column_values(h, &h->col[c], row, arg1); }
 
 const br_hbm_aft *br_hbm_aft_of(const br_hbm *h) { return &h->aft; }
+
+int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int progress, br_hbm_rows *r, char *warning,
+                 size_t wlen, char *err, size_t errlen)
+{
+    const int nu = h->nu, lc = r->lead, width = lc + br_hbm_row_width(h);
+    double *y = h->y, *yprev = calloc((size_t)nu + 1, sizeof(double));
+    double *tau = calloc((size_t)nu + 1, sizeof(double)), *tprev = calloc((size_t)nu + 1, sizeof(double));
+    double *torient = calloc((size_t)nu + 1, sizeof(double)), *sec = calloc((size_t)nu + 1, sizeof(double));
+    if (!yprev || !tau || !tprev || !torient || !sec) {
+        free(yprev), free(tau), free(tprev), free(torient), free(sec);
+        snprintf(err, errlen, "hbm: out of memory");
+        return -2;
+    }
+    const double dir_w = f1 > f0 ? 1.0 : -1.0, w1 = 2 * M_PI * f1, ws = 2 * M_PI * f0;
+    const long start = r->n;
+    *warning = 0;
+    /* the first point: Newton at F0 from the linear response without contact forces */
+    int its = br_hbm_point(h, f0, 1, err, errlen), rc;
+    double w = h->w, ys = fmax(norm_inf(y, nu), 1e-300);
+    if (its == -1)
+        snprintf(err + strlen(err), errlen - strlen(err), "%sno convergence at the first frequency %g Hz", *err ? "; " : "", f0);
+    rc = its < 0 ? its : 0;
+    /* steps in the scaled variables (y / its largest harmonic, w / the start frequency): about `points` over
+     * the range where the curve is flat, at most a tenth of the largest harmonic's size where it is steep */
+    double ds = fabs(w1 - ws) / ws / (double)points, ds_max = fmax(4 * ds, 0.1), ds_min = ds * 1e-4;
+    while (rc >= 0) {
+        if (r->n == r->cap) {
+            const long cap = r->cap ? 2 * r->cap : 256;
+            double *r2 = realloc(r->v, (size_t)cap * width * sizeof(double));
+            if (!r2) {
+                rc = -2, snprintf(err, errlen, "hbm: out of memory for the curve's points");
+                break;
+            }
+            r->v = r2, r->cap = cap;
+        }
+        const long np = r->n - start + 1; /* points of this curve */
+        if (lc) r->v[r->n * width] = lead;
+        point_row(h, w, its, r->v + r->n * width + lc);
+        r->n++;
+        if (progress && lc) fprintf(stderr, "\rhbm: level %g, %.6g Hz, point %ld, %d Newton iterations   ", lead, w / (2 * M_PI), np, its);
+        else if (progress) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", w / (2 * M_PI), np, its);
+        if ((w - w1) * dir_w >= -1e-12 * ws || np >= 100000) break;
+        ys = fmax(norm_inf(y, nu), ys * 1e-3);
+        set_tolerances(h, y);
+        /* the tangent at this point: from the Jacobian Newton ended with (Broyden-updated) while it still
+         * converged well, with dR/dw afresh (one evaluation), else from a fresh one */
+        int reused = h->jvalid;
+        if (reused ? jacobian_w(h, y, w, err, errlen) : jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
+            rc = -2;
+            break;
+        }
+        h->jvalid = 1;
+        if (tangent(h, np > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
+            rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
+            break;
+        }
+        /* a reused Jacobian's tangent that turns more than about 25 degrees from the last step is checked
+         * against a fresh Jacobian's (a stick-slip transition bends the curve where a Broyden update is
+         * poorest) */
+        if (reused && np > 1) {
+            double c = 0, nt = 0, nsec = 0;
+            for (int i = 0; i <= nu; i++) c += tau[i] * sec[i], nt += tau[i] * tau[i], nsec += sec[i] * sec[i];
+            if (!(c > 0.9 * sqrt(nt * nsec))) {
+                if (jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
+                    rc = -2;
+                    break;
+                }
+                reused = 0, h->turned_back++;
+                if (tangent(h, tprev, dir_w, ys, ws, tau)) {
+                    rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
+                    break;
+                }
+            }
+        }
+        if (getenv("BRISTLE_HBM_DEBUG")) {
+            double ty = 0;
+            for (int i = 0; i < nu; i++) ty = fmax(ty, fabs(tau[i]));
+            fprintf(stderr, "tangent at %.9g Hz: tau_w %.3e |tau_y| %.3e ys %.3e ds %.3e\n", w / (2 * M_PI), tau[nu], ty, ys, ds);
+        }
+        memcpy(torient, tprev, (size_t)(nu + 1) * sizeof(double));
+        memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
+        memcpy(yprev, y, (size_t)nu * sizeof(double));
+        const double wprev = w;
+        for (;;) {
+            /* predictor along the tangent; the last step lands on F1 by Newton at fixed frequency */
+            double wp = wprev + ds * tau[nu] * ws, sp = ds;
+            int natural = 0;
+            if ((wp - w1) * dir_w > 0 && tau[nu] * dir_w > 0) natural = 1, wp = w1, sp = (w1 - wprev) / (tau[nu] * ws);
+            double *yp = h->yp;
+            for (int i = 0; i < nu; i++) yp[i] = yprev[i] + sp * tau[i] * ys;
+            memcpy(y, yp, (size_t)nu * sizeof(double));
+            w = wp;
+            if (natural && br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen)) its = -2;
+            else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen)
+                               : newton(h, y, &w, tau, yp, wp, ys, ws, 16, err, errlen);
+            if (its == -2) {
+                rc = -2;
+                break;
+            }
+            if (its > 0 && !(w > 0.0)) its = -1; /* through zero frequency: not a point of the curve */
+            /* a step that turns back against the last one (in the scaled variables) went the wrong way along
+             * the curve: the reused Jacobian's tangent misled it. The tangent is taken again from a fresh
+             * Jacobian at the point, and the step retried. */
+            if (its > 0 && !natural && np > 1 && reused) {
+                double d = (w - wprev) / ws * sec[nu];
+                for (int i = 0; i < nu; i++) d += (y[i] - yprev[i]) / ys * sec[i];
+                if (d <= 0) {
+                    memcpy(y, yprev, (size_t)nu * sizeof(double));
+                    w = wprev;
+                    if (br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen) || residual(h, y, w, h->R, err, errlen) ||
+                        jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
+                        rc = -2;
+                        break;
+                    }
+                    h->jvalid = 1, reused = 0, h->turned_back++;
+                    if (tangent(h, torient, dir_w, ys, ws, tau)) {
+                        rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
+                        break;
+                    }
+                    memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
+                    continue;
+                }
+            }
+            if (its > 0 && !natural && (w - w1) * dir_w > 0) { /* past F1: land on it from both sides */
+                const double t = (w1 - wprev) / (w - wprev);
+                for (int i = 0; i < nu; i++) y[i] = yprev[i] + t * (y[i] - yprev[i]);
+                w = w1;
+                its = br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen) ? -2 : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen);
+                if (its == -2) {
+                    rc = -2;
+                    break;
+                }
+            }
+            if (its > 0) { /* chord iterations are cheap: the step grows up to 5 of them, shrinks from 10 */
+                /* a turning point: the frequency's direction reverses between two steps (at the point between) */
+                const double dwprev = sec[nu];
+                for (int i = 0; i < nu; i++) sec[i] = (y[i] - yprev[i]) / ys;
+                sec[nu] = (w - wprev) / ws;
+                if (np > 1 && dwprev * sec[nu] < 0 && r->nfold < BR_HBM_MAXFOLD) r->folds[r->nfold++] = wprev / (2 * M_PI);
+                if (its <= 5) ds = fmin(ds * 1.5, ds_max);
+                else if (its >= 10) ds *= 0.7;
+                break;
+            }
+            ds *= 0.5;
+            *err = 0;
+            if (ds < ds_min) {
+                snprintf(warning, wlen, "the continuation stopped at %.9g Hz: no convergence with a step of %.3g of the start "
+                                        "frequency", wprev / (2 * M_PI), ds);
+                rc = -3;
+                break;
+            }
+        }
+    }
+    if (progress) fprintf(stderr, "\n");
+    free(yprev), free(tau), free(tprev), free(torient), free(sec);
+    return rc;
+}
 
 int br_hbm_main(int argc, char **argv)
 {
@@ -670,182 +839,38 @@ int br_hbm_main(int argc, char **argv)
         return bad ? 2 : 1;
     }
     hb *const h = hp;
-    const int nu = h->nu;
     /* with --levels a leading column holds the level; the levels' curves follow one another */
     const int lc = o.nlev > 0, nlev = o.nlev > 0 ? o.nlev : 1;
-    const int width = lc + 2 + h->ncol * (h->H + 2) + m->nset;
-    long cap = 4096, np = 0, lstart[HB_MAXLEV + 1] = {0};
-    double *rows = malloc((size_t)cap * width * sizeof(double));
-    double *y = h->y, *yprev = calloc((size_t)nu + 1, sizeof(double));
-    double *tau = calloc((size_t)nu + 1, sizeof(double)), *tprev = calloc((size_t)nu + 1, sizeof(double));
-    double *torient = calloc((size_t)nu + 1, sizeof(double)), *sec = calloc((size_t)nu + 1, sizeof(double));
+    const int width = lc + br_hbm_row_width(h);
+    long lstart[HB_MAXLEV + 1] = {0};
+    br_hbm_rows rows = {.lead = lc};
     double *fc0 = malloc((size_t)2 * h->s.ndof * sizeof(double)), *fs0 = fc0 ? fc0 + h->s.ndof : NULL;
     char dir[1024], stage[1100];
     if (o.out) snprintf(dir, sizeof dir, "%s", o.out);
     else snprintf(dir, sizeof dir, "runs/%s-hbm", m->name);
-    const int mem = rows && yprev && tau && tprev && torient && sec && fc0;
-    if (!mem || br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
-        fprintf(stderr, "bristle hbm: %s\n", mem ? err : "out of memory");
-        br_hbm_free(h), br_model_free(m);
-        free(rows), free(yprev), free(tau), free(tprev), free(torient), free(sec), free(fc0);
+    if (!fc0 || br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
+        fprintf(stderr, "bristle hbm: %s\n", fc0 ? err : "out of memory");
+        br_hbm_free(h), br_model_free(m), free(fc0);
         return 1;
     }
     memcpy(fc0, h->s.fc, (size_t)h->s.ndof * sizeof(double)), memcpy(fs0, h->s.fs, (size_t)h->s.ndof * sizeof(double));
-    const double t_start = br_wall_seconds(), dir_w = o.f1 > o.f0 ? 1.0 : -1.0;
-    const double w1 = 2 * M_PI * o.f1, ws = 2 * M_PI * o.f0;
+    const double t_start = br_wall_seconds();
     const int tty = isatty(2) && !o.quiet;
-    double folds[256];
-    int nfold = 0, rc = 0;
+    int rc = 0;
     char warning[1024] = "";
     const char *status = "complete";
     for (int lv = 0; lv < nlev && rc == 0; lv++) {
         const double level = lc ? o.levels[lv] : 1.0;
         for (int d = 0; d < h->s.ndof; d++) h->s.fc[d] = level * fc0[d], h->s.fs[d] = level * fs0[d];
-        lstart[lv] = np;
-        memset(sec, 0, (size_t)(nu + 1) * sizeof(double)); /* each level's curve on its own */
-        /* the first point: Newton at F0 from the linear response without contact forces */
-        int its = br_hbm_point(h, o.f0, 1, err, sizeof err);
-        double w = h->w, ys = fmax(norm_inf(y, nu), 1e-300);
-        if (its == -1)
-            snprintf(err + strlen(err), sizeof err - strlen(err), "%sno convergence at the first frequency %g Hz",
-                     *err ? "; " : "", o.f0);
-        rc = its < 0 ? its : 0;
-        /* steps in the scaled variables (y / its largest harmonic, w / the start frequency): about --points over
-         * the range where the curve is flat, at most a tenth of the largest harmonic's size where it is steep */
-        double ds = fabs(w1 - ws) / ws / (double)o.points, ds_max = fmax(4 * ds, 0.1), ds_min = ds * 1e-4;
-        while (rc >= 0) {
-            if (np == cap) {
-                double *r2 = realloc(rows, (size_t)(cap *= 2) * width * sizeof(double));
-                if (!r2) {
-                    rc = -2, snprintf(err, sizeof err, "out of memory");
-                    break;
-                }
-                rows = r2;
-            }
-            if (lc) rows[np * width] = level;
-            point_row(h, w, its, rows + np * width + lc);
-            np++;
-            if (tty && lc) fprintf(stderr, "\rhbm: level %g, %.6g Hz, point %ld, %d Newton iterations   ", level, w / (2 * M_PI), np, its);
-            else if (tty) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", w / (2 * M_PI), np, its);
-            if ((w - w1) * dir_w >= -1e-12 * ws || np >= 100000) break;
-            ys = fmax(norm_inf(y, nu), ys * 1e-3);
-            set_tolerances(h, y);
-            /* the tangent at this point: from the Jacobian Newton ended with (Broyden-updated) while it still
-             * converged well, with dR/dw afresh (one evaluation), else from a fresh one */
-            int reused = h->jvalid;
-            if (reused ? jacobian_w(h, y, w, err, sizeof err) : jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
-                rc = -2;
-                break;
-            }
-            h->jvalid = 1;
-            if (tangent(h, np - lstart[lv] > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
-                rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
-                break;
-            }
-            /* a reused Jacobian's tangent that turns more than about 25 degrees from the last step is checked
-             * against a fresh Jacobian's (a stick-slip transition bends the curve where a Broyden update is
-             * poorest) */
-            if (reused && np - lstart[lv] > 1) {
-                double c = 0, nt = 0, nsec = 0;
-                for (int i = 0; i <= nu; i++) c += tau[i] * sec[i], nt += tau[i] * tau[i], nsec += sec[i] * sec[i];
-                if (!(c > 0.9 * sqrt(nt * nsec))) {
-                    if (jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
-                        rc = -2;
-                        break;
-                    }
-                    reused = 0, h->turned_back++;
-                    if (tangent(h, tprev, dir_w, ys, ws, tau)) {
-                        rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
-                        break;
-                    }
-                }
-            }
-            if (getenv("BRISTLE_HBM_DEBUG")) {
-                double ty = 0;
-                for (int i = 0; i < nu; i++) ty = fmax(ty, fabs(tau[i]));
-                fprintf(stderr, "tangent at %.9g Hz: tau_w %.3e |tau_y| %.3e ys %.3e ds %.3e\n", w / (2 * M_PI), tau[nu], ty, ys, ds);
-            }
-            memcpy(torient, tprev, (size_t)(nu + 1) * sizeof(double));
-            memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
-            memcpy(yprev, y, (size_t)nu * sizeof(double));
-            const double wprev = w;
-            for (;;) {
-                /* predictor along the tangent; the last step lands on F1 by Newton at fixed frequency */
-                double wp = wprev + ds * tau[nu] * ws, sp = ds;
-                int natural = 0;
-                if ((wp - w1) * dir_w > 0 && tau[nu] * dir_w > 0) natural = 1, wp = w1, sp = (w1 - wprev) / (tau[nu] * ws);
-                double *yp = h->yp;
-                for (int i = 0; i < nu; i++) yp[i] = yprev[i] + sp * tau[i] * ys;
-                memcpy(y, yp, (size_t)nu * sizeof(double));
-                w = wp;
-                if (natural && br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err)) its = -2;
-                else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, sizeof err)
-                                   : newton(h, y, &w, tau, yp, wp, ys, ws, 16, err, sizeof err);
-                if (its == -2) {
-                    rc = -2;
-                    break;
-                }
-                if (its > 0 && !(w > 0.0)) its = -1; /* through zero frequency: not a point of the curve */
-                /* a step that turns back against the last one (in the scaled variables) went the wrong way along
-                 * the curve: the reused Jacobian's tangent misled it. The tangent is taken again from a fresh
-                 * Jacobian at the point, and the step retried. */
-                if (its > 0 && !natural && np - lstart[lv] > 1 && reused) {
-                    double d = (w - wprev) / ws * sec[nu];
-                    for (int i = 0; i < nu; i++) d += (y[i] - yprev[i]) / ys * sec[i];
-                    if (d <= 0) {
-                        memcpy(y, yprev, (size_t)nu * sizeof(double));
-                        w = wprev;
-                        if (br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err) || residual(h, y, w, h->R, err, sizeof err) ||
-                            jacobian(h, y, w, h->J, h->Jw, err, sizeof err)) {
-                            rc = -2;
-                            break;
-                        }
-                        h->jvalid = 1, reused = 0, h->turned_back++;
-                        if (tangent(h, torient, dir_w, ys, ws, tau)) {
-                            rc = -2, snprintf(err, sizeof err, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
-                            break;
-                        }
-                        memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
-                        continue;
-                    }
-                }
-                if (its > 0 && !natural && (w - w1) * dir_w > 0) { /* past F1: land on it from both sides */
-                    const double t = (w1 - wprev) / (w - wprev);
-                    for (int i = 0; i < nu; i++) y[i] = yprev[i] + t * (y[i] - yprev[i]);
-                    w = w1;
-                    its = br_hbm_lin_eval(&h->s, w, &h->lin, err, sizeof err) ? -2
-                                                                                 : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16,
-                                                                                          err, sizeof err);
-                    if (its == -2) {
-                        rc = -2;
-                        break;
-                    }
-                }
-                if (its > 0) { /* chord iterations are cheap: the step grows up to 5 of them, shrinks from 10 */
-                    /* a turning point: the frequency's direction reverses between two steps (at the point between) */
-                    const double dwprev = sec[nu];
-                    for (int i = 0; i < nu; i++) sec[i] = (y[i] - yprev[i]) / ys;
-                    sec[nu] = (w - wprev) / ws;
-                    if (np - lstart[lv] > 1 && dwprev * sec[nu] < 0 && nfold < 256) folds[nfold++] = wprev / (2 * M_PI);
-                    if (its <= 5) ds = fmin(ds * 1.5, ds_max);
-                    else if (its >= 10) ds *= 0.7;
-                    break;
-                }
-                ds *= 0.5;
-                *err = 0;
-                if (ds < ds_min) {
-                    snprintf(warning, sizeof warning, "the continuation stopped at %.9g Hz%s: no convergence with a step of "
-                                                      "%.3g of the start frequency", wprev / (2 * M_PI), lc ? " (a level)" : "", ds);
-                    status = "stopped";
-                    rc = -3;
-                    break;
-                }
-            }
+        lstart[lv] = rows.n; /* each level's curve on its own, from the linear response at F0 */
+        rc = br_hbm_curve(h, o.f0, o.f1, (int)o.points, level, tty, &rows, warning, sizeof warning, err, sizeof err);
+        if (rc == -3) {
+            status = "stopped";
+            if (lc) snprintf(warning + strlen(warning), sizeof warning - strlen(warning), " (level %g; later levels not run)", level);
         }
-        if (lc && rc == -3) snprintf(warning + strlen(warning), sizeof warning - strlen(warning), ", level %g; later levels not run", level);
     }
+    const long np = rows.n;
     lstart[nlev] = np;
-    if (tty) fprintf(stderr, "\n");
     const double wall = br_wall_seconds() - t_start;
     const int failed = rc == -2 || rc == -1;
     if (failed) {
@@ -857,13 +882,13 @@ int br_hbm_main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/frf.csv", stage);
     FILE *fp = fopen(path, "w");
     if (fp) {
-        write_header(h, fp, lc);
-        for (long p = 0; p < np; p++) br_output_csv_row(rows + p * width, width, fp);
+        br_hbm_write_header(h, fp, lc ? "level" : NULL);
+        for (long p = 0; p < np; p++) br_output_csv_row(rows.v + p * width, width, fp);
     }
     int wrc = fp && fclose(fp) == 0 ? 0 : -1;
-    plots(stage, h, rows, width, lc ? o.levels : NULL, nlev, lstart);
+    if (np > 0) plots(stage, h, rows.v, width, lc ? o.levels : NULL, nlev, lstart);
     snprintf(path, sizeof path, "%s/summary.json", stage);
-    if (write_summary(path, h, &o, np, folds, nfold, wall, status, warning)) wrc = -1;
+    if (write_summary(path, h, &o, np, rows.folds, rows.nfold, wall, status, warning)) wrc = -1;
     memcpy(h->s.fc, fc0, (size_t)h->s.ndof * sizeof(double)), memcpy(h->s.fs, fs0, (size_t)h->s.ndof * sizeof(double));
     if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
         fprintf(stderr, "bristle hbm: %s\n", err);
@@ -872,9 +897,9 @@ int br_hbm_main(int argc, char **argv)
     if (!o.quiet && !failed && np > 0)
         printf("bristle hbm: %ld points from %g to %g Hz in %.3g s (%ld Newton iterations, %ld AFT periods, "
                "%.3g field updates/s)%s%s -> %s\n",
-               np, o.f0, rows[(np - 1) * width + lc], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
+               np, o.f0, rows.v[(np - 1) * width + lc], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
                *warning ? "; " : "", warning, dir);
     br_hbm_free(h), br_model_free(m);
-    free(rows), free(yprev), free(tau), free(tprev), free(torient), free(sec), free(fc0);
+    free(rows.v), free(fc0);
     return failed || wrc ? 1 : 0;
 }

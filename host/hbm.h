@@ -21,6 +21,7 @@
 
 #include <complex.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "beam.h"
 #include "field.h"
@@ -135,13 +136,43 @@ void br_hbm_free(br_hbm *h);
 int br_hbm_point(br_hbm *h, double f, int from_linear, char *err, size_t errlen);
 
 /* output columns: count, name, and the last solution's values of column c: row[0..H] the harmonics'
- * amplitudes (row[0] the signed mean), row[H + 1] the peak-to-peak */
+ * amplitudes (row[0] the signed mean), row[H + 1] the peak-to-peak, and (arg1 not NULL) the first harmonic's
+ * phase: x = ... + row[1] cos(w t + arg1) + ... [rad] */
 int br_hbm_ncolumns(const br_hbm *h);
 const char *br_hbm_column_name(const br_hbm *h, int c);
-void br_hbm_column(br_hbm *h, int c, double *row);
+void br_hbm_column(br_hbm *h, int c, double *row, double *arg1);
 
 /* the solver's AFT (counts, friction energy per cycle of the last solution) */
 const br_hbm_aft *br_hbm_aft_of(const br_hbm *h);
+
+/* values a point of the curve takes (frf.csv's columns after the leading ones): frequency, Newton iterations,
+ * per column H + 3 (br_hbm_column's H + 2, the first harmonic's phase in degrees), per contact set the friction
+ * energy per cycle */
+int br_hbm_row_width(const br_hbm *h);
+
+/* frf.csv's header (with lead, a leading column of that name) -> fp */
+void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead);
+
+/* Newton iterations and Jacobians so far */
+void br_hbm_counts(const br_hbm *h, long *newton, long *jacobians);
+
+#define BR_HBM_MAXFOLD 256
+
+/* the points of curves: rows of (lead +) br_hbm_row_width values, grown as needed; the turning points */
+typedef struct br_hbm_rows {
+    double *v;
+    long n, cap;
+    int lead;                      /* 1: each row starts with the curve's lead value (a level) */
+    double folds[BR_HBM_MAXFOLD];  /* turning points [Hz] */
+    int nfold;
+} br_hbm_rows;
+
+/* solver (its loads as they are), F0, F1 [Hz], about `points` points where the curve is flat, lead value,
+ * progress (1: a line on stderr) -> the curve from F0 to F1 by pseudo-arclength continuation appended to r
+ * (Newton at F0 from the linear response, so a curve does not depend on the one before); 0 complete,
+ * -3 stopped short of F1 (warning says where), -1 no convergence at F0, -2 error (in err) */
+int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int progress, br_hbm_rows *r, char *warning,
+                 size_t wlen, char *err, size_t errlen);
 
 /* arguments after "hbm" -> exit status (0, 1 failure, 2 bad input) */
 int br_hbm_main(int argc, char **argv);

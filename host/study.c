@@ -37,12 +37,13 @@
 #include "beam_batch.h"
 #include "h5out.h"
 #include "output.h"
+#include "hbm.h"
 #include "plot.h"
 #include "ranks.h"
 #include "scenario.h"
 #include "sim.h"
 
-enum { AN_TIME = 0, AN_SWEEP = 1, AN_STEPPED = 2 };
+enum { AN_TIME = 0, AN_SWEEP = 1, AN_STEPPED = 2, AN_HBM = 3 };
 enum { MAXAX = 8, MAXKEY = 8, MAXRND = 64, MAXCOL = 12, MAXFIX = 32, KEYLEN = 160 };
 enum { ST_RUNNING = 0, ST_DONE = 1, ST_FAILED = 2 };
 /* variants below which a lockstep stage runs on the calling thread: a variant's stage takes 0.2
@@ -93,6 +94,8 @@ typedef struct st_study {
     double *freq;               /* stepped sine: frequencies in order */
     double tol, start;          /* stepped sine: steady-state tolerance, time before the first check */
     int min_cycles, max_cycles, fit_cycles;
+    double hf0, hf1;            /* hbm: the frequency range [Hz] */
+    int hH, hN, hpoints, hmaxper; /* hbm: harmonics, samples a period, points, the AFT's period cap */
     int plots, nseries;
     int hdf5;                   /* output.format: hdf5: study.h5 instead of study.csv and the variants' CSV files */
     char series[MAXCOL][KEYLEN];
@@ -286,9 +289,10 @@ static void study_free(st_study *S)
 static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
 {
     static const char *const K[] = {"type", "columns", "excitation", "window", "from", "frequencies", "tolerance",
-                                    "start", "min_cycles", "max_cycles", "fit_cycles", NULL};
+                                    "start", "min_cycles", "max_cycles", "fit_cycles", "to", "harmonics", "samples",
+                                    "points", "periods_max", NULL};
     if (!an) {
-        fail(c, yaml_document_get_root_node(&c->doc), "missing key 'analysis' (type: time_history, sweep or stepped_sine)");
+        fail(c, yaml_document_get_root_node(&c->doc), "missing key 'analysis' (type: time_history, sweep, stepped_sine or hbm)");
         return;
     }
     if (known(c, an, "analysis", K)) return;
@@ -297,8 +301,9 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
     if (!strcmp(t, "time_history")) S->analysis = AN_TIME;
     else if (!strcmp(t, "sweep")) S->analysis = AN_SWEEP;
     else if (!strcmp(t, "stepped_sine")) S->analysis = AN_STEPPED;
+    else if (!strcmp(t, "hbm")) S->analysis = AN_HBM;
     else {
-        fail(c, ty ? ty : an, "analysis type must be time_history, sweep or stepped_sine (got '%s')", t);
+        fail(c, ty ? ty : an, "analysis type must be time_history, sweep, stepped_sine or hbm (got '%s')", t);
         return;
     }
     yaml_node_t *cols = get(c, an, "columns");
@@ -314,7 +319,7 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
     else if (ex) fail(c, ex, "excitation must be the name of a load");
     S->window = onum(c, an, "window", 0.1);
     S->from = onum(c, an, "from", 0.0);
-    S->tol = onum(c, an, "tolerance", 1e-4);
+    S->tol = onum(c, an, "tolerance", S->analysis == AN_HBM ? 1e-8 : 1e-4);
     S->start = onum(c, an, "start", 0.0);
     S->min_cycles = oint(c, an, "min_cycles", 10, 1, 1000000);
     S->max_cycles = oint(c, an, "max_cycles", 500, 1, 1000000);
@@ -335,6 +340,32 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
         for (int i = 0; !c->failed && i < S->nfreq; i++)
             if (!(S->freq[i] > 0)) fail(c, fr, "frequencies must be positive (got %g)", S->freq[i]);
     } else if (fr) fail(c, fr, "frequencies belong to a stepped_sine analysis");
+    static const char *const HK[] = {"to", "harmonics", "samples", "points", "periods_max", NULL};
+    if (S->analysis != AN_HBM) {
+        for (int k = 0; HK[k] && !c->failed; k++)
+            if (get(c, an, HK[k])) fail(c, get(c, an, HK[k]), "'%s' belongs to an hbm analysis", HK[k]);
+        return;
+    }
+    /* harmonic balance (docs/hbm.md): from, to [Hz], harmonics, samples, points, periods_max, tolerance */
+    yaml_node_t *nf = get(c, an, "from"), *nt = get(c, an, "to");
+    if (!nf || !nt) {
+        fail(c, nf ? nf : an, "an hbm analysis needs 'from' and 'to': the frequency range [Hz]");
+        return;
+    }
+    S->hf0 = num(c, nf, "from"), S->hf1 = num(c, nt, "to");
+    S->hH = oint(c, an, "harmonics", 7, -1000000, 64);
+    S->hN = oint(c, an, "samples", 16 * (S->hH > 0 ? S->hH : 1), -1000000, 1 << 20);
+    S->hpoints = oint(c, an, "points", 100, 1, 100000);
+    S->hmaxper = oint(c, an, "periods_max", 200, 2, 1000000);
+    if (c->failed) return;
+    if (!(S->hf0 > 0)) fail(c, nf, "from must be a positive frequency [Hz] (got %g)", S->hf0);
+    else if (!(S->hf1 > 0)) fail(c, nt, "to must be a positive frequency [Hz] (got %g)", S->hf1);
+    else if (S->hf0 == S->hf1) fail(c, nt, "to must differ from from (both %g Hz)", S->hf0);
+    else if (S->hH < 1) fail(c, get(c, an, "harmonics"), "harmonics must be at least 1 (got %d)", S->hH);
+    else if (S->hN < 2 * S->hH + 1)
+        fail(c, get(c, an, "samples") ? get(c, an, "samples") : an, "samples must be at least 2 harmonics + 1 = %d (got %d)",
+             2 * S->hH + 1, S->hN);
+    else if (S->tol >= 1e-2) fail(c, get(c, an, "tolerance"), "an hbm tolerance must lie in (0, 0.01) (got %g)", S->tol);
 }
 
 static void read_grid(sy *c, st_study *S, yaml_node_t *g)
@@ -495,6 +526,7 @@ static void read_output(sy *c, st_study *S, yaml_node_t *o)
         S->nseries = n;
         for (int i = 0; i < n; i++) keycopy(c, item(c, se, i), S->series[i]);
     }
+    if (se && S->analysis == AN_HBM) fail(c, se, "series: an hbm analysis has no time series (its curves are variants/NNNNN/frf.csv)");
     S->series_dt = onum(c, o, "series_interval", 1e-3);
     if (!c->failed && !(S->series_dt > 0)) fail(c, get(c, o, "series_interval"), "series_interval must be > 0");
 }
@@ -669,6 +701,11 @@ typedef struct st_var {
     FILE *series;
     char series_tmp[1300], series_path[1280];
     long series_every;
+    /* hbm: the curve's counts */
+    long newton, jacobians, aft_evals, npoints;
+    double updates, hwall;
+    int nturn;
+    double Wpk[64];             /* per set: friction energy per cycle at the first column's peak [J] */
 } st_var;
 
 /* ncolumns of a frequency-point record: f, cycles, converged, then amplitude and phase per column */
@@ -750,7 +787,7 @@ static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
         snprintf(V->err, sizeof V->err, "out of memory");
         return -1;
     }
-    for (int k = 0; k < S->ncol + S->nseries; k++) {
+    for (int k = S->analysis == AN_HBM ? S->ncol : 0; k < S->ncol + S->nseries; k++) { /* hbm: BODY.x, checked below */
         const char *want = k < S->ncol ? S->col[k] : S->series[k - S->ncol];
         int found = -1;
         char nm[300];
@@ -773,7 +810,7 @@ static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
         if (S->excitation[0] ? !strcmp(m->load[k].name, S->excitation) : (kind == BR_TF_SWEEP || kind == BR_TF_HARMONIC))
             V->exload = k;
     }
-    if (S->analysis != AN_TIME) {
+    if (S->analysis != AN_TIME && S->analysis != AN_HBM) {
         const int want = S->analysis == AN_SWEEP ? BR_TF_SWEEP : BR_TF_HARMONIC;
         if (V->exload < 0 || m->load[V->exload].mag.kind != want) {
             V->errline = S->an_line;
@@ -791,6 +828,28 @@ static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
     }
     V->wend = S->from + S->window;
     for (int c = 0; c < S->ncol; c++) V->wlo[c] = INFINITY, V->whi[c] = -INFINITY, V->peak[c] = -1;
+    if (S->analysis == AN_HBM) { /* the solver built once to check the model (linear outside its contacts, loads
+                                  * harmonic, columns), then again where the variant runs: it holds no state */
+        const char *cols[MAXCOL];
+        for (int c = 0; c < S->ncol; c++) cols[c] = S->col[c];
+        int badin;
+        br_hbm *h = br_hbm_create(m, S->text, S->len, S->hH, S->hN, S->hmaxper, S->tol, S->ncol, cols, &badin, err,
+                                  sizeof err);
+        if (!h) {
+            snprintf(V->err, sizeof V->err, "%s", err);
+            V->errline = S->an_line;
+            return -1;
+        }
+        br_hbm_free(h);
+        if (V->exload < 0 || m->load[V->exload].mag.kind != BR_TF_HARMONIC) { /* the receptance's force */
+            V->errline = S->an_line;
+            snprintf(V->err, sizeof V->err, "an hbm analysis reports receptances against an excitation load whose magnitude "
+                     "is a harmonic (%s%.300s)", S->excitation[0] ? "no such load: " : "none found in ",
+                     S->excitation[0] ? S->excitation : S->scen);
+            return -1;
+        }
+        return 0; /* no data: nothing is stepped in time */
+    }
     V->d = br_data_create_opt(m, BR_BACKEND_CPU, 0, err, sizeof err); /* its sets are stepped in the study's field */
     if (!V->d) {
         snprintf(V->err, sizeof V->err, "%s", err);
@@ -1128,6 +1187,76 @@ static void beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
 
 
 
+/* ---- hbm: a curve per variant ---- */
+
+/* study, variant v (model built), output folder -> the variant's forced response by harmonic balance:
+ * variants/NNNNN/frf.csv (bristle hbm's columns), V->f (per point: f, Newton iterations, 1, per column the first
+ * harmonic's receptance |x_1 / F| and phase against the excitation, as a stepped sine's), the peaks, the friction
+ * energy per cycle at the first column's peak, the counts; V->status done or failed (err) */
+static void hbm_variant(const st_study *S, long v, st_var *V, const char *dir)
+{
+    const char *cols[MAXCOL];
+    for (int c = 0; c < S->ncol; c++) cols[c] = S->col[c];
+    char err[2048] = "", warn[1024] = "";
+    int bad;
+    const double t0 = br_wall_seconds();
+    br_hbm *h = br_hbm_create(V->m, S->text, S->len, S->hH, S->hN, S->hmaxper, S->tol, S->ncol, cols, &bad, err, sizeof err);
+    br_hbm_rows r = {0};
+    const int rc = h ? br_hbm_curve(h, S->hf0, S->hf1, S->hpoints, 0.0, 0, &r, warn, sizeof warn, err, sizeof err) : -2;
+    V->hwall = br_wall_seconds() - t0;
+    V->status = ST_FAILED;
+    if (!h) V->oom = !bad;
+    if (rc == -3) snprintf(V->err, sizeof V->err, "%s", warn);
+    else if (rc < 0) snprintf(V->err, sizeof V->err, "%s", *err ? err : "no convergence");
+    if (h) {
+        br_hbm_counts(h, &V->newton, &V->jacobians);
+        const br_hbm_aft *a = br_hbm_aft_of(h);
+        V->aft_evals = a->evals, V->updates = a->updates;
+    }
+    V->npoints = r.n, V->nturn = r.nfold;
+    /* the excitation's amplitude and phase: F sin(w t + phase) */
+    const br_timefn *fn = &V->m->load[V->exload].mag;
+    const double F = fabs(exc_amp(fn, 0.0)), ph0 = fn->phase * (180.0 / M_PI);
+    const int width = h ? br_hbm_row_width(h) : 0, H = S->hH;
+    double rec[3 + 2 * MAXCOL];
+    for (long p = 0; p < r.n; p++) {
+        const double *x = r.v + p * width;
+        rec[0] = x[0], rec[1] = x[1], rec[2] = 1.0;
+        for (int c = 0; c < S->ncol; c++) {
+            const double *col = x + 2 + c * (H + 3);
+            /* x_1 = h1 cos(w t + arg1) = h1 sin(w t + arg1 + 90 deg): the phase against sin(w t + phase) */
+            double psi = fmod(col[H + 2] + 90.0 - ph0, 360.0);
+            if (psi > 180.0) psi -= 360.0;
+            else if (psi <= -180.0) psi += 360.0;
+            rec[3 + 2 * c] = F > 0 ? col[1] / F : col[1], rec[4 + 2 * c] = psi;
+            if (rec[3 + 2 * c] > V->peak[c]) {
+                V->peak[c] = rec[3 + 2 * c], V->ipeak[c] = p;
+                if (c == 0)
+                    for (int s = 0; s < V->m->nset && s < 64; s++) V->Wpk[s] = x[width - V->m->nset + s];
+            }
+        }
+        if (push_point(S, V, rec)) break;
+    }
+    /* frf.csv as bristle hbm writes it */
+    if (h && r.n > 0 && !V->oom) {
+        char path[1400], tmp[1500];
+        snprintf(path, sizeof path, "%s/variants/%05ld", dir, v);
+        FILE *fp = br_mkdir_p(path) ? NULL : (snprintf(tmp, sizeof tmp, "%s/frf.csv.part", path), fopen(tmp, "w"));
+        if (fp) {
+            br_hbm_write_header(h, fp, NULL);
+            for (long p = 0; p < r.n; p++) br_output_csv_row(r.v + p * width, width, fp);
+        }
+        snprintf(path + strlen(path), sizeof path - strlen(path), "/frf.csv");
+        if (!fp || (ferror(fp) | (fclose(fp) != 0)) || rename(tmp, path)) {
+            snprintf(V->err, sizeof V->err, "cannot write %.1000s", path);
+            V->oom = 1; /* the study's output is incomplete */
+        }
+    }
+    if (rc == 0 && !V->oom) V->status = ST_DONE;
+    br_hbm_free(h);
+    free(r.v);
+}
+
 static void csv_num(FILE *fp, double v)
 {
     char buf[32];
@@ -1140,6 +1269,7 @@ typedef struct st_res {
     double peak[MAXCOL], fpeak[MAXCOL], af, residual, t;
     double E[64];
     int status;
+    int nturn;                  /* hbm: turning points of the curve */
 } st_res;
 
 /* frequency points i-1, i, i+1 of column c -> the frequency of the vertex of the parabola through
@@ -1149,6 +1279,7 @@ static double peak_frequency(const st_study *S, const st_var *V, int c, long i)
     const int w = frec(S);
     if (i < 1 || i + 1 >= V->nf) return V->f[i * w];
     const double f0 = V->f[(i - 1) * w], f1 = V->f[i * w], f2 = V->f[(i + 1) * w];
+    if (!((f0 < f1 && f1 < f2) || (f0 > f1 && f1 > f2))) return f1; /* a curve that turns there (hbm) */
     const double a0 = V->f[(i - 1) * w + 3 + 2 * c], a1 = V->f[i * w + 3 + 2 * c], a2 = V->f[(i + 1) * w + 3 + 2 * c];
     const double d1 = (a1 - a0) / (f1 - f0), d2 = (a2 - a1) / (f2 - f1), curv = (d2 - d1) / (f2 - f0);
     if (!(curv < 0)) return f1;
@@ -1159,6 +1290,16 @@ static double peak_frequency(const st_study *S, const st_var *V, int c, long i)
 static void results(const st_study *S, st_var *V, st_res *r)
 {
     r->status = V->status;
+    if (S->analysis == AN_HBM) { /* no time: the peaks of the curve, the friction energy per cycle there */
+        r->t = r->residual = NAN;
+        for (int c = 0; c < S->ncol; c++) {
+            r->peak[c] = V->peak[c] >= 0 ? V->peak[c] : NAN;
+            r->fpeak[c] = V->peak[c] >= 0 ? peak_frequency(S, V, c, V->ipeak[c]) : NAN;
+        }
+        for (int s = 0; V->m && s < V->m->nset && s < 64; s++) r->E[s] = V->Wpk[s];
+        r->nturn = V->nturn;
+        return;
+    }
     r->t = V->d ? V->d->t : 0.0;
     for (int c = 0; c < S->ncol; c++) {
         r->peak[c] = S->analysis == AN_TIME ? V->vmax[c] : V->peak[c] >= 0 ? V->peak[c] : NAN;
@@ -1181,13 +1322,14 @@ static int write_table(const st_study *S, const br_model *m0, st_var *V, const s
     fprintf(fp, "variant");
     for (int a = 0; a < S->naxis; a++) fprintf(fp, ",%s", S->axis[a].name);
     for (int k = 0; k < S->nrand; k++) fprintf(fp, ",%s", S->rnd[k].key);
-    fprintf(fp, ",status,t_reached");
+    const int hb = S->analysis == AN_HBM; /* no time: no t_reached or energy residual; the curve's turning points */
+    fprintf(fp, hb ? ",status" : ",status,t_reached");
     const char *pk = S->analysis == AN_TIME ? "max_abs" : S->analysis == AN_SWEEP ? "peak" : "peak_receptance";
     const char *fk = S->analysis == AN_TIME ? "t_max" : "f_peak";
     for (int c = 0; c < S->ncol; c++) fprintf(fp, ",%s.%s,%s.%s", S->col[c], pk, S->col[c], fk);
     if (S->analysis != AN_TIME) fprintf(fp, ",AF");
-    for (int s = 0; s < m0->nset && s < 64; s++) fprintf(fp, ",%s.friction_energy", m0->cset[s].name);
-    fprintf(fp, ",energy_residual,error\n");
+    for (int s = 0; s < m0->nset && s < 64; s++) fprintf(fp, hb ? ",%s.W_at_peak" : ",%s.friction_energy", m0->cset[s].name);
+    fprintf(fp, hb ? ",turning_points,error\n" : ",energy_residual,error\n");
     for (long v = 0; v < S->nvar; v++) {
         fprintf(fp, "%ld", v);
         int gi[MAXAX];
@@ -1198,11 +1340,12 @@ static int write_table(const st_study *S, const br_model *m0, st_var *V, const s
         }
         for (int k = 0; k < S->nrand; k++) csv_num(fp, v == 0 ? S->rnd[k].base : S->rval[v * S->nrand + k]);
         fprintf(fp, ",%s", R[v].status == ST_DONE ? "complete" : "failed");
-        csv_num(fp, R[v].t);
+        if (!hb) csv_num(fp, R[v].t);
         for (int c = 0; c < S->ncol; c++) csv_num(fp, R[v].peak[c]), csv_num(fp, R[v].fpeak[c]);
         if (S->analysis != AN_TIME) csv_num(fp, R[v].af);
         for (int s = 0; s < m0->nset && s < 64; s++) csv_num(fp, R[v].status == ST_DONE ? R[v].E[s] : NAN);
-        csv_num(fp, R[v].status == ST_DONE ? R[v].residual : NAN);
+        if (hb) fprintf(fp, R[v].status == ST_DONE ? ",%d" : ",", R[v].nturn);
+        else csv_num(fp, R[v].status == ST_DONE ? R[v].residual : NAN);
         fputc(',', fp);
         if (R[v].status != ST_DONE) { /* the reason, quoted, without line breaks */
             fputc('"', fp);
@@ -1262,6 +1405,50 @@ static int plot_done(int rc, const char *name, char files[][64], int *nfiles)
     return rc == -2;
 }
 
+/* hbm: the first column's receptance against frequency, one curve per variant (each on its own frequencies: the
+ * continuation chooses them), up to 12 variants (more: 12 spread over them, variant 0 first), on a log axis
+ * (frf.png) and a linear one (frf_linear.png); 1 when out of memory */
+static int hbm_frf_plot(const st_study *S, const st_var *V, const st_res *R, const char *dir, char files[][64], int *nfiles)
+{
+    const long nv = S->nvar, ncurve = nv < 12 ? nv : 12;
+    const int w = frec(S);
+    br_series sr[12];
+    static char labels[12][200];
+    double *buf[12] = {0};
+    int ns = 0, oom = 0;
+    for (long k = 0; k < ncurve; k++) {
+        const long v = ncurve == nv ? k : (long)((double)k * (double)(nv - 1) / 11.0 + 0.5);
+        if (R[v].status != ST_DONE || V[v].nf < 2) continue;
+        double *b = buf[ns] = malloc((size_t)2 * V[v].nf * sizeof(double));
+        if (!b) {
+            oom = 1;
+            continue;
+        }
+        for (long i = 0; i < V[v].nf; i++) b[i] = V[v].f[i * w], b[V[v].nf + i] = V[v].f[i * w + 3];
+        int gi[MAXAX];
+        variant_index(S, v, gi);
+        if (v == 0) snprintf(labels[ns], sizeof labels[ns], "base");
+        else if (S->naxis) {
+            const char *seg = strrchr(S->axis[0].name, '.');
+            snprintf(labels[ns], sizeof labels[ns], "%ld: %.40s = %.3g", v, seg ? seg + 1 : S->axis[0].name, S->axis[0].val[gi[0]]);
+        } else snprintf(labels[ns], sizeof labels[ns], "variant %ld", v);
+        sr[ns] = (br_series){labels[ns], V[v].nf, b, b + V[v].nf, (int)(k % 8), v == 0 ? 2.0 : 1.3, 0};
+        ns++;
+    }
+    char path[1400], title[400], ylab[200];
+    snprintf(ylab, sizeof ylab, "%s: first harmonic |x_1 / F| [m/N]", S->col[0]);
+    snprintf(title, sizeof title, "%s: frequency response of %s by harmonic balance%s", S->name, S->col[0],
+             nv > 12 ? " (12 of the variants)" : "");
+    for (int lin = 0; lin < 2 && ns > 0; lin++) {
+        const char *name = lin ? "frf_linear.png" : "frf.png";
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        oom |= plot_done(br_plot_series_png(path, title, "excitation frequency [Hz]", ylab, lin ? 0 : BR_PLOT_LOGY, sr, ns), name,
+                         files, nfiles);
+    }
+    for (int k = 0; k < ns; k++) free(buf[k]);
+    return oom;
+}
+
 /* the study's PNGs: each result against each grid axis, the FRF overlay or envelope, the AF
  * histogram; names added to files. 0, or 1 when some were not drawn for want of memory */
 static int study_plots(const st_study *S, const br_model *m0, st_var *V, const st_res *R, const char *dir,
@@ -1303,7 +1490,7 @@ static int study_plots(const st_study *S, const br_model *m0, st_var *V, const s
                 sr[ns++] = (br_series){kind == 0 ? S->col[c] : m0->cset[c].name, n, x, y + c * nv, c == 3 ? 4 : c, 1.5, 1};
             }
             if (kind == 0) snprintf(ylab, sizeof ylab, "%s", S->analysis == AN_SWEEP ? "peak amplitude (column units, m for displacements)" : "peak receptance |x / F| [m/N]");
-            else snprintf(ylab, sizeof ylab, "friction energy [J]");
+            else snprintf(ylab, sizeof ylab, "%s", S->analysis == AN_HBM ? "friction energy per cycle at the peak [J]" : "friction energy [J]");
             snprintf(title, sizeof title, "%s: %s against %s", S->name, kind == 0 ? "peak response" : "friction energy", A->name);
             char name[64];
             snprintf(name, sizeof name, "%s_vs_axis%d.png", kind == 0 ? "peak" : "energy", a);
@@ -1312,7 +1499,8 @@ static int study_plots(const st_study *S, const br_model *m0, st_var *V, const s
         }
         free(idx);
     }
-    if (S->analysis != AN_TIME && R[0].status == ST_DONE && V[0].nf > 1) { /* FRF of the first column */
+    if (S->analysis == AN_HBM) oom |= hbm_frf_plot(S, V, R, dir, files, nfiles);
+    else if (S->analysis != AN_TIME && R[0].status == ST_DONE && V[0].nf > 1) { /* FRF of the first column */
         const int w = frec(S);
         const long nf = V[0].nf;
         int same = 1; /* every complete variant on the base's frequency points */
@@ -1412,6 +1600,8 @@ static void progress(const char *who, long done, long nvar, double frac, double 
 typedef struct st_done {
     st_res r;
     long n, nf; /* steps taken, frequency points */
+    long newton, jacobians, aft_evals, npoints; /* hbm */
+    double updates, hwall;
     int status, oom;
     char err[1024];
 } st_done;
@@ -1430,6 +1620,8 @@ static int gather_variants(const br_ranks *RK, const st_study *S, st_var *V, st_
     for (long v = v0; v < v1; v++) {
         st_done *o = &D[v - v0];
         o->r = R[v], o->n = V[v].n, o->nf = V[v].nf, o->status = V[v].status, o->oom = V[v].oom;
+        o->newton = V[v].newton, o->jacobians = V[v].jacobians, o->aft_evals = V[v].aft_evals, o->npoints = V[v].npoints;
+        o->updates = V[v].updates, o->hwall = V[v].hwall;
         memcpy(o->err, V[v].err, sizeof o->err);
     }
     br_ranks_gather_bytes(RK, D, (size_t)nl * sizeof *D, RK->rank == 0 ? D : NULL);
@@ -1437,6 +1629,8 @@ static int gather_variants(const br_ranks *RK, const st_study *S, st_var *V, st_
     if (RK->rank == 0)
         for (long v = v1; v < nv; v++) {
             R[v] = D[v].r, V[v].n = D[v].n, V[v].nf = D[v].nf, V[v].status = D[v].status, V[v].oom = D[v].oom;
+            V[v].newton = D[v].newton, V[v].jacobians = D[v].jacobians, V[v].aft_evals = D[v].aft_evals;
+            V[v].npoints = D[v].npoints, V[v].updates = D[v].updates, V[v].hwall = D[v].hwall;
             memcpy(V[v].err, D[v].err, sizeof V[v].err);
         }
     free(D);
@@ -1627,14 +1821,15 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     const int beams_cpu = beams_env && !strcmp(beams_env, "cpu");
     const int beams_gpu = beams_env && !strcmp(beams_env, "cuda") && fb == BR_BACKEND_CUDA;
     char nogpu[200];
-    if (shared && nl && (beams_cpu || (beams_gpu && br_cuda_available(nogpu, sizeof nogpu) > 0))) {
+    const int hbm = S->analysis == AN_HBM; /* a curve per variant: no time stepping, no shared field */
+    if (!hbm && shared && nl && (beams_cpu || (beams_gpu && br_cuda_available(nogpu, sizeof nogpu) > 0))) {
         char why[600];
         if (beams_make(L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet)
             fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",
                     fb == BR_BACKEND_CUDA ? "GPU" : "CPU", why);
     }
-    if (shared && nl && !W.bb ? batch_make(L, nl, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
-    for (long v = 0; !shared && v < nl && !bad; v++)
+    if (!hbm && shared && nl && !W.bb ? batch_make(L, nl, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
+    for (long v = 0; !hbm && !shared && v < nl && !bad; v++)
         if (br_data_own_field(L[v].m, L[v].d, fb, err, sizeof err)) bad = 2;
     if (bad) fprintf(stderr, "bristle study: %s\n", err);
     bad = (int)br_ranks_max(RK, bad);
@@ -1668,7 +1863,24 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     char who[32] = "";
     if (RK->size > 1) snprintf(who, sizeof who, "rank 0 of %d: ", RK->size);
     int reported = 0;
-    for (;;) { /* lockstep: every running variant advances by a block of steps */
+    if (hbm) { /* threads over the variants, each with a solver of its own */
+        long done = 0;
+#pragma omp parallel for schedule(dynamic, 1)
+        for (long v = 0; v < nl; v++) {
+            hbm_variant(S, v0 + v, &L[v], dir);
+#pragma omp critical(study_hbm_progress)
+            {
+                const double now = br_wall_seconds();
+                done++;
+                if (!quiet && RK->rank == 0 && (now >= next_report || (done == nl && reported))) {
+                    progress(who, done, nl, (double)done / (double)nl, now - start, tty, done == nl);
+                    reported = 1;
+                    next_report = now + (tty ? 0.5 : 10.0);
+                }
+            }
+        }
+    }
+    for (; !hbm;) { /* lockstep: every running variant advances by a block of steps */
         long running = 0;
         if (shared) {
             long nrun = 0;
@@ -1710,7 +1922,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
             V[v].series = NULL;
             if (e || rename(V[v].series_tmp, V[v].series_path)) io_fail = 1;
         }
-        if (S->analysis != AN_TIME && V[v].nf > 0 && write_frf(S, &V[v], v, dir)) io_fail = 1;
+        if (S->analysis != AN_TIME && !hbm && V[v].nf > 0 && write_frf(S, &V[v], v, dir)) io_fail = 1;
     }
     for (long v = v0; v < v1; v++) results(S, &V[v], &R[v]);
     io_fail = (int)br_ranks_max(RK, io_fail);
@@ -1768,7 +1980,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     cJSON_AddStringToObject(j, "study", S->name);
     cJSON_AddStringToObject(j, "source", S->file);
     cJSON_AddStringToObject(j, "scenario", S->scen);
-    cJSON_AddStringToObject(j, "analysis", S->analysis == AN_TIME ? "time_history" : S->analysis == AN_SWEEP ? "sweep" : "stepped_sine");
+    cJSON_AddStringToObject(j, "analysis", S->analysis == AN_TIME ? "time_history" : S->analysis == AN_SWEEP ? "sweep" : hbm ? "hbm" : "stepped_sine");
     br_json_number(j, "variants", (double)nv);
     br_json_number(j, "complete", (double)ndone);
     br_json_number(j, "failed", (double)(nv - ndone));
@@ -1783,13 +1995,30 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
         for (int k = 0; ph && k < nphase; k++) br_json_number(ph, phase[k], psec[k]);
         if (ph) br_json_number(ph, "analysis", W.analysis_s);
     }
-    cJSON_AddStringToObject(j, "contact_field", shared ? "one field for every variant" : "a field per variant (time steps differ)");
+    cJSON_AddStringToObject(j, "contact_field", hbm ? "a field per variant, stepped over the period (AFT, CPU)" : shared ? "one field for every variant" : "a field per variant (time steps differ)");
     br_json_number(j, "ranks", RK->size);
     br_json_number(j, "threads", nthreads);
     br_json_number(j, "wall_time_s", wall);
-    br_json_number(j, "variant_steps", (double)steps);
-    br_json_number(j, "variant_steps_per_second", wall > 0 ? steps / wall : 0.0);
-    br_json_number(j, "variant_steps_per_second_per_thread", wall > 0 ? steps / wall / nthreads / RK->size : 0.0);
+    long hpts = 0, hnewton = 0, hjac = 0, hevals = 0;
+    double hupd = 0;
+    for (long v = 0; hbm && v < nv; v++)
+        hpts += V[v].npoints, hnewton += V[v].newton, hjac += V[v].jacobians, hevals += V[v].aft_evals, hupd += V[v].updates;
+    if (hbm) { /* harmonic balance: the curves' counts (docs/hbm.md) */
+        br_json_number(j, "harmonics", S->hH);
+        br_json_number(j, "samples", S->hN);
+        br_json_number(j, "from_Hz", S->hf0);
+        br_json_number(j, "to_Hz", S->hf1);
+        br_json_number(j, "curve_points", (double)hpts);
+        br_json_number(j, "newton_iterations", (double)hnewton);
+        br_json_number(j, "jacobians", (double)hjac);
+        br_json_number(j, "aft_evaluations", (double)hevals);
+        br_json_number(j, "field_updates", hupd);
+        br_json_number(j, "field_updates_per_second", wall > 0 ? hupd / wall : 0.0);
+    } else {
+        br_json_number(j, "variant_steps", (double)steps);
+        br_json_number(j, "variant_steps_per_second", wall > 0 ? steps / wall : 0.0);
+        br_json_number(j, "variant_steps_per_second_per_thread", wall > 0 ? steps / wall / nthreads / RK->size : 0.0);
+    }
     cJSON *fl = cJSON_AddArrayToObject(j, "files");
     for (int k = 0; k < nfiles; k++) cJSON_AddItemToArray(fl, cJSON_CreateString(files[k]));
     cJSON_AddItemToArray(fl, cJSON_CreateString("summary.json"));
@@ -1816,12 +2045,18 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     }
     char ranks[48] = "";
     if (RK->size > 1) snprintf(ranks, sizeof ranks, "%d ranks x ", RK->size);
-    printf("%s: %ld variants, %ld complete, %ld failed; %ld variant-steps in %.3g s (%.3g variant-steps/s on %s%d "
-           "threads); output in %s/\n",
-           S->name, nv, ndone, nv - ndone, steps, wall, wall > 0 ? steps / wall : 0.0, ranks, nthreads,
-           io_fail ? dir : final_dir);
+    if (hbm)
+        printf("%s: %ld variants, %ld complete, %ld failed; %ld points on the curves in %.3g s (%.3g field updates/s on %s%d "
+               "threads); output in %s/\n",
+               S->name, nv, ndone, nv - ndone, hpts, wall, wall > 0 ? hupd / wall : 0.0, ranks, nthreads, io_fail ? dir : final_dir);
+    else
+        printf("%s: %ld variants, %ld complete, %ld failed; %ld variant-steps in %.3g s (%.3g variant-steps/s on %s%d "
+               "threads); output in %s/\n",
+               S->name, nv, ndone, nv - ndone, steps, wall, wall > 0 ? steps / wall : 0.0, ranks, nthreads,
+               io_fail ? dir : final_dir);
     for (long v = 0; v < nv; v++)
-        if (R[v].status != ST_DONE) fprintf(stderr, "bristle study: variant %ld failed at t = %.9g s: %s\n", v, R[v].t, V[v].err);
+        if (R[v].status != ST_DONE && hbm) fprintf(stderr, "bristle study: variant %ld failed: %s\n", v, V[v].err);
+        else if (R[v].status != ST_DONE) fprintf(stderr, "bristle study: variant %ld failed at t = %.9g s: %s\n", v, R[v].t, V[v].err);
     if (oom >= 0) fprintf(stderr, "bristle study: variant %ld ran out of memory; partial output left in %s\n", oom, dir);
     else if (io_fail) fprintf(stderr, "bristle study: writing into %s failed\n", dir);
     fflush(stdout);

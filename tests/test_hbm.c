@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "coulomb_exact.h"
@@ -50,7 +51,7 @@ static double half_pp(br_hbm *h, int H, double f)
     const int its = br_hbm_point(h, f, 1, err, sizeof err);
     cr_assert(its > 0, "no convergence at %g Hz: %s", f, err);
     double row[70];
-    br_hbm_column(h, 0, row);
+    br_hbm_column(h, 0, row, NULL);
     return 0.5 * row[H + 1];
 }
 
@@ -220,7 +221,7 @@ Test(hbm, s2_at_resonance_matches_a_long_run, .timeout = 900) /* 20 s; about 150
     br_hbm *h = solver(SCEN("blades_sine_lugre"), sets, 2, H, 64, &m, "tip_C.x");
     half_pp(h, H, 53.0);
     double row[8];
-    br_hbm_column(h, 0, row);
+    br_hbm_column(h, 0, row, NULL);
     const double A1 = row[1]; /* the first harmonic's amplitude */
     char err[2048];
     br_data *d = br_data_create(m, BR_BACKEND_CPU, err, sizeof err);
@@ -433,7 +434,7 @@ Test(hbm, s2_stuck_is_the_linear_response_of_the_same_matrices, .timeout = 600)
         const int its = br_hbm_point(h, f, i == 0, e2, sizeof e2);
         cr_assert(its > 0, "no convergence at %g Hz: %s", f, e2);
         double row[8];
-        br_hbm_column(h, 0, row);
+        br_hbm_column(h, 0, row, NULL);
         const double d = fabs(row[1] / Alin - 1.0);
         if (d > worst) worst = d, wf = f;
         /* the contacts' relative tangential displacement (X's relative twist, x and z its faces' tangents) */
@@ -525,7 +526,7 @@ Test(hbm, jenkins_chain_matches_a_stepped_sine, .timeout = 900) /* 14 s here */
         const int its = br_hbm_point(h, f[r], r == 0, err, sizeof err), its1 = br_hbm_point(h1, f[r], r == 0, err, sizeof err);
         cr_assert(its > 0 && its1 > 0, "no convergence at %g Hz: %s", f[r], err);
         double row[20], row1[20];
-        br_hbm_column(h, 0, row), br_hbm_column(h1, 0, row1);
+        br_hbm_column(h, 0, row, NULL), br_hbm_column(h1, 0, row1, NULL);
         ahb[r] = row[1]; /* F = 1 N: the first harmonic is the receptance */
         cr_log_info("chain at %.3f Hz: m2 stepped sine %.6g m/N, harmonic balance %.6g (%+.3f %%); m1 %.6g, %.6g (%+.3f %%)",
                     f[r], ass[r], ahb[r], 100 * (ahb[r] / ass[r] - 1), a1, row1[1], 100 * (row1[1] / a1 - 1));
@@ -661,6 +662,119 @@ Test(hbm, a_friction_limited_resonance_is_passed_straight, .timeout = 60)
     cr_assert(strstr(line, "\"turning_points_Hz\":\t[]"), "no turning points: %s", strstr(line, "\"turning_points_Hz\""));
     cr_assert(npts < 100, "%ld points", npts);
     char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* study file text -> written to dir/name, `bristle study` run on it with extra arguments; its exit status and
+ * the first line of its stderr in msg */
+static int run_study(const char *dir, const char *name, const char *text, const char *args, char *msg, size_t mlen)
+{
+    char path[300], cmd[1200], elog[320];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(elog, sizeof elog, "%s/%s.err", dir, name);
+    FILE *fp = fopen(path, "w");
+    cr_assert(fp);
+    fputs(text, fp);
+    cr_assert_eq(fclose(fp), 0);
+    snprintf(cmd, sizeof cmd, "'%s' study '%s' %s --quiet 2>'%s'", BRISTLE_EXE, path, args, elog);
+    const int st = system(cmd);
+    fp = fopen(elog, "r");
+    *msg = 0;
+    if (fp && !fgets(msg, (int)mlen, fp)) *msg = 0;
+    if (fp) fclose(fp);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* An hbm analysis in a study file: a curve per variant. The Jenkins oscillator held stuck (kt = 1000 and
+ * 2000 N/m, a damper of 5 N s/m beside its spring) is linear: every point of each variant's curve has the
+ * receptance 1 / |k + kt - m w^2 + i c w| and the phase -arg of it (the stepped sine's convention, x = R
+ * sin(theta + psi)) to 1e-9 and 1e-6 degrees; study.csv's peak is the curve's largest receptance, at 9 Hz (the
+ * range ends below the resonances); the table is bitwise the same on 1 and 2 threads. Bad hbm settings and a
+ * scenario harmonic balance cannot take exit with 2 and the study file's line. */
+Test(hbm, a_study_runs_a_curve_per_variant, .timeout = 300)
+{
+    char dir[] = "/tmp/bristle_hbm_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char text[2048], args[600], msg[1024], p[400];
+    const char *head = "scenario: %s\n"
+                       "set: {springs.wall.damping: 5, loads.drive.magnitude.harmonic.amplitude: 0.1,\n"
+                       "      contacts.friction.friction.kt: 1000}\n"
+                       "grid: {contacts.friction.friction.kt: [1000, 2000]}\n";
+    snprintf(text, sizeof text,
+             "%s"
+             "analysis: {type: hbm, columns: [block.x], excitation: drive, from: 2, to: 9, harmonics: 3, samples: 64,\n"
+             "           points: 12, tolerance: 1.0e-12}\n",
+             head);
+    char full[2048];
+    snprintf(full, sizeof full, text, SCEN("oscillator_coulomb_jenkins"));
+    snprintf(args, sizeof args, "--out '%s/t1' --threads 1", dir);
+    cr_assert_eq(run_study(dir, "osc.yaml", full, args, msg, sizeof msg), 0, "%s", msg);
+    snprintf(args, sizeof args, "--out '%s/t2' --threads 2", dir);
+    cr_assert_eq(run_study(dir, "osc.yaml", full, args, msg, sizeof msg), 0, "%s", msg);
+    char cmd[900];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s/t1/study.csv' '%s/t2/study.csv'", dir, dir);
+    cr_assert_eq(system(cmd), 0, "study.csv differs between 1 and 2 threads");
+    snprintf(p, sizeof p, "%s/t1/study.csv", dir);
+    csv_table *st = csv_read(p);
+    cr_assert(st && st->nrows == 3, "%s", p);
+    const double k = 3947.8417604357433, c = 5.0, mass = 1.0, F = 0.1;
+    double worst = 0, worst_ph = 0;
+    for (int v = 0; v < 3; v++) {
+        const double kt = v == 2 ? 2000.0 : 1000.0;
+        snprintf(p, sizeof p, "%s/t1/variants/%05d/frf.csv", dir, v);
+        csv_table *t = csv_read(p);
+        cr_assert(t && t->nrows > 2, "%s", p);
+        const int ch1 = csv_col(t, "block.x.h1"), cph = csv_col(t, "block.x.arg1_deg");
+        cr_assert(ch1 >= 0 && cph >= 0);
+        double best = 0;
+        for (int r = 0; r < t->nrows; r++) {
+            const double w = 2 * M_PI * csv_at(t, r, 0);
+            const double complex Z = k + kt - mass * w * w + I * c * w;
+            const double rec = csv_at(t, r, ch1) / F;
+            /* the excitation F sin(w t + 90 deg): psi = arg1 + 90 - 90 */
+            const double psi = csv_at(t, r, cph), psi_ex = -carg(Z) * 180 / M_PI;
+            worst = fmax(worst, fabs(rec * cabs(Z) - 1.0)), worst_ph = fmax(worst_ph, fabs(psi - psi_ex));
+            best = fmax(best, rec);
+        }
+        const double pk = csv_at(st, v, csv_col(st, "block.x.peak_receptance"));
+        cr_assert(fabs(pk / best - 1) <= 1e-11, "variant %d: study.csv's peak %.17g, the curve's largest %.17g (frf.csv's 12 "
+                  "digits)", v, pk, best);
+        cr_assert(csv_at(st, v, csv_col(st, "block.x.f_peak")) == 9.0);
+        cr_assert(csv_at(st, v, csv_col(st, "turning_points")) == 0.0);
+        csv_free(t);
+    }
+    cr_log_info("hbm study: 3 variants, receptance within %.2e, phase within %.2e degrees of m, c, k + kt", worst, worst_ph);
+    cr_assert(worst <= 1e-9 && worst_ph <= 1e-6, "%g, %g degrees", worst, worst_ph);
+    cr_assert(csv_col(st, "friction.W_at_peak") >= 0 && csv_col(st, "t_reached") < 0);
+    csv_free(st);
+    snprintf(p, sizeof p, "%s/t1/frf.png", dir);
+    cr_assert_eq(access(p, F_OK), 0, "%s", p);
+    /* bad input: exit 2 with the study file's line */
+    static const char *const bad[][2] = {
+        {"analysis: {type: hbm, columns: [block.x], from: 2, to: 9,\n           harmonics: 0}\n", "osc.yaml:6: harmonics must be at least 1"},
+        {"analysis: {type: hbm, columns: [block.x], from: 2, to: 9,\n           harmonics: 3, samples: 6}\n", "osc.yaml:6: samples must be at least"},
+        {"analysis: {type: hbm, columns: [block.x], from: 0, to: 9}\n", "osc.yaml:5: from must be a positive"},
+        {"analysis: {type: hbm, columns: [block.x], from: 9, to: 9}\n", "osc.yaml:5: to must differ"},
+        {"analysis: {type: hbm, columns: [block.x]}\n", "osc.yaml:5: an hbm analysis needs 'from' and 'to'"},
+        {"analysis: {type: hbm, columns: [block.q], from: 2, to: 9}\n", "osc.yaml:5: variant 0:"},
+        {"analysis: {type: hbm, columns: [block.x], from: 2, to: 9}\noutput: {series: [block.x]}\n", "osc.yaml:6: series: an hbm"},
+        {"analysis: {type: stepped_sine, columns: [block.x], frequencies: [2], harmonics: 3}\n", "osc.yaml:5: 'harmonics' belongs"},
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        snprintf(text, sizeof text, "%s%s", head, bad[b][0]);
+        snprintf(full, sizeof full, text, SCEN("oscillator_coulomb_jenkins"));
+        snprintf(args, sizeof args, "--out '%s/bad'", dir);
+        const int rc = run_study(dir, "osc.yaml", full, args, msg, sizeof msg);
+        cr_assert(rc == 2 && strstr(msg, bad[b][1]), "case %zu: exit %d, '%s' (expected '%s')", b, rc, msg, bad[b][1]);
+    }
+    /* a load harmonic balance cannot take: the study's line, then the scenario's */
+    snprintf(full, sizeof full,
+             "scenario: %s\ngrid: {contacts.contact_L.friction.mu_k: [0.3]}\nanalysis: {type: hbm, columns: [tip_C.x], from: 40, to: 70}\n",
+             SCEN("blades_sweep_lugre"));
+    snprintf(args, sizeof args, "--out '%s/bad'", dir);
+    const int rc = run_study(dir, "sweep.yaml", full, args, msg, sizeof msg);
+    cr_assert(rc == 2 && strstr(msg, "sweep.yaml:3: variant 0:") && strstr(msg, "blades_sweep_lugre.yaml:"), "exit %d: %s", rc, msg);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
