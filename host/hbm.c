@@ -48,19 +48,33 @@ struct br_hbm {
     double *y, w;   /* the present solution */
     int jvalid;     /* 1: J (and Jw) were taken near the present iterate and may be reused (chord steps) */
     int have;       /* 1 once a point has converged */
+    double lev;     /* the excitation level: every harmonic load times lev (1 as the scenario has it) */
+    int plevel;     /* the continuation's parameter p: 0 the base frequency w [rad/s], 1 the level at w = wfix */
+    double wfix;
 };
 typedef struct br_hbm hb;
 
-/* y, w -> R (nu), the contact force harmonics in h->G */
-static int residual(hb *h, const double *y, double w, double *R, char *err, size_t errlen)
+/* the continuation's parameter p (a frequency [rad/s], or the level at h->wfix) -> the linear part at its
+ * frequency, h->lev at its level; 0 or -1 */
+static int set_param(hb *h, double p, char *err, size_t errlen)
 {
-    if (h->lin.w != w && br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen)) return -1;
+    if (h->plevel) h->lev = p;
+    const double w = h->plevel ? h->wfix : p;
+    return h->lin.w != w && br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen) ? -1 : 0;
+}
+
+/* y, parameter p -> R (nu), the contact force harmonics in h->G */
+static int residual(hb *h, const double *y, double p, double *R, char *err, size_t errlen)
+{
+    if (set_param(h, p, err, errlen)) return -1;
+    const double w = h->lin.w;
     if (br_hbm_aft_eval(&h->aft, y, w, h->G, err, errlen)) return -1;
     const int nl = h->s.nnl;
     for (int k = 0; k <= h->H; k++) {
         const double complex *Hk = h->lin.Hnl + (size_t)k * nl * nl, *Xk = h->lin.Xnl + (size_t)k * nl;
+        const double lk = k == 0 ? 1.0 : h->lev; /* the loads' harmonics scale with the level, their mean not */
         for (int i = 0; i < nl; i++) {
-            double complex r = -Xk[i];
+            double complex r = -lk * Xk[i];
             for (int j = 0; j < nl; j++) {
                 const double complex Gj = k == 0 ? h->G[j] : h->G[(2 * k - 1) * nl + j] + I * h->G[2 * k * nl + j];
                 r -= Hk[(size_t)j * nl + i] * Gj;
@@ -105,13 +119,13 @@ static int converged(const hb *h, const double *R, const double *b, double alpha
            alpha * norm_inf(b + nl, no) <= 1e3 * h->ytol1;
 }
 
-/* y, w (R at them in h->R) -> Jw = dR/dw by a forward difference; 0 or -1 */
-static int jacobian_w(hb *h, const double *y, double w, char *err, size_t errlen)
+/* y, parameter p (R at them in h->R) -> Jw = dR/dp by a forward difference; 0 or -1 */
+static int jacobian_w(hb *h, const double *y, double p, char *err, size_t errlen)
 {
-    const double dw = 1e-7 * w;
-    if (residual(h, y, w + dw, h->Rt, err, errlen)) return -1;
-    for (int r = 0; r < h->nu; r++) h->Jw[r] = (h->Rt[r] - h->R[r]) / dw;
-    return br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen);
+    const double dp = 1e-7 * p;
+    if (residual(h, y, p + dp, h->Rt, err, errlen)) return -1;
+    for (int r = 0; r < h->nu; r++) h->Jw[r] = (h->Rt[r] - h->R[r]) / dp;
+    return set_param(h, p, err, errlen);
 }
 
 /* y, w (R at them in h->R) -> J = dR/dy (and Jw = dR/dw if Jw) by forward differences */
@@ -297,7 +311,7 @@ static void column_values(hb *h, const hb_col *c, double *row, double *arg1)
         double complex q = 0;
         for (int t = 0; t < c->n; t++) {
             const int o = c->idx[t];
-            double complex v = h->lin.Xout[(size_t)k * no + o];
+            double complex v = (k == 0 ? 1.0 : h->lev) * h->lin.Xout[(size_t)k * no + o];
             for (int j = 0; j < nl; j++) {
                 const double complex Gj = k == 0 ? h->G[j] : h->G[(2 * k - 1) * nl + j] + I * h->G[2 * k * nl + j];
                 v += h->lin.Hout[(size_t)k * no * nl + (size_t)j * no + o] * Gj;
@@ -323,9 +337,11 @@ static void column_values(hb *h, const hb_col *c, double *row, double *arg1)
 static int usage(FILE *o)
 {
     fprintf(o, "usage: bristle hbm SCENARIO.yaml --from F0 --to F1 [--harmonics H] [--samples N] [--points P]\n"
-               "                  [--column BODY.x]... [--out DIR] [--set KEY=VALUE]... [--quiet]\n"
+               "                  [--column BODY.x]... [--levels L,...] [--out DIR] [--set KEY=VALUE]... [--quiet]\n"
+               "       bristle hbm SCENARIO.yaml --at F --level-from L0 --level-to L1 [options as above]\n"
                "  the periodic steady state under the scenario's harmonic loads, driven at the base frequency,\n"
-               "  followed by pseudo-arclength continuation from F0 to F1 [Hz] (through turning points)\n"
+               "  followed by pseudo-arclength continuation from F0 to F1 [Hz] (through turning points), or at the\n"
+               "  frequency F in the excitation level from L0 to L1 (every harmonic load times the level)\n"
                "  --harmonics H  harmonics 0..H of every DOF (default 7)\n"
                "  --samples N    AFT samples a period (default 16 H, at least 2 H + 1)\n"
                "  --points P     about P points over the range where the curve is smooth (default 100)\n"
@@ -348,6 +364,8 @@ typedef struct hb_opts {
     int have_f0, have_f1;
     double levels[HB_MAXLEV]; /* --levels: factors on the harmonic loads, one curve each */
     int nlev;
+    double at, l0, l1;        /* --at F --level-from L0 --level-to L1: continuation in the level at F */
+    int have_at, have_l0, have_l1;
 } hb_opts;
 
 /* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
@@ -390,6 +408,16 @@ static int parse_args(int argc, char **argv, hb_opts *o)
             }
             if (a[2] == 'f') o->f0 = v, o->have_f0 = 1;
             else o->f1 = v, o->have_f1 = 1;
+        } else if (!strcmp(a, "--at") || !strcmp(a, "--level-from") || !strcmp(a, "--level-to")) {
+            double v;
+            if (br_parse_double(argv[++i], -1e300, 1e300, &v) || !(v > 0) || !isfinite(v)) {
+                fprintf(stderr, "bristle hbm: %s must be a positive %s, got '%s'\n", a, a[2] == 'a' ? "frequency [Hz]" : "level",
+                        argv[i]);
+                return 2;
+            }
+            if (a[2] == 'a') o->at = v, o->have_at = 1;
+            else if (a[8] == 'f') o->l0 = v, o->have_l0 = 1;
+            else o->l1 = v, o->have_l1 = 1;
         } else if (!strcmp(a, "--column")) {
             if (o->ncols == HB_MAXCOL) {
                 fprintf(stderr, "bristle hbm: at most %d columns\n", HB_MAXCOL);
@@ -427,11 +455,22 @@ static int parse_args(int argc, char **argv, hb_opts *o)
         } else o->scen = a;
     }
     if (!o->scen) return usage(stderr);
-    if (!o->have_f0 || !o->have_f1) {
+    if (o->have_at || o->have_l0 || o->have_l1) { /* continuation in the level */
+        if (!o->have_at || !o->have_l0 || !o->have_l1 || o->have_f0 || o->have_f1 || o->nlev) {
+            fprintf(stderr, "bristle hbm: a curve in the level takes --at F --level-from L0 --level-to L1 (and no --from, --to "
+                            "or --levels)\n");
+            return 2;
+        }
+        if (o->l0 == o->l1) {
+            fprintf(stderr, "bristle hbm: --level-from and --level-to are the same level (%g)\n", o->l0);
+            return 2;
+        }
+        o->f0 = o->f1 = o->at;
+    } else if (!o->have_f0 || !o->have_f1) {
         fprintf(stderr, "bristle hbm: give the frequency range, --from F0 --to F1 [Hz]\n");
         return 2;
     }
-    if (o->f0 == o->f1) {
+    if (o->f0 == o->f1 && !o->have_at) {
         fprintf(stderr, "bristle hbm: --from and --to are the same frequency (%g Hz)\n", o->f0);
         return 2;
     }
@@ -481,10 +520,17 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "scenario", h->s.m->name);
-    cJSON_AddStringToObject(j, "analysis", "harmonic balance, pseudo-arclength continuation in frequency");
+    cJSON_AddStringToObject(j, "analysis", o->have_at ? "harmonic balance, pseudo-arclength continuation in the excitation level"
+                                                      : "harmonic balance, pseudo-arclength continuation in frequency");
     cJSON_AddStringToObject(j, "status", status);
-    br_json_number(j, "from_Hz", o->f0);
-    br_json_number(j, "to_Hz", o->f1);
+    if (o->have_at) {
+        br_json_number(j, "at_Hz", o->at);
+        br_json_number(j, "level_from", o->l0);
+        br_json_number(j, "level_to", o->l1);
+    } else {
+        br_json_number(j, "from_Hz", o->f0);
+        br_json_number(j, "to_Hz", o->f1);
+    }
     br_json_number(j, "harmonics", (double)h->H);
     br_json_number(j, "samples", (double)h->N);
     br_json_number(j, "dofs", (double)h->s.ndof);
@@ -508,7 +554,7 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
         cJSON *lv = cJSON_AddArrayToObject(j, "levels");
         for (int k = 0; k < o->nlev; k++) cJSON_AddItemToArray(lv, cJSON_CreateNumber(o->levels[k]));
     }
-    cJSON *f = cJSON_AddArrayToObject(j, "turning_points_Hz");
+    cJSON *f = cJSON_AddArrayToObject(j, o->have_at ? "turning_points_level" : "turning_points_Hz");
     for (int k = 0; k < nfold; k++) cJSON_AddItemToArray(f, cJSON_CreateNumber(folds[k]));
     cJSON *wa = cJSON_AddArrayToObject(j, "warnings");
     if (warning && *warning) cJSON_AddItemToArray(wa, cJSON_CreateString(warning));
@@ -550,6 +596,25 @@ static void plots(const char *dir, const hb *h, const double *rows, int width, c
     free(x), free(y);
 }
 
+/* a curve in the level (rows with the level leading), the frequency and range -> one PNG per column: half its
+ * peak-to-peak against the level (log axes over a decade or more of levels) */
+static void plots_level(const char *dir, const hb *h, const double *rows, int width, long np, double f, double l0, double l1)
+{
+    double *x = malloc((size_t)np * sizeof(double)), *y = malloc((size_t)np * sizeof(double));
+    for (int k = 0; x && y && k < h->ncol; k++) {
+        const int c = 1 + 2 + k * (h->H + 3) + h->H + 1;
+        for (long p = 0; p < np; p++) x[p] = rows[p * width], y[p] = 0.5 * rows[p * width + c];
+        const br_series sr = {h->col[k].name, np, x, y, 0, 0, 0};
+        char path[1200], title[200];
+        snprintf(path, sizeof path, "%s/frf_%s.png", dir, h->col[k].name);
+        snprintf(title, sizeof title, "%s: %s at %g Hz by harmonic balance (H = %d)", h->s.m->name, h->col[k].name, f, h->H);
+        const double r = l1 > l0 ? l1 / l0 : l0 / l1;
+        br_plot_series_png(path, title, "excitation level (times the scenario's harmonic loads)", "half peak-to-peak [m]",
+                           r >= 10 ? BR_PLOT_LOGX | BR_PLOT_LOGY : 0, &sr, 1);
+    }
+    free(x), free(y);
+}
+
 void br_hbm_free(br_hbm *h)
 {
     if (!h) return;
@@ -576,7 +641,7 @@ br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, in
         free(h);
         return NULL;
     }
-    h->H = H, h->N = N, h->tol = tol;
+    h->H = H, h->N = N, h->tol = tol, h->lev = 1.0;
     int outdof[6 * HB_MAXCOL], nout = 0, rc = 0;
     if (ncol == 0) /* every body's displacement */
         for (int b = 0; b < m->nbody && rc == 0; b++)
@@ -622,16 +687,16 @@ static void linear_guess(hb *h, double *y, int static_only)
     const int nl = h->s.nnl;
     for (int k = 0; k <= h->H; k++)
         for (int i = 0; i < nl; i++) {
-            const double complex X = h->lin.Xnl[(size_t)k * nl + i];
+            const double complex X = (k == 0 ? 1.0 : h->lev) * h->lin.Xnl[(size_t)k * nl + i];
             if (k == 0) y[i] = creal(X);
             else y[(2 * k - 1) * nl + i] = static_only ? 0.0 : creal(X), y[2 * k * nl + i] = static_only ? 0.0 : cimag(X);
         }
 }
 
-int br_hbm_point(br_hbm *h, double f, int from_linear, char *err, size_t errlen)
+/* the continuation's parameter p, from_linear -> Newton at p (as br_hbm_point); iterations, -1 or -2 */
+static int point_at(hb *h, double p, int from_linear, char *err, size_t errlen)
 {
-    double w = 2 * M_PI * f;
-    if (br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen)) return -2;
+    if (set_param(h, p, err, errlen)) return -2;
     /* from the last solution, or the linear response without contacts, or (when Newton fails from that,
      * far from a response the contacts stiffen) its static part alone, whose first step is the response
      * linearized about the static state */
@@ -643,12 +708,23 @@ int br_hbm_point(br_hbm *h, double f, int from_linear, char *err, size_t errlen)
         const double ys = fmax(norm_inf(h->y, h->nu), 1e-300);
         set_tolerances(h, h->y);
         if (attempt == 2) linear_guess(h, h->y, 1);
-        w = 2 * M_PI * f;
-        its = newton(h, h->y, &w, NULL, NULL, 0, ys, w, attempt == 1 ? 25 : 40, err, errlen);
+        double q = p;
+        its = newton(h, h->y, &q, NULL, NULL, 0, ys, p, attempt == 1 ? 25 : 40, err, errlen);
     }
-    if (its > 0) h->have = 1, h->w = w;
+    if (its > 0) h->have = 1, h->w = p;
     return its;
 }
+
+int br_hbm_point(br_hbm *h, double f, int from_linear, char *err, size_t errlen)
+{
+    h->plevel = 0;
+    return point_at(h, 2 * M_PI * f, from_linear, err, errlen);
+}
+
+void br_hbm_set_level(br_hbm *h, double level) { h->lev = level; }
+
+/* a parameter value as shown: Hz, or the level */
+static double shown(const hb *h, double p) { return h->plevel ? p : p / (2 * M_PI); }
 
 int br_hbm_ncolumns(const br_hbm *h) { return h->ncol; }
 
@@ -658,9 +734,11 @@ void br_hbm_column(br_hbm *h, int c, double *row, double *arg1) { column_values(
 
 const br_hbm_aft *br_hbm_aft_of(const br_hbm *h) { return &h->aft; }
 
-int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int progress, br_hbm_rows *r, char *warning,
-                 size_t wlen, char *err, size_t errlen)
+/* the continuation in h's parameter (h->plevel) from p0 to p1; as br_hbm_curve */
+static int curve(hb *h, double p0, double p1, int points, double lead, int progress, br_hbm_rows *r, char *warning, size_t wlen,
+                 char *err, size_t errlen)
 {
+    const char *unit = h->plevel ? "" : " Hz";
     const int nu = h->nu, lc = r->lead, width = lc + br_hbm_row_width(h);
     double *y = h->y, *yprev = calloc((size_t)nu + 1, sizeof(double));
     double *tau = calloc((size_t)nu + 1, sizeof(double)), *tprev = calloc((size_t)nu + 1, sizeof(double));
@@ -670,14 +748,16 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
         snprintf(err, errlen, "hbm: out of memory");
         return -2;
     }
-    const double dir_w = f1 > f0 ? 1.0 : -1.0, w1 = 2 * M_PI * f1, ws = 2 * M_PI * f0;
+    /* w: the parameter (a frequency [rad/s], or the level), from ws = p0 to w1 = p1 */
+    const double dir_w = p1 > p0 ? 1.0 : -1.0, w1 = p1, ws = p0;
     const long start = r->n;
     *warning = 0;
-    /* the first point: Newton at F0 from the linear response without contact forces */
-    int its = br_hbm_point(h, f0, 1, err, errlen), rc;
+    /* the first point: Newton at p0 from the linear response without contact forces */
+    int its = point_at(h, p0, 1, err, errlen), rc;
     double w = h->w, ys = fmax(norm_inf(y, nu), 1e-300);
     if (its == -1)
-        snprintf(err + strlen(err), errlen - strlen(err), "%sno convergence at the first frequency %g Hz", *err ? "; " : "", f0);
+        snprintf(err + strlen(err), errlen - strlen(err), "%sno convergence at the first %s %g%s", *err ? "; " : "",
+                 h->plevel ? "level" : "frequency", shown(h, p0), unit);
     rc = its < 0 ? its : 0;
     /* steps in the scaled variables (y / its largest harmonic, w / the start frequency): about `points` over
      * the range where the curve is flat, at most a tenth of the largest harmonic's size where it is steep */
@@ -693,11 +773,12 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
             r->v = r2, r->cap = cap;
         }
         const long np = r->n - start + 1; /* points of this curve */
-        if (lc) r->v[r->n * width] = lead;
-        point_row(h, w, its, r->v + r->n * width + lc);
+        const double lv = h->plevel ? w : lead, wf = h->plevel ? h->wfix : w;
+        if (lc) r->v[r->n * width] = lv;
+        point_row(h, wf, its, r->v + r->n * width + lc);
         r->n++;
-        if (progress && lc) fprintf(stderr, "\rhbm: level %g, %.6g Hz, point %ld, %d Newton iterations   ", lead, w / (2 * M_PI), np, its);
-        else if (progress) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", w / (2 * M_PI), np, its);
+        if (progress && lc) fprintf(stderr, "\rhbm: level %g, %.6g Hz, point %ld, %d Newton iterations   ", lv, wf / (2 * M_PI), np, its);
+        else if (progress) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", wf / (2 * M_PI), np, its);
         if ((w - w1) * dir_w >= -1e-12 * ws || np >= 100000) break;
         ys = fmax(norm_inf(y, nu), ys * 1e-3);
         set_tolerances(h, y);
@@ -710,7 +791,7 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
         }
         h->jvalid = 1;
         if (tangent(h, np > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
-            rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
+            rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g%s", shown(h, w), unit);
             break;
         }
         /* a reused Jacobian's tangent that turns more than about 25 degrees from the last step is checked
@@ -726,7 +807,7 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
                 }
                 reused = 0, h->turned_back++;
                 if (tangent(h, tprev, dir_w, ys, ws, tau)) {
-                    rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
+                    rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g%s", shown(h, w), unit);
                     break;
                 }
             }
@@ -734,7 +815,7 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
         if (getenv("BRISTLE_HBM_DEBUG")) {
             double ty = 0;
             for (int i = 0; i < nu; i++) ty = fmax(ty, fabs(tau[i]));
-            fprintf(stderr, "tangent at %.9g Hz: tau_w %.3e |tau_y| %.3e ys %.3e ds %.3e\n", w / (2 * M_PI), tau[nu], ty, ys, ds);
+            fprintf(stderr, "tangent at %.9g%s: tau_p %.3e |tau_y| %.3e ys %.3e ds %.3e\n", shown(h, w), unit, tau[nu], ty, ys, ds);
         }
         memcpy(torient, tprev, (size_t)(nu + 1) * sizeof(double));
         memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
@@ -749,14 +830,14 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
             for (int i = 0; i < nu; i++) yp[i] = yprev[i] + sp * tau[i] * ys;
             memcpy(y, yp, (size_t)nu * sizeof(double));
             w = wp;
-            if (natural && br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen)) its = -2;
+            if (natural && set_param(h, w, err, errlen)) its = -2;
             else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen)
                                : newton(h, y, &w, tau, yp, wp, ys, ws, 16, err, errlen);
             if (its == -2) {
                 rc = -2;
                 break;
             }
-            if (its > 0 && !(w > 0.0)) its = -1; /* through zero frequency: not a point of the curve */
+            if (its > 0 && !(w > 0.0)) its = -1; /* through zero frequency (or level): not a point of the curve */
             /* a step that turns back against the last one (in the scaled variables) went the wrong way along
              * the curve: the reused Jacobian's tangent misled it. The tangent is taken again from a fresh
              * Jacobian at the point, and the step retried. */
@@ -766,14 +847,14 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
                 if (d <= 0) {
                     memcpy(y, yprev, (size_t)nu * sizeof(double));
                     w = wprev;
-                    if (br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen) || residual(h, y, w, h->R, err, errlen) ||
+                    if (residual(h, y, w, h->R, err, errlen) ||
                         jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
                         rc = -2;
                         break;
                     }
                     h->jvalid = 1, reused = 0, h->turned_back++;
                     if (tangent(h, torient, dir_w, ys, ws, tau)) {
-                        rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g Hz", w / (2 * M_PI));
+                        rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g%s", shown(h, w), unit);
                         break;
                     }
                     memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
@@ -784,7 +865,7 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
                 const double t = (w1 - wprev) / (w - wprev);
                 for (int i = 0; i < nu; i++) y[i] = yprev[i] + t * (y[i] - yprev[i]);
                 w = w1;
-                its = br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen) ? -2 : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen);
+                its = set_param(h, w, err, errlen) ? -2 : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen);
                 if (its == -2) {
                     rc = -2;
                     break;
@@ -795,7 +876,7 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
                 const double dwprev = sec[nu];
                 for (int i = 0; i < nu; i++) sec[i] = (y[i] - yprev[i]) / ys;
                 sec[nu] = (w - wprev) / ws;
-                if (np > 1 && dwprev * sec[nu] < 0 && r->nfold < BR_HBM_MAXFOLD) r->folds[r->nfold++] = wprev / (2 * M_PI);
+                if (np > 1 && dwprev * sec[nu] < 0 && r->nfold < BR_HBM_MAXFOLD) r->folds[r->nfold++] = shown(h, wprev);
                 if (its <= 5) ds = fmin(ds * 1.5, ds_max);
                 else if (its >= 10) ds *= 0.7;
                 break;
@@ -803,8 +884,8 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
             ds *= 0.5;
             *err = 0;
             if (ds < ds_min) {
-                snprintf(warning, wlen, "the continuation stopped at %.9g Hz: no convergence with a step of %.3g of the start "
-                                        "frequency", wprev / (2 * M_PI), ds);
+                snprintf(warning, wlen, "the continuation stopped at %.9g%s: no convergence with a step of %.3g of the start "
+                                        "%s", shown(h, wprev), unit, ds, h->plevel ? "level" : "frequency");
                 rc = -3;
                 break;
             }
@@ -812,6 +893,22 @@ int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int p
     }
     if (progress) fprintf(stderr, "\n");
     free(yprev), free(tau), free(tprev), free(torient), free(sec);
+    return rc;
+}
+
+int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int progress, br_hbm_rows *r, char *warning,
+                 size_t wlen, char *err, size_t errlen)
+{
+    h->plevel = 0;
+    return curve(h, 2 * M_PI * f0, 2 * M_PI * f1, points, lead, progress, r, warning, wlen, err, errlen);
+}
+
+int br_hbm_curve_level(br_hbm *h, double f, double l0, double l1, int points, int progress, br_hbm_rows *r, char *warning,
+                       size_t wlen, char *err, size_t errlen)
+{
+    h->plevel = 1, h->wfix = 2 * M_PI * f;
+    const int rc = curve(h, l0, l1, points, 0.0, progress, r, warning, wlen, err, errlen);
+    h->plevel = 0;
     return rc;
 }
 
@@ -840,28 +937,32 @@ int br_hbm_main(int argc, char **argv)
     }
     hb *const h = hp;
     /* with --levels a leading column holds the level; the levels' curves follow one another */
-    const int lc = o.nlev > 0, nlev = o.nlev > 0 ? o.nlev : 1;
+    /* with --levels (or a curve in the level) a leading column holds the level; the levels' curves follow one
+     * another */
+    const int lc = o.nlev > 0 || o.have_at, nlev = o.nlev > 0 ? o.nlev : 1;
     const int width = lc + br_hbm_row_width(h);
     long lstart[HB_MAXLEV + 1] = {0};
     br_hbm_rows rows = {.lead = lc};
-    double *fc0 = malloc((size_t)2 * h->s.ndof * sizeof(double)), *fs0 = fc0 ? fc0 + h->s.ndof : NULL;
     char dir[1024], stage[1100];
     if (o.out) snprintf(dir, sizeof dir, "%s", o.out);
     else snprintf(dir, sizeof dir, "runs/%s-hbm", m->name);
-    if (!fc0 || br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
-        fprintf(stderr, "bristle hbm: %s\n", fc0 ? err : "out of memory");
-        br_hbm_free(h), br_model_free(m), free(fc0);
+    if (br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
+        fprintf(stderr, "bristle hbm: %s\n", err);
+        br_hbm_free(h), br_model_free(m);
         return 1;
     }
-    memcpy(fc0, h->s.fc, (size_t)h->s.ndof * sizeof(double)), memcpy(fs0, h->s.fs, (size_t)h->s.ndof * sizeof(double));
     const double t_start = br_wall_seconds();
     const int tty = isatty(2) && !o.quiet;
     int rc = 0;
     char warning[1024] = "";
     const char *status = "complete";
-    for (int lv = 0; lv < nlev && rc == 0; lv++) {
-        const double level = lc ? o.levels[lv] : 1.0;
-        for (int d = 0; d < h->s.ndof; d++) h->s.fc[d] = level * fc0[d], h->s.fs[d] = level * fs0[d];
+    if (o.have_at) {
+        rc = br_hbm_curve_level(h, o.at, o.l0, o.l1, (int)o.points, tty, &rows, warning, sizeof warning, err, sizeof err);
+        if (rc == -3) status = "stopped";
+    }
+    for (int lv = 0; lv < nlev && rc == 0 && !o.have_at; lv++) {
+        const double level = o.nlev ? o.levels[lv] : 1.0;
+        br_hbm_set_level(h, level);
         lstart[lv] = rows.n; /* each level's curve on its own, from the linear response at F0 */
         rc = br_hbm_curve(h, o.f0, o.f1, (int)o.points, level, tty, &rows, warning, sizeof warning, err, sizeof err);
         if (rc == -3) {
@@ -869,6 +970,7 @@ int br_hbm_main(int argc, char **argv)
             if (lc) snprintf(warning + strlen(warning), sizeof warning - strlen(warning), " (level %g; later levels not run)", level);
         }
     }
+    br_hbm_set_level(h, 1.0);
     const long np = rows.n;
     lstart[nlev] = np;
     const double wall = br_wall_seconds() - t_start;
@@ -886,20 +988,25 @@ int br_hbm_main(int argc, char **argv)
         for (long p = 0; p < np; p++) br_output_csv_row(rows.v + p * width, width, fp);
     }
     int wrc = fp && fclose(fp) == 0 ? 0 : -1;
-    if (np > 0) plots(stage, h, rows.v, width, lc ? o.levels : NULL, nlev, lstart);
+    if (np > 0 && o.have_at) plots_level(stage, h, rows.v, width, np, o.at, o.l0, o.l1);
+    else if (np > 0) plots(stage, h, rows.v, width, o.nlev ? o.levels : NULL, nlev, lstart);
     snprintf(path, sizeof path, "%s/summary.json", stage);
     if (write_summary(path, h, &o, np, rows.folds, rows.nfold, wall, status, warning)) wrc = -1;
-    memcpy(h->s.fc, fc0, (size_t)h->s.ndof * sizeof(double)), memcpy(h->s.fs, fs0, (size_t)h->s.ndof * sizeof(double));
     if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
         fprintf(stderr, "bristle hbm: %s\n", err);
         wrc = -1;
     }
-    if (!o.quiet && !failed && np > 0)
+    if (!o.quiet && !failed && np > 0 && o.have_at)
+        printf("bristle hbm: %ld points at %g Hz from level %g to %g in %.3g s (%ld Newton iterations, %ld AFT periods, "
+               "%.3g field updates/s)%s%s -> %s\n",
+               np, o.at, o.l0, rows.v[(np - 1) * width], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
+               *warning ? "; " : "", warning, dir);
+    else if (!o.quiet && !failed && np > 0)
         printf("bristle hbm: %ld points from %g to %g Hz in %.3g s (%ld Newton iterations, %ld AFT periods, "
                "%.3g field updates/s)%s%s -> %s\n",
                np, o.f0, rows.v[(np - 1) * width + lc], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
                *warning ? "; " : "", warning, dir);
     br_hbm_free(h), br_model_free(m);
-    free(rows.v), free(fc0);
+    free(rows.v);
     return failed || wrc ? 1 : 0;
 }

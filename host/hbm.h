@@ -174,6 +174,15 @@ typedef struct br_hbm_rows {
 int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int progress, br_hbm_rows *r, char *warning,
                  size_t wlen, char *err, size_t errlen);
 
+/* solver, frequency f [Hz], levels L0, L1, points, progress -> the curve at f from level L0 to L1 (every
+ * harmonic load times the level) by pseudo-arclength continuation in the level, appended to r with the level
+ * leading each row (r->lead must be 1); returns as br_hbm_curve */
+int br_hbm_curve_level(br_hbm *h, double f, double l0, double l1, int points, int progress, br_hbm_rows *r, char *warning,
+                       size_t wlen, char *err, size_t errlen);
+
+/* every harmonic load of the solver times level (1: as the scenario has them), for br_hbm_point and br_hbm_curve */
+void br_hbm_set_level(br_hbm *h, double level);
+
 /* arguments after "hbm" -> exit status (0, 1 failure, 2 bad input) */
 int br_hbm_main(int argc, char **argv);
 

@@ -106,9 +106,17 @@ Test(hbm, stuck_jenkins_is_the_linear_response, .timeout = 60)
     br_model_free(m);
 }
 
+static int cmp_dbl(const void *x, const void *y)
+{
+    const double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
 /* Item 4: the impact oscillator's resonance bends right and the continuation follows it through its two
  * turning points (near 1.59 and 1.31 Hz): frf.csv goes back in frequency between them, summary.json
- * lists them, and at 1.45 Hz the curve has three amplitudes. */
+ * lists them, and at 1.45 Hz the curve has three amplitudes. At 1.45 Hz the curve in the excitation level
+ * (0.2 to 40 times the drive) folds twice too, and at level 1 passes the same three states (within 1 %, each
+ * curve interpolated linearly between its points). */
 Test(hbm, the_impact_oscillator_is_followed_through_its_turning_points, .timeout = 120)
 {
     char dir[] = "/tmp/bristle_hbm_XXXXXX";
@@ -173,6 +181,57 @@ Test(hbm, the_impact_oscillator_is_followed_through_its_turning_points, .timeout
     }
     cr_assert(nt == 2 && fabs(turns[0] - fmaxv) < 1e-9 && fabs(turns[1] - fmin_after) < 1e-9,
               "summary.json's turning points (%d) are the curve's two turns: %s", nt, tp);
+    /* the three amplitudes at 1.45 Hz, in the order the curve meets them (rising: low, middle, high branch...) */
+    double af[3], al[3];
+    int k = 0;
+    for (int i = 1; i < n && k < 3; i++)
+        if ((f[i - 1] - 1.45) * (f[i] - 1.45) <= 0 && f[i] != f[i - 1])
+            af[k++] = a[i - 1] + (a[i] - a[i - 1]) * (1.45 - f[i - 1]) / (f[i] - f[i - 1]);
+    char *lv[] = {SCEN("oscillator_impact"), "--at", "1.45", "--level-from", "0.2", "--level-to", "40", "--harmonics", "15",
+                  "--samples", "512", "--column", "block.z", "--out", out, "--quiet"};
+    cr_assert_eq(br_hbm_main(16, lv), 0);
+    fp = fopen(path, "r"); /* summary.json */
+    cr_assert(fp);
+    got = fread(line, 1, sizeof line - 1, fp);
+    line[got] = 0;
+    fclose(fp);
+    tp = strstr(line, "\"turning_points_level\"");
+    cr_assert(tp && strchr(tp, '['), "%s", line);
+    q = strchr(tp, '[') + 1, nt = 0;
+    while (nt < 8 && *q && *q != ']') {
+        char *e;
+        const double v = strtod(q, &e);
+        if (e == q) {
+            q++;
+            continue;
+        }
+        turns[nt++] = v, q = e;
+    }
+    cr_assert(nt == 2 && turns[0] > 1 && turns[1] < 1, "two folds in the level, about level 1: %s", tp);
+    snprintf(path, sizeof path, "%s/frf.csv", out);
+    fp = fopen(path, "r");
+    cr_assert(fp && fgets(line, sizeof line, fp));
+    double L[4096], A[4096];
+    int nl = 0;
+    while (nl < 4096 && fgets(line, sizeof line, fp)) {
+        double v[21];
+        char *s = line;
+        for (int c = 0; c < 21; c++) v[c] = strtod(s, &s), s += *s == ',';
+        L[nl] = v[0], A[nl] = 0.5 * v[3 + 16], nl++; /* level, f_Hz, newton, block.z.h0..h15, block.z.pp */
+    }
+    fclose(fp);
+    k = 0;
+    for (int i = 1; i < nl && k < 3; i++)
+        if ((L[i - 1] - 1.0) * (L[i] - 1.0) <= 0 && L[i] != L[i - 1])
+            al[k++] = A[i - 1] + (A[i] - A[i - 1]) * (1.0 - L[i - 1]) / (L[i] - L[i - 1]);
+    cr_assert_eq(k, 3, "the level curve crosses level 1 three times (%d)", k);
+    qsort(af, 3, sizeof(double), cmp_dbl), qsort(al, 3, sizeof(double), cmp_dbl); /* low, middle, high */
+    double wl = 0;
+    for (int j = 0; j < 3; j++) wl = fmax(wl, fabs(al[j] / af[j] - 1));
+    cr_log_info("impact oscillator at 1.45 Hz, level 1: %.4g, %.4g, %.4g mm along the level, %.4g, %.4g, %.4g mm along "
+                "the frequency (%.2f %%)",
+                1e3 * al[0], 1e3 * al[1], 1e3 * al[2], 1e3 * af[0], 1e3 * af[1], 1e3 * af[2], 100 * wl);
+    cr_assert(wl <= 0.01, "%g", wl);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
@@ -546,18 +605,20 @@ Test(hbm, jenkins_chain_matches_a_stepped_sine, .timeout = 900) /* 14 s here */
 }
 
 /* frf.csv path -> rows (at most 4096) of its numbers, the header in hdr; the row count */
-static int read_frf(const char *path, char *hdr, size_t hlen, double rows[][24], int *ncol)
+static int read_frf(const char *path, char *hdr, size_t hlen, double rows[][48], int *ncol)
 {
     FILE *fp = fopen(path, "r");
     cr_assert(fp, "%s", path);
     cr_assert(fgets(hdr, (int)hlen, fp));
+    if (!strchr(hdr, '\n')) /* the rest of a long header */
+        for (int ch = fgetc(fp); ch != EOF && ch != '\n'; ch = fgetc(fp)) {}
     char line[4096];
     int n = 0;
     *ncol = 0;
     while (n < 4096 && fgets(line, sizeof line, fp)) {
         char *q = line;
         int c = 0;
-        for (; c < 24 && *q && *q != '\n'; c++) rows[n][c] = strtod(q, &q), q += *q == ',';
+        for (; c < 48 && *q && *q != '\n'; c++) rows[n][c] = strtod(q, &q), q += *q == ',';
         *ncol = c, n++;
     }
     fclose(fp);
@@ -584,7 +645,7 @@ Test(hbm, levels_are_the_curves_of_scaled_loads, .timeout = 120)
                   "--points", "12", "--column", "block.x", "--set", "contacts.friction.friction.kt=1000", "--set",
                   "loads.drive.magnitude.harmonic.amplitude=0.2", "--tol", "1e-12", "--out", o2, "--quiet"};
     cr_assert_eq(br_hbm_main(22, a2), 0);
-    static double r1[4096][24], r2[4096][24];
+    static double r1[4096][48], r2[4096][48];
     int c1, c2;
     snprintf(p, sizeof p, "%s/frf.csv", o1);
     const int n1 = read_frf(p, hdr, sizeof hdr, r1, &c1);
@@ -775,6 +836,86 @@ Test(hbm, a_study_runs_a_curve_per_variant, .timeout = 300)
     snprintf(args, sizeof args, "--out '%s/bad'", dir);
     const int rc = run_study(dir, "sweep.yaml", full, args, msg, sizeof msg);
     cr_assert(rc == 2 && strstr(msg, "sweep.yaml:3: variant 0:") && strstr(msg, "blades_sweep_lugre.yaml:"), "exit %d: %s", rc, msg);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Continuation in the excitation level (--at F --level-from L0 --level-to L1): Den Hartog's oscillator at 1.2
+ * and 2 times its natural frequency, the drive's level from 0.5 to 2 (friction ratios 0.4 to 0.1): every point
+ * of the curve within 1 % of his exact non-stop amplitude (H = 31, N = 1024, as den_hartog_exact_nonstop_response).
+ * The same oscillator held by a soft Jenkins spring (kt = 1000 N/m) at 8 Hz: stuck below level 0.48 its
+ * amplitude is the linear response times the level (1e-9), and past the slip every point is the solution Newton
+ * finds at that level by itself (1e-6). Inconsistent options exit with 2. */
+Test(hbm, a_curve_in_the_excitation_level, .timeout = 300)
+{
+    char dir[] = "/tmp/bristle_hbm_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char out[200], p[300], hdr[512];
+    snprintf(out, sizeof out, "%s/lv", dir);
+    static double rows[4096][48];
+    int nc;
+    const double ratios[] = {1.2, 2.0};
+    double worst = 0;
+    int npt = 0;
+    for (int q = 0; q < 2; q++) {
+        char at[32];
+        snprintf(at, sizeof at, "%.17g", 10.0 * ratios[q]);
+        char *a[] = {SCEN("oscillator_coulomb_jenkins"), "--at", at, "--level-from", "0.5", "--level-to", "2", "--harmonics",
+                     "31", "--samples", "1024", "--points", "10", "--column", "block.x", "--out", out, "--quiet"};
+        cr_assert_eq(br_hbm_main(18, a), 0);
+        snprintf(p, sizeof p, "%s/frf.csv", out);
+        const int n = read_frf(p, hdr, sizeof hdr, rows, &nc);
+        cr_assert(n >= 5 && !strncmp(hdr, "level,f_Hz,newton,block.x.h0", 28), "%d rows: %s", n, hdr);
+        cr_assert(rows[0][0] == 0.5 && rows[n - 1][0] == 2.0);
+        for (int r = 0; r < n; r++) {
+            const double w = 2 * M_PI * rows[r][1], k = 3947.8417604357433;
+            const coulomb_osc o = {1.0, k, 100.0 * rows[r][0], w, 20.0};
+            const double X = coulomb_amplitude(&o), A = 0.5 * rows[r][3 + 32]; /* block.x.pp */
+            worst = fmax(worst, fabs(A / X - 1)), npt++;
+        }
+    }
+    cr_log_info("level continuation: %d points within %.3f %% of Den Hartog", npt, 100 * worst);
+    cr_assert(worst <= 0.01, "%g from Den Hartog", worst);
+    /* the soft Jenkins spring: stuck, then slipping */
+    char *b[] = {SCEN("oscillator_coulomb_jenkins"), "--at", "8", "--level-from", "0.1", "--level-to", "3", "--harmonics", "7",
+                 "--samples", "256", "--column", "block.x", "--set", "contacts.friction.friction.kt=1000", "--out", out, "--quiet"};
+    cr_assert_eq(br_hbm_main(18, b), 0);
+    snprintf(p, sizeof p, "%s/frf.csv", out);
+    const int n = read_frf(p, hdr, sizeof hdr, rows, &nc);
+    br_model *m;
+    const char *sets[] = {"contacts.friction.friction.kt=1000"};
+    br_hbm *h = solver(SCEN("oscillator_coulomb_jenkins"), sets, 1, 7, 256, &m, "block.x");
+    const double w = 2 * M_PI * 8, Z = 3947.8417604357433 + 1000 - w * w;
+    double wlin = 0, wpt = 0;
+    int nstuck = 0, nslip = 0;
+    char err[2048];
+    for (int r = 0; r < n; r++) {
+        const double L = rows[r][0], h1 = rows[r][4];
+        if (L < 0.45) wlin = fmax(wlin, fabs(h1 * Z / (100 * L) - 1)), nstuck++;
+        else if (L > 0.55) {
+            br_hbm_set_level(h, L);
+            cr_assert(br_hbm_point(h, 8.0, 1, err, sizeof err) > 0, "level %g: %s", L, err);
+            double row[16];
+            br_hbm_column(h, 0, row, NULL);
+            wpt = fmax(wpt, fabs(row[1] / h1 - 1)), nslip++;
+        }
+    }
+    cr_log_info("level continuation, soft Jenkins: %d stuck points within %.1e of linear, %d slipping within %.1e of "
+                "Newton at their level", nstuck, wlin, nslip, wpt);
+    cr_assert(nstuck >= 3 && nslip >= 5 && wlin <= 1e-9 && wpt <= 1e-6, "%d, %d: %g, %g", nstuck, nslip, wlin, wpt);
+    br_hbm_free(h);
+    br_model_free(m);
+    snprintf(p, sizeof p, "%s/frf_block.x.png", out);
+    cr_assert_eq(access(p, F_OK), 0, "%s", p);
+    char *c1[] = {SCEN("oscillator_coulomb_jenkins"), "--at", "8", "--level-from", "0.1", "--out", out};
+    cr_assert_eq(br_hbm_main(7, c1), 2, "--level-to missing");
+    char *c2[] = {SCEN("oscillator_coulomb_jenkins"), "--at", "8", "--level-from", "0.1", "--level-to", "1", "--from", "2", "--out", out};
+    cr_assert_eq(br_hbm_main(11, c2), 2, "--at with --from");
+    char *c3[] = {SCEN("oscillator_coulomb_jenkins"), "--at", "8", "--level-from", "1", "--level-to", "1", "--out", out};
+    cr_assert_eq(br_hbm_main(9, c3), 2, "the same level twice");
+    char *c4[] = {SCEN("oscillator_coulomb_jenkins"), "--at", "-8", "--level-from", "1", "--level-to", "2", "--out", out};
+    cr_assert_eq(br_hbm_main(9, c4), 2, "a negative frequency");
+    char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }

@@ -221,3 +221,42 @@ def study(study_file, set=None, out=None, threads=None, backend=None, options=()
     with open(d / "summary.json") as f:
         table.attrs["summary"] = json.load(f)
     return table
+
+
+def hbm(scenario, f_from=None, f_to=None, *, at=None, level_from=None, level_to=None, harmonics=None, samples=None,
+        columns=(), levels=None, points=None, tol=None, set=None, out=None, options=()):
+    """the forced response by harmonic balance (`bristle hbm`, docs/hbm.md): scenario, the frequency range
+    [Hz] (or at= a frequency with level_from=, level_to=: a curve in the excitation level), harmonics,
+    samples a period, output columns ("BODY.x"), levels (one curve per factor on the harmonic loads),
+    points, Newton's tolerance, {key path: value} overrides, output folder -> frf.csv as a DataFrame, one
+    row per point in the continuation's order (the frequency goes back where the curve turns); its attrs
+    hold dir and summary (summary.json as a dict). BristleError on bad input or a failed continuation"""
+    args = ["hbm", str(scenario)]
+    if at is not None:
+        args += ["--at", _value(float(at)), "--level-from", _value(float(level_from)), "--level-to",
+                 _value(float(level_to))]
+    else:
+        args += ["--from", _value(float(f_from)), "--to", _value(float(f_to))]
+    for flag, v in (("--harmonics", harmonics), ("--samples", samples), ("--points", points), ("--tol", tol)):
+        if v is not None:
+            args += [flag, _value(v)]
+    for c in columns:
+        args += ["--column", c]
+    if levels:
+        args += ["--levels", ",".join(_value(float(l)) for l in levels)]
+    args += _options(set, None, options)
+    if out is not None:
+        args += ["--out", str(out)]
+    stdout = _call(args)
+    if out is not None:
+        d = Path(out)
+    else:
+        m = re.search(r"-> (.*?)/?\s*$", stdout.strip().splitlines()[-1])
+        if not m:
+            raise BristleError("cannot tell the output folder from: " + stdout.strip()[-200:], 0, "")
+        d = Path(m.group(1))
+    table = pd.read_csv(d / "frf.csv", float_precision="round_trip")
+    table.attrs["dir"] = str(d)
+    with open(d / "summary.json") as f:
+        table.attrs["summary"] = json.load(f)
+    return table

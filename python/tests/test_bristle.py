@@ -87,6 +87,30 @@ def test_study_table(tmp):
     assert grid["tip_C.x.peak"].iloc[0] > grid["tip_C.x.peak"].iloc[-1]
 
 
+def test_hbm_curves(tmp):
+    """bristle.hbm: the Jenkins oscillator held by a soft spring (kt = 1000 N/m) is stuck below about 0.48
+    times its drive at 8 Hz: along the frequency (2 to 9 Hz, drive 0.1 N) its first harmonic is the linear
+    response 0.1 / (k + kt - m w^2); along the level at 8 Hz the same per unit level until it slips, then it
+    grows faster; bad input is a BristleError with status 2"""
+    k, kt = 3947.8417604357433, 1000.0
+    t = bristle.hbm(SRC / "scenarios" / "oscillator_coulomb_jenkins.yaml", 2, 9, harmonics=3, samples=64, points=12,
+                    columns=["block.x"], tol=1e-12, out=tmp / "hbm_f",
+                    set={"contacts.friction.friction.kt": kt, "loads.drive.magnitude.harmonic.amplitude": 0.1})
+    w = 2 * np.pi * t.f_Hz.values
+    assert len(t) > 5 and t.f_Hz.iloc[0] == 2 and t.f_Hz.iloc[-1] == 9
+    assert np.allclose(t["block.x.h1"].values * (k + kt - w ** 2) / 0.1, 1, rtol=1e-9, atol=0)
+    assert t.attrs["summary"]["status"] == "complete" and t.attrs["summary"]["turning_points_Hz"] == []
+    lv = bristle.hbm(SRC / "scenarios" / "oscillator_coulomb_jenkins.yaml", at=8, level_from=0.1, level_to=3,
+                     harmonics=7, samples=256, columns=["block.x"], out=tmp / "hbm_l", set={"contacts.friction.friction.kt": kt})
+    per_unit = lv["block.x.h1"] / lv.level
+    lin = 100 / (k + kt - (2 * np.pi * 8) ** 2)
+    assert np.allclose(per_unit[lv.level < 0.45], lin, rtol=1e-9, atol=0)
+    assert (per_unit[lv.level > 1] > 1.1 * lin).all()
+    with pytest.raises(bristle.BristleError) as e:
+        bristle.hbm(SRC / "scenarios" / "oscillator_coulomb_jenkins.yaml", 2, 9, harmonics=3, samples=4, out=tmp / "bad")
+    assert e.value.status == 2 and "samples" in e.value.message
+
+
 def test_error_carries_file_and_line(tmp):
     bad = tmp / "bad.yaml"
     bad.write_text("name: bad\ntime:\n  end: 1.0\n  dt: -1.0e-3\n")
