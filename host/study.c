@@ -1822,6 +1822,8 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     const int beams_gpu = beams_env && !strcmp(beams_env, "cuda") && fb == BR_BACKEND_CUDA;
     char nogpu[200];
     const int hbm = S->analysis == AN_HBM; /* a curve per variant: no time stepping, no shared field */
+    if (hbm && fb == BR_BACKEND_CUDA && !quiet && RK->rank == 0)
+        fprintf(stderr, "bristle study: an hbm analysis steps its contact fields on the CPU (--backend cuda is not used)\n");
     if (!hbm && shared && nl && (beams_cpu || (beams_gpu && br_cuda_available(nogpu, sizeof nogpu) > 0))) {
         char why[600];
         if (beams_make(L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet)
