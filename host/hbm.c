@@ -175,15 +175,19 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
             snprintf(err, errlen, "hbm: the Newton matrix is singular at %.9g Hz", *w / (2 * M_PI));
             return -1;
         }
-        /* backtracking on |R|^2 + c^2 (Armijo, halving at most 8 times) */
+        /* backtracking on |R|^2 + c^2 (Armijo, halving at most 8 times); a trial whose parameter is not positive
+         * or whose contact field does not stay finite (a step far off the curve: a frequency of 1e70 Hz was seen)
+         * is halved as one that does not descend, and Newton fails if the last one is such */
         double f0 = 0;
         for (int r = 0; r < nu; r++) f0 += h->R[r] * h->R[r];
         f0 += cres * cres * ys * ys;
         double alpha = 1.0, f1 = INFINITY, wt = *w;
+        int ok = 0;
         for (int ls = 0; ls <= 8; ls++, alpha *= 0.5) {
             for (int i = 0; i < nu; i++) h->yt[i] = y[i] + alpha * h->b[i];
             wt = tau ? *w + alpha * h->b[nu] : *w;
-            if (residual(h, h->yt, wt, h->Rt, err, errlen)) return -2;
+            ok = wt > 0.0 && residual(h, h->yt, wt, h->Rt, err, errlen) == 0;
+            if (!ok) continue;
             double c1 = 0;
             if (tau) {
                 for (int c = 0; c < nu; c++) c1 += tau[c] * (h->yt[c] - yp[c]) / ys;
@@ -192,6 +196,11 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
             f1 = c1 * c1 * ys * ys;
             for (int r = 0; r < nu; r++) f1 += h->Rt[r] * h->Rt[r];
             if (f1 <= (1.0 - 1e-4 * alpha) * f0) break;
+        }
+        if (!ok) {
+            if (!*err) snprintf(err, errlen, "hbm: Newton's step left positive parameters");
+            h->jvalid = 0;
+            return -1;
         }
         /* the step taken (the last tried) and its residual; J (and Jw on the arclength) take Broyden's rank-one
          * update, in the scaled variables (y / ys, w / ws), so that they map the step onto the residual's change
@@ -483,14 +492,15 @@ static int parse_args(int argc, char **argv, hb_opts *o)
     return 0;
 }
 
-int br_hbm_row_width(const br_hbm *h) { return 2 + h->ncol * (h->H + 3) + h->s.m->nset; }
+int br_hbm_row_width(const br_hbm *h) { return 2 + h->ncol * (h->H + 3) + 2 * h->s.m->nset; }
 
 void br_hbm_counts(const br_hbm *h, long *newton, long *jacobians)
 {
     *newton = h->newton, *jacobians = h->jacobians;
 }
 
-/* one point of the curve: values row (frequency, Newton iterations, then per column H + 3 values, per set W) */
+/* one point of the curve: values row (frequency, Newton iterations, then per column H + 3 values, per set W, then
+ * per set the fewest points in contact at a sample) */
 static void point_row(hb *h, double w, int its, double *row)
 {
     int c = 0;
@@ -502,6 +512,7 @@ static void point_row(hb *h, double w, int its, double *row)
         row[c + h->H + 2] = arg1 * (180.0 / M_PI);
     }
     for (int s = 0; s < h->s.m->nset; s++) row[c++] = h->aft.W[s];
+    for (int s = 0; s < h->s.m->nset; s++) row[c++] = (double)h->aft.nmin[s];
 }
 
 void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
@@ -512,6 +523,7 @@ void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
         fprintf(fp, ",%s.pp,%s.arg1_deg", h->col[k].name, h->col[k].name);
     }
     for (int s = 0; s < h->s.m->nset; s++) fprintf(fp, ",%s.W", h->s.m->cset[s].name);
+    for (int s = 0; s < h->s.m->nset; s++) fprintf(fp, ",%s.ncontact_min", h->s.m->cset[s].name);
     fprintf(fp, "\n");
 }
 
@@ -780,6 +792,14 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
         if (progress && lc) fprintf(stderr, "\rhbm: level %g, %.6g Hz, point %ld, %d Newton iterations   ", lv, wf / (2 * M_PI), np, its);
         else if (progress) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", wf / (2 * M_PI), np, its);
         if ((w - w1) * dir_w >= -1e-12 * ws || np >= 100000) break;
+        /* a curve that turned back and left the range behind its start (a fold whose return it stepped over, then
+         * the curve walked backwards): stopped, not followed down to zero */
+        if ((w - ws) * dir_w < -0.05 * fabs(w1 - ws)) {
+            snprintf(warning, wlen, "the curve turned back at %.9g%s and left the range at %.9g%s", r->nfold ? r->folds[r->nfold - 1] : shown(h, w),
+                     unit, shown(h, w), unit);
+            rc = -3;
+            break;
+        }
         ys = fmax(norm_inf(y, nu), ys * 1e-3);
         set_tolerances(h, y);
         /* the tangent at this point: from the Jacobian Newton ended with (Broyden-updated) while it still

@@ -102,6 +102,7 @@ typedef struct br_hbm_aft {
     double *u, *uprev, *v, *vs, *g, *gB, *Gp, *GA, *GB, *stbuf;
     br_set_result *res, *resB;
     double *W;            /* per set: friction energy over the last evaluated period [J] */
+    long *nmin;           /* per set: the fewest points in contact at a sample of the last evaluated period */
     long evals, periods, max_periods_seen, capped, extrapolated;
     double updates;       /* contact point updates done */
 } br_hbm_aft;
@@ -147,7 +148,7 @@ const br_hbm_aft *br_hbm_aft_of(const br_hbm *h);
 
 /* values a point of the curve takes (frf.csv's columns after the leading ones): frequency, Newton iterations,
  * per column H + 3 (br_hbm_column's H + 2, the first harmonic's phase in degrees), per contact set the friction
- * energy per cycle */
+ * energy per cycle, then per contact set the fewest points in contact at a sample of the period */
 int br_hbm_row_width(const br_hbm *h);
 
 /* frf.csv's header (with lead, a leading column of that name) -> fp */

@@ -20,7 +20,7 @@ void br_hbm_aft_free(br_hbm_aft *a)
     br_field_destroy(a->field);
     free(a->desc), free(a->secant), free(a->atexact), free(a->state0), free(a->stbuf), free(a->resB), free(a->gB),
         free(a->GA), free(a->GB), free(a->cs), free(a->fe), free(a->fv), free(a->fset), free(a->used);
-    free(a->u), free(a->uprev), free(a->v), free(a->vs), free(a->g), free(a->Gp), free(a->res), free(a->W);
+    free(a->u), free(a->uprev), free(a->v), free(a->vs), free(a->g), free(a->Gp), free(a->res), free(a->W), free(a->nmin);
     memset(a, 0, sizeof *a);
 }
 
@@ -43,10 +43,11 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
     a->v = calloc((size_t)n, sizeof(double)), a->vs = calloc((size_t)n, sizeof(double));
     a->g = malloc((size_t)n * sizeof(double)), a->Gp = malloc((size_t)(a->nu + 1) * sizeof(double));
     a->res = calloc((size_t)(ns + 1), sizeof *a->res), a->W = calloc((size_t)(ns + 1), sizeof(double));
+    a->nmin = calloc((size_t)(ns + 1), sizeof(long));
     a->resB = calloc((size_t)(ns + 1), sizeof *a->resB), a->gB = malloc((size_t)n * sizeof(double));
     a->GA = malloc((size_t)(a->nu + 1) * sizeof(double)), a->GB = malloc((size_t)(a->nu + 1) * sizeof(double));
     if (!a->desc || !a->secant || !a->atexact || !a->resB || !a->gB || !a->GA || !a->GB || !a->cs || !a->fe || !a->fv ||
-        !a->fset || !a->used || !a->u || !a->uprev || !a->v || !a->vs || !a->g || !a->Gp || !a->res || !a->W) {
+        !a->fset || !a->used || !a->u || !a->uprev || !a->v || !a->vs || !a->g || !a->Gp || !a->res || !a->W || !a->nmin) {
         snprintf(err, errlen, "hbm: out of memory");
         br_hbm_aft_free(a);
         return -1;
@@ -222,11 +223,15 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
     for (int p = 1; p <= a->maxper && !done; p++) {
         memset(G, 0, (size_t)nu * sizeof(double));
         memset(a->W, 0, (size_t)a->nset * sizeof(double));
+        for (int c = 0; c < a->nset; c++) a->nmin[c] = a->desc[c].npoints;
         for (int j = 1; j <= N; j++) {
             const int jj = j % N;
             if (sample_step(a, y, w, jj, 1.0, 0.0, h, err, errlen)) return -1;
             accumulate(a, a->g, jj, G);
-            for (int c = 0; c < a->nset; c++) a->W[c] += a->res[c].P * h;
+            for (int c = 0; c < a->nset; c++) {
+                a->W[c] += a->res[c].P * h;
+                if (a->res[c].ncontact < a->nmin[c]) a->nmin[c] = a->res[c].ncontact;
+            }
         }
         scale(a, G);
         a->periods++;

@@ -1232,7 +1232,7 @@ static void hbm_variant(const st_study *S, long v, st_var *V, const char *dir)
             if (rec[3 + 2 * c] > V->peak[c]) {
                 V->peak[c] = rec[3 + 2 * c], V->ipeak[c] = p;
                 if (c == 0)
-                    for (int s = 0; s < V->m->nset && s < 64; s++) V->Wpk[s] = x[width - V->m->nset + s];
+                    for (int s = 0; s < V->m->nset && s < 64; s++) V->Wpk[s] = x[width - 2 * V->m->nset + s];
             }
         }
         if (push_point(S, V, rec)) break;

@@ -132,13 +132,15 @@ Test(hbm, the_impact_oscillator_is_followed_through_its_turning_points, .timeout
     cr_assert(fp);
     cr_assert(fgets(line, sizeof line, fp));
     double f[4096], a[4096];
-    int n = 0;
+    int n = 0, opens = 1;
     while (n < 4096 && fgets(line, sizeof line, fp)) {
-        double v[20];
+        double v[22];
         char *s = line;
-        for (int c = 0; c < 20; c++) v[c] = strtod(s, &s), s += *s == ',';
-        f[n] = v[0], a[n] = 0.5 * v[2 + 16], n++; /* f_Hz, newton, block.z.h0..h15, block.z.pp */
+        for (int c = 0; c < 22; c++) v[c] = strtod(s, &s), s += *s == ',';
+        f[n] = v[0], a[n] = 0.5 * v[2 + 16], n++; /* f_Hz, newton, block.z.h0..h15, block.z.pp, .arg1_deg, stop.W, */
+        opens &= v[21] == 0.0;                     /* stop.ncontact_min: the block leaves the floor every cycle */
     }
+    cr_assert(opens, "stop.ncontact_min is 0 at every point (the stop opens every cycle)");
     fclose(fp);
     int crossings = 0, back = 0, ipeak = -1;
     for (int i = 1; i < n; i++) {
@@ -803,6 +805,7 @@ Test(hbm, a_study_runs_a_curve_per_variant, .timeout = 300)
                   "digits)", v, pk, best);
         cr_assert(csv_at(st, v, csv_col(st, "block.x.f_peak")) == 9.0);
         cr_assert(csv_at(st, v, csv_col(st, "turning_points")) == 0.0);
+        cr_assert(csv_at(t, 0, csv_col(t, "friction.ncontact_min")) == 1.0, "the prescribed contact stays closed");
         csv_free(t);
     }
     cr_log_info("hbm study: 3 variants, receptance within %.2e, phase within %.2e degrees of m, c, k + kt", worst, worst_ph);
