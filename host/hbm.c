@@ -51,6 +51,7 @@ struct br_hbm {
     double lev;     /* the excitation level: every harmonic load times lev (1 as the scenario has it) */
     int plevel;     /* the continuation's parameter p: 0 the base frequency w [rad/s], 1 the level at w = wfix */
     double wfix;
+    double *ypk, wpk, pk; /* the solution where the first column's first harmonic peaked on the last curve */
 };
 typedef struct br_hbm hb;
 
@@ -341,6 +342,125 @@ static void column_values(hb *h, const hb_col *c, double *row, double *arg1)
     if (arg1) *arg1 = carg(Q[1]);
 }
 
+/* ---- a point of the curve checked by time integration ---- */
+
+/* fn -> the time after which it no longer changes but periodically (the end of its ramps) */
+static double tf_settled(const br_timefn *fn)
+{
+    double t = fn->kind == BR_TF_RAMP ? fn->t1 : 0.0;
+    if (fn->amp) t = fmax(t, tf_settled(fn->amp));
+    for (int k = 0; k < fn->nterm; k++) t = fmax(t, tf_settled(&fn->term[k]));
+    return t;
+}
+
+/* fn, f [Hz] -> every harmonic in it driven at f (as harmonic balance drives it) */
+static void tf_drive_at(br_timefn *fn, double f)
+{
+    if (fn->kind == BR_TF_HARMONIC) fn->f = f;
+    for (int k = 0; k < fn->nterm; k++) tf_drive_at(&fn->term[k], f);
+}
+
+/* run data d, its bodies' positions at creation x0 -> the DOF vector u of the harmonic-balance system */
+static void run_dofs(const hb *h, const br_data *d, const double *x0, double *u)
+{
+    const br_hbm_sys *s = &h->s;
+    for (int i = 0; i < s->nst; i++) u[i] = d->ga->u[i];
+    for (int b = 0; b < s->m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * b + j] >= 0) u[s->bdof[3 * b + j]] = d->x[3 * b + j] - x0[3 * b + j];
+}
+
+/* column c of the run's state (as column_values' first harmonic reads the solution) */
+static double run_column(const hb *h, int c, const double *u)
+{
+    double x = 0.0;
+    for (int t = 0; t < h->col[c].n; t++) x += h->col[c].coef[t] * u[h->lin.out[h->col[c].idx[t]]];
+    return x;
+}
+
+/* solver at a solution (y at frequency w), the model (its loads are driven at w from here on), periods P ->
+ * the model integrated in time (`bristle run`'s step) for P periods from the solution's periodic state: every
+ * DOF's displacement, velocity and acceleration at t = 0 of the period from the harmonics (Z_k Q_k = F_k +
+ * G_k), the contact field's states those the AFT ends its period with, the time a whole number of periods
+ * after the loads' ramps; out[0] the first column's first harmonic by harmonic balance, out[1], out[2] fitted
+ * (least squares, mean, cos, sin) over the run's first and last period; 0, or -1 with err */
+static int check_by_run(hb *h, br_model *m, int periods, double *out, char *err, size_t errlen)
+{
+    const br_hbm_sys *s = &h->s;
+    const int n = s->ndof, nl = s->nnl, H = h->H;
+    const double w = h->w, T = 2 * M_PI / w;
+    if (set_param(h, w, err, errlen) || residual(h, h->y, w, h->R, err, errlen)) return -1; /* the AFT's states */
+    double complex *Z = malloc((size_t)n * n * sizeof *Z), *q = malloc((size_t)n * sizeof *q);
+    double *u = calloc((size_t)3 * n + 1, sizeof(double)), *v = u + n, *acc = u + 2 * n, *x0 = NULL, *st = NULL;
+    int *piv = malloc((size_t)n * sizeof(int)), rc = -1;
+    br_data *d = NULL;
+    if (!Z || !q || !u || !piv) {
+        snprintf(err, errlen, "hbm: out of memory for the check by a run");
+        goto out;
+    }
+    for (int k = 0; k <= H; k++) {
+        const double complex iw = I * k * w;
+        for (size_t e = 0; e < (size_t)n * n; e++) Z[e] = s->K[e] + iw * s->C[e] + iw * iw * s->M[e];
+        for (int a = 0; a < n; a++) q[a] = k == 0 ? s->f0[a] : k == 1 ? h->lev * (s->fc[a] - I * s->fs[a]) : 0.0;
+        for (int i = 0; i < nl; i++)
+            q[s->nl[i]] += k == 0 ? h->G[i] : h->G[(2 * k - 1) * nl + i] + I * h->G[2 * k * nl + i];
+        if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, 1, (lapack_complex_double *)Z, n, piv, (lapack_complex_double *)q, n)) {
+            snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz", k, w / (2 * M_PI));
+            goto out;
+        }
+        for (int a = 0; a < n; a++) u[a] += creal(q[a]), v[a] += creal(iw * q[a]), acc[a] += creal(iw * iw * q[a]);
+    }
+    double t0 = 0.0;
+    for (int l = 0; l < m->nload; l++) t0 = fmax(t0, tf_settled(&m->load[l].mag));
+    for (int l = 0; l < m->nload; l++) tf_drive_at(&m->load[l].mag, w / (2 * M_PI));
+    d = br_data_create(m, BR_BACKEND_CPU, err, errlen);
+    x0 = malloc((size_t)3 * (m->nbody + 1) * sizeof(double));
+    if (!d || !x0) goto out;
+    memcpy(x0, d->x, (size_t)3 * m->nbody * sizeof(double));
+    d->t = ceil(t0 / T + 1e-9) * T;
+    for (int i = 0; i < s->nst; i++) d->ga->u[i] = u[i], d->ga->v[i] = v[i], d->ga->a[i] = acc[i];
+    for (int b = 0; b < m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * b + j] >= 0) d->x[3 * b + j] = x0[3 * b + j] + u[s->bdof[3 * b + j]], d->v[3 * b + j] = v[s->bdof[3 * b + j]];
+    st = malloc((size_t)(h->aft.nstate + 1) * sizeof(double));
+    if (!st) goto out;
+    for (int c = 0; c < m->nset; c++)
+        if (br_field_get_state(h->aft.field, c, st) || br_field_set_state(d->field, c, st)) {
+            snprintf(err, errlen, "hbm: the contact states of set %d could not be carried into the run", c);
+            goto out;
+        }
+    /* least squares of the first column over the first and the last period: x = c0 + a cos + b sin */
+    double S[2][12] = {{0}};
+    const double tstart = d->t, tend = tstart + periods * T;
+    while (d->t < tend - 0.5 * m->dt) {
+        if (br_step(m, d, err, errlen)) goto out;
+        const int which = d->t <= tstart + T + 1e-12 ? 0 : d->t > tend - T - 1e-12 ? 1 : -1;
+        if (which < 0) continue;
+        run_dofs(h, d, x0, u);
+        const double x = run_column(h, 0, u), r[3] = {1.0, cos(w * (d->t - tstart)), sin(w * (d->t - tstart))};
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b < 3; b++) S[which][3 * a + b] += r[a] * r[b];
+            S[which][9 + a] += r[a] * x;
+        }
+    }
+    double row[66];
+    column_values(h, &h->col[0], row, NULL);
+    out[0] = row[1];
+    for (int k = 0; k < 2; k++) {
+        int p3[3];
+        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, 3, 1, S[k], 3, p3, S[k] + 9, 3)) {
+            snprintf(err, errlen, "hbm: the check by a run has too few steps a period");
+            goto out;
+        }
+        out[1 + k] = hypot(S[k][10], S[k][11]);
+    }
+    rc = 0;
+out:
+    br_data_free(d);
+    free(Z), free(q), free(u), free(piv), free(x0), free(st);
+    return rc;
+}
+
 /* ---- the command ---- */
 
 static int usage(FILE *o)
@@ -359,6 +479,8 @@ static int usage(FILE *o)
                "                 AFT marches until a period's force harmonics repeat within T / 10\n"
                "  --column C     a body's displacement to report, BODY.x|y|z (default: every body's)\n"
                "  --levels L,... one curve per excitation level: every harmonic load times L (up to 32 levels)\n"
+               "  --check P      integrate the model in time for P periods from the periodic state where the first\n"
+               "                 column peaks, and compare its first harmonic (summary.json's check_by_run)\n"
                "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
                "  writes frf.csv (per point: [level,] frequency, each column's harmonic amplitudes and peak-to-peak,\n"
                "  each contact set's friction energy per cycle), frf_<column>.png, summary.json\n");
@@ -375,6 +497,7 @@ typedef struct hb_opts {
     int nlev;
     double at, l0, l1;        /* --at F --level-from L0 --level-to L1: continuation in the level at F */
     int have_at, have_l0, have_l1;
+    long check;               /* --check P: the first column's peak integrated in time over P periods */
 } hb_opts;
 
 /* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
@@ -427,6 +550,8 @@ static int parse_args(int argc, char **argv, hb_opts *o)
             if (a[2] == 'a') o->at = v, o->have_at = 1;
             else if (a[8] == 'f') o->l0 = v, o->have_l0 = 1;
             else o->l1 = v, o->have_l1 = 1;
+        } else if (!strcmp(a, "--check")) {
+            if (br_arg_long("hbm", "--check", argv[++i], 2, 100000, &o->check)) return 2;
         } else if (!strcmp(a, "--column")) {
             if (o->ncols == HB_MAXCOL) {
                 fprintf(stderr, "bristle hbm: at most %d columns\n", HB_MAXCOL);
@@ -464,6 +589,10 @@ static int parse_args(int argc, char **argv, hb_opts *o)
         } else o->scen = a;
     }
     if (!o->scen) return usage(stderr);
+    if (o->check && (o->have_at || o->nlev)) {
+        fprintf(stderr, "bristle hbm: --check takes a curve in frequency at the scenario's load (no --at or --levels)\n");
+        return 2;
+    }
     if (o->have_at || o->have_l0 || o->have_l1) { /* continuation in the level */
         if (!o->have_at || !o->have_l0 || !o->have_l1 || o->have_f0 || o->have_f1 || o->nlev) {
             fprintf(stderr, "bristle hbm: a curve in the level takes --at F --level-from L0 --level-to L1 (and no --from, --to "
@@ -527,8 +656,18 @@ void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
     fprintf(fp, "\n");
 }
 
+/* --check's figures (f, P, harmonic balance's h1, the run's over its first and last period) -> "stays" (the
+ * last period within 1 %), "leaves" (beyond 1 %), or "inconclusive" when the first period is already more than
+ * 5 % off: the state did not carry over cleanly (a small mismatch sets a lightly damped mode ringing where the
+ * forced response is small, docs/hbm.md) */
+static const char *check_verdict(const double *chk)
+{
+    if (!(fabs(chk[3] / chk[2] - 1) <= 0.05)) return "inconclusive";
+    return fabs(chk[4] / chk[2] - 1) <= 0.01 ? "stays" : "leaves";
+}
+
 static int write_summary(const char *path, const hb *h, const hb_opts *o, long npoint, const double *folds, int nfold,
-                         double wall, const char *status, const char *warning)
+                         double wall, const char *status, const char *warning, const double *chk)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "scenario", h->s.m->name);
@@ -568,6 +707,16 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
     }
     cJSON *f = cJSON_AddArrayToObject(j, o->have_at ? "turning_points_level" : "turning_points_Hz");
     for (int k = 0; k < nfold; k++) cJSON_AddItemToArray(f, cJSON_CreateNumber(folds[k]));
+    if (chk) { /* --check: f, periods, harmonic balance's h1, the run's over its first and last period */
+        cJSON *c = cJSON_AddObjectToObject(j, "check_by_run");
+        cJSON_AddStringToObject(c, "column", h->col[0].name);
+        br_json_number(c, "f_Hz", chk[0]);
+        br_json_number(c, "periods", chk[1]);
+        br_json_number(c, "hbm_h1", chk[2]);
+        br_json_number(c, "run_h1_first_period", chk[3]);
+        br_json_number(c, "run_h1_last_period", chk[4]);
+        cJSON_AddStringToObject(c, "verdict", check_verdict(chk));
+    }
     cJSON *wa = cJSON_AddArrayToObject(j, "warnings");
     if (warning && *warning) cJSON_AddItemToArray(wa, cJSON_CreateString(warning));
     char *text = cJSON_Print(j);
@@ -634,7 +783,7 @@ void br_hbm_free(br_hbm *h)
     br_hbm_lin_free(&h->lin);
     br_hbm_sys_free(&h->s);
     free(h->G), free(h->R), free(h->Rt), free(h->J), free(h->Jw), free(h->A), free(h->b), free(h->yt), free(h->yp);
-    free(h->piv), free(h->y), free(h->dR);
+    free(h->piv), free(h->y), free(h->dR), free(h->ypk);
     free(h);
 }
 
@@ -684,7 +833,8 @@ br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, in
     h->b = malloc((size_t)(nu + 1) * sizeof(double)), h->yt = malloc((size_t)(nu + 1) * sizeof(double));
     h->yp = malloc((size_t)(nu + 1) * sizeof(double)), h->piv = malloc((size_t)(nu + 1) * sizeof(int));
     h->y = calloc((size_t)nu + 1, sizeof(double)), h->dR = malloc((size_t)(nu + 1) * sizeof(double));
-    if (!h->dR || !h->G || !h->R || !h->Rt || !h->J || !h->Jw || !h->A || !h->b || !h->yt || !h->yp || !h->piv || !h->y) {
+    h->ypk = calloc((size_t)nu + 1, sizeof(double));
+    if (!h->ypk || !h->dR || !h->G || !h->R || !h->Rt || !h->J || !h->Jw || !h->A || !h->b || !h->yt || !h->yp || !h->piv || !h->y) {
         snprintf(err, errlen, "hbm: out of memory");
         br_hbm_free(h);
         return NULL;
@@ -764,6 +914,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
     const double dir_w = p1 > p0 ? 1.0 : -1.0, w1 = p1, ws = p0;
     const long start = r->n;
     *warning = 0;
+    h->pk = -1.0;
     /* the first point: Newton at p0 from the linear response without contact forces */
     int its = point_at(h, p0, 1, err, errlen), rc;
     double w = h->w, ys = fmax(norm_inf(y, nu), 1e-300);
@@ -788,6 +939,8 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
         const double lv = h->plevel ? w : lead, wf = h->plevel ? h->wfix : w;
         if (lc) r->v[r->n * width] = lv;
         point_row(h, wf, its, r->v + r->n * width + lc);
+        if (h->ncol > 0 && r->v[r->n * width + lc + 3] > h->pk) /* column 0's h1 */
+            h->pk = r->v[r->n * width + lc + 3], h->wpk = w, memcpy(h->ypk, y, (size_t)nu * sizeof(double));
         r->n++;
         if (progress && lc) fprintf(stderr, "\rhbm: level %g, %.6g Hz, point %ld, %d Newton iterations   ", lv, wf / (2 * M_PI), np, its);
         else if (progress) fprintf(stderr, "\rhbm: %.6g Hz, point %ld, %d Newton iterations   ", wf / (2 * M_PI), np, its);
@@ -1011,7 +1164,25 @@ int br_hbm_main(int argc, char **argv)
     if (np > 0 && o.have_at) plots_level(stage, h, rows.v, width, np, o.at, o.l0, o.l1);
     else if (np > 0) plots(stage, h, rows.v, width, o.nlev ? o.levels : NULL, nlev, lstart);
     snprintf(path, sizeof path, "%s/summary.json", stage);
-    if (write_summary(path, h, &o, np, rows.folds, rows.nfold, wall, status, warning)) wrc = -1;
+    /* --check: the peak's periodic state integrated in time */
+    double chk[5], *chkp = NULL;
+    if (o.check && !failed && np > 0) {
+        memcpy(h->y, h->ypk, (size_t)h->nu * sizeof(double));
+        h->w = h->wpk;
+        double r3[3];
+        if (check_by_run(h, m, (int)o.check, r3, err, sizeof err)) { /* said so; the curve stands */
+            fprintf(stderr, "bristle hbm: the check by a run failed: %s\n", err);
+            snprintf(warning + strlen(warning), sizeof warning - strlen(warning), "%sthe check by a run failed: %.600s",
+                     *warning ? "; " : "", err);
+        } else {
+            chk[0] = h->wpk / (2 * M_PI), chk[1] = (double)o.check, chk[2] = r3[0], chk[3] = r3[1], chk[4] = r3[2], chkp = chk;
+            if (!o.quiet)
+                printf("bristle hbm: check at %.6g Hz: %s's first harmonic %.6g by harmonic balance; a run from that state %.6g "
+                       "over its first period, %.6g over its %ld-th (%+.3g %%): %s\n",
+                       chk[0], h->col[0].name, r3[0], r3[1], r3[2], o.check, 100 * (r3[2] / r3[0] - 1), check_verdict(chk));
+        }
+    }
+    if (write_summary(path, h, &o, np, rows.folds, rows.nfold, wall, status, warning, chkp)) wrc = -1;
     if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
         fprintf(stderr, "bristle hbm: %s\n", err);
         wrc = -1;

@@ -922,3 +922,75 @@ Test(hbm, a_curve_in_the_excitation_level, .timeout = 300)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* summary.json of dir -> the number after "key": in it (NAN if absent) */
+static double summary_number(const char *dir, const char *key)
+{
+    char p[300], js[16384], k[80];
+    snprintf(p, sizeof p, "%s/summary.json", dir);
+    FILE *fp = fopen(p, "r");
+    cr_assert(fp, "%s", p);
+    js[fread(js, 1, sizeof js - 1, fp)] = 0;
+    fclose(fp);
+    snprintf(k, sizeof k, "\"%s\":", key);
+    const char *q = strstr(js, k);
+    return q ? strtod(q + strlen(k), NULL) : NAN;
+}
+
+/* summary.json of dir -> 1 if it holds text */
+static int summary_has(const char *dir, const char *text)
+{
+    char p[300], js[16384];
+    snprintf(p, sizeof p, "%s/summary.json", dir);
+    FILE *fp = fopen(p, "r");
+    cr_assert(fp, "%s", p);
+    js[fread(js, 1, sizeof js - 1, fp)] = 0;
+    fclose(fp);
+    return strstr(js, text) != NULL;
+}
+
+/* --check P: the periodic state where the first column peaks, integrated in time (bristle run's step) for P
+ * periods. A stable state stays: the stuck Jenkins oscillator (damped, kt = 1000) within 0.05 % (the run's dt
+ * of 1e-5), Den Hartog's sliding one at 1.4 times its natural frequency within 0.3 % (harmonic balance's N =
+ * 1024 sampling against the run). A state that is not the one runs settle in departs: S5b's mistuned bundle 16
+ * at its peak near 53.48 Hz, where harmonic balance keeps the tie-bosses closed (2.39 mm) and the run from that
+ * state grows towards the striking motion (3.2 mm after 300 periods, docs/hbm.md): more than 20 % above. */
+Test(hbm, a_state_is_checked_by_a_run, .timeout = 900) /* 25 s here */
+{
+    char dir[] = "/tmp/bristle_hbm_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char out[200];
+    snprintf(out, sizeof out, "%s/ck", dir);
+    char *a[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "2", "--to", "9", "--harmonics", "3", "--samples", "64",
+                 "--points", "12", "--column", "block.x", "--set", "contacts.friction.friction.kt=1000", "--set",
+                 "loads.drive.magnitude.harmonic.amplitude=0.1", "--set", "springs.wall.damping=5", "--check", "20", "--out",
+                 out, "--quiet"};
+    cr_assert_eq(br_hbm_main(24, a), 0);
+    double hb = summary_number(out, "hbm_h1"), run = summary_number(out, "run_h1_last_period");
+    cr_log_info("check, stuck Jenkins at %g Hz: %.6g by harmonic balance, %.6g after 20 periods", summary_number(out, "f_Hz"), hb, run);
+    cr_assert(summary_number(out, "f_Hz") == 9.0 && fabs(run / hb - 1) <= 5e-4, "%g against %g", run, hb);
+    cr_assert(summary_has(out, "\"verdict\":\t\"stays\""));
+    char *b[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "14", "--to", "16", "--harmonics", "31", "--samples", "1024",
+                 "--points", "4", "--column", "block.x", "--check", "50", "--out", out, "--quiet"};
+    cr_assert_eq(br_hbm_main(18, b), 0);
+    hb = summary_number(out, "hbm_h1"), run = summary_number(out, "run_h1_last_period");
+    cr_log_info("check, Den Hartog at 14 Hz: %.6g by harmonic balance, %.6g after 50 periods", hb, run);
+    cr_assert(fabs(run / hb - 1) <= 3e-3, "%g against %g", run, hb);
+    cr_assert(summary_has(out, "\"verdict\":\t\"stays\""));
+    char *c[] = {SCEN("blades_sine_lugre"), "--from", "53.3", "--to", "53.6", "--harmonics", "3", "--samples", "64",
+                 "--tol", "1e-6", "--points", "6", "--column", "tip_C.x", "--set", "beams.blade_L.E=207743765337.77432",
+                 "--set", "beams.blade_C.E=218681722520.69943", "--set", "beams.blade_R.E=213545088735.96429", "--check", "300",
+                 "--out", out, "--quiet"};
+    cr_assert_eq(br_hbm_main(26, c), 0);
+    hb = summary_number(out, "hbm_h1"), run = summary_number(out, "run_h1_last_period");
+    const double first = summary_number(out, "run_h1_first_period");
+    cr_log_info("check, mistuned bundle at %.5g Hz: %.6g by harmonic balance, %.6g over the first period, %.6g after 300",
+                summary_number(out, "f_Hz"), hb, first, run);
+    cr_assert(fabs(first / hb - 1) <= 0.02 && run / hb > 1.2, "%g, %g against %g", first, run, hb);
+    cr_assert(summary_has(out, "\"verdict\":\t\"leaves\""));
+    char *d[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "14", "--to", "16", "--levels", "1,2", "--check", "5", "--out", out};
+    cr_assert_eq(br_hbm_main(11, d), 2, "--check with --levels");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
