@@ -415,7 +415,10 @@ static int check_by_run(hb *h, br_model *m, int periods, double *out, char *err,
     for (int l = 0; l < m->nload; l++) tf_drive_at(&m->load[l].mag, w / (2 * M_PI));
     d = br_data_create(m, BR_BACKEND_CPU, err, errlen);
     x0 = malloc((size_t)3 * (m->nbody + 1) * sizeof(double));
-    if (!d || !x0) goto out;
+    if (!d || !x0) {
+        if (d) snprintf(err, errlen, "hbm: out of memory for the check by a run");
+        goto out;
+    }
     memcpy(x0, d->x, (size_t)3 * m->nbody * sizeof(double));
     d->t = ceil(t0 / T + 1e-9) * T;
     for (int i = 0; i < s->nst; i++) d->ga->u[i] = u[i], d->ga->v[i] = v[i], d->ga->a[i] = acc[i];
@@ -482,8 +485,9 @@ static int usage(FILE *o)
                "  --check P      integrate the model in time for P periods from the periodic state where the first\n"
                "                 column peaks, and compare its first harmonic (summary.json's check_by_run)\n"
                "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
-               "  writes frf.csv (per point: [level,] frequency, each column's harmonic amplitudes and peak-to-peak,\n"
-               "  each contact set's friction energy per cycle), frf_<column>.png, summary.json\n");
+               "  writes frf.csv (per point: [level,] frequency, each column's harmonic amplitudes, peak-to-peak and\n"
+               "  first harmonic's phase, each contact set's friction energy per cycle and fewest points in contact),\n"
+               "  frf_<column>.png, summary.json\n");
     return o == stderr ? 2 : 0;
 }
 
