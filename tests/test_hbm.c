@@ -106,6 +106,27 @@ Test(hbm, stuck_jenkins_is_the_linear_response, .timeout = 60)
     br_model_free(m);
 }
 
+/* JSON text, key of an array of numbers -> up to max of them in v; their count (the key must be there) */
+static int json_numbers(const char *js, const char *key, double *v, int max)
+{
+    char k[80];
+    snprintf(k, sizeof k, "\"%s\"", key);
+    const char *tp = strstr(js, k);
+    cr_assert(tp && strchr(tp, '['), "no %s in %s", key, js);
+    const char *q = strchr(tp, '[') + 1;
+    int n = 0;
+    while (n < max && *q && *q != ']') {
+        char *e;
+        const double x = strtod(q, &e);
+        if (e == q) {
+            q++;
+            continue;
+        }
+        v[n++] = x, q = e;
+    }
+    return n;
+}
+
 static int cmp_dbl(const void *x, const void *y)
 {
     const double a = *(const double *)x, b = *(const double *)y;
@@ -167,22 +188,10 @@ Test(hbm, the_impact_oscillator_is_followed_through_its_turning_points, .timeout
     line[got] = 0;
     fclose(fp);
     /* exactly the two turns of the path in frf.csv */
-    const char *tp = strstr(line, "\"turning_points_Hz\"");
-    cr_assert(tp && strchr(tp, '['), "summary.json lists the turning points: %s", line);
-    char *q = strchr(tp, '[') + 1;
     double turns[8];
-    int nt = 0;
-    while (nt < 8 && *q && *q != ']') {
-        char *e;
-        const double v = strtod(q, &e);
-        if (e == q) {
-            q++;
-            continue;
-        }
-        turns[nt++] = v, q = e;
-    }
+    int nt = json_numbers(line, "turning_points_Hz", turns, 8);
     cr_assert(nt == 2 && fabs(turns[0] - fmaxv) < 1e-9 && fabs(turns[1] - fmin_after) < 1e-9,
-              "summary.json's turning points (%d) are the curve's two turns: %s", nt, tp);
+              "summary.json's turning points (%d) are the curve's two turns: %s", nt, line);
     /* the three amplitudes at 1.45 Hz, in the order the curve meets them (rising: low, middle, high branch...) */
     double af[3], al[3];
     int k = 0;
@@ -197,19 +206,8 @@ Test(hbm, the_impact_oscillator_is_followed_through_its_turning_points, .timeout
     got = fread(line, 1, sizeof line - 1, fp);
     line[got] = 0;
     fclose(fp);
-    tp = strstr(line, "\"turning_points_level\"");
-    cr_assert(tp && strchr(tp, '['), "%s", line);
-    q = strchr(tp, '[') + 1, nt = 0;
-    while (nt < 8 && *q && *q != ']') {
-        char *e;
-        const double v = strtod(q, &e);
-        if (e == q) {
-            q++;
-            continue;
-        }
-        turns[nt++] = v, q = e;
-    }
-    cr_assert(nt == 2 && turns[0] > 1 && turns[1] < 1, "two folds in the level, about level 1: %s", tp);
+    nt = json_numbers(line, "turning_points_level", turns, 8);
+    cr_assert(nt == 2 && turns[0] > 1 && turns[1] < 1, "two folds in the level, about level 1: %s", line);
     snprintf(path, sizeof path, "%s/frf.csv", out);
     fp = fopen(path, "r");
     cr_assert(fp && fgets(line, sizeof line, fp));
