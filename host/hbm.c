@@ -661,14 +661,10 @@ void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
 }
 
 /* --check's figures (f, P, harmonic balance's h1, the run's over its first and last period) -> "stays" (the
- * last period within 1 %), "leaves" (beyond 1 %), or "inconclusive" when the first period is already more than
- * 5 % off: the state did not carry over cleanly (a small mismatch sets a lightly damped mode ringing where the
- * forced response is small, docs/hbm.md) */
-static const char *check_verdict(const double *chk)
-{
-    if (!(fabs(chk[3] / chk[2] - 1) <= 0.05)) return "inconclusive";
-    return fabs(chk[4] / chk[2] - 1) <= 0.01 ? "stays" : "leaves";
-}
+ * last period within 1 %) or "leaves"; the first period carries the start's transient (the harmonics' truncation
+ * sets stiff contact modes ringing: on S2 off its resonance +36 % over the first period, gone within 20,
+ * docs/hbm.md) and decides nothing */
+static const char *check_verdict(const double *chk) { return fabs(chk[4] / chk[2] - 1) <= 0.01 ? "stays" : "leaves"; }
 
 static int write_summary(const char *path, const hb *h, const hb_opts *o, long npoint, const double *folds, int nfold,
                          double wall, const char *status, const char *warning, const double *chk)
