@@ -1066,8 +1066,9 @@ static int batch_make(st_var *V, long nv, br_backend_kind backend, st_batch *B, 
 /* the batch, every variant, the variants running at the start of this block (run[nrun]) -> one
  * lockstep step of those still running: frames in (threads over variants), one field step over
  * every variant's sets, then each variant's remaining stages (threads over variants). The list
- * keeps the threads' shares even when variants end at different times (stepped sines). */
-static void batch_step(const st_study *S, st_var *V, long nv, const long *run, long nrun, st_batch *B)
+ * keeps the threads' shares even when variants end at different times (stepped sines). Returns how
+ * many of them still run. */
+static long batch_step(const st_study *S, st_var *V, long nv, const long *run, long nrun, st_batch *B)
 {
 #pragma omp parallel for schedule(static) if (nrun >= ST_OMP_MIN)
     for (long k = 0; k < nrun; k++) {
@@ -1104,6 +1105,9 @@ static void batch_step(const st_study *S, st_var *V, long nv, const long *run, l
         }
         var_step_end(S, W, B->sample[v], 1);
     }
+    long running = 0;
+    for (long k = 0; k < nrun; k++) running += V[run[k]].status == ST_RUNNING;
+    return running;
 }
 
 /* Every variant's whole step on a beam batch (host/beam_batch.c): with BRISTLE_STUDY_BEAMS=cuda and
@@ -1149,8 +1153,9 @@ static int beams_make(st_var *V, long nv, br_backend_kind backend, st_beams *W, 
 }
 
 /* the beam batch, every variant -> one lockstep step of those running: forces at t_n on the batch,
- * the sampled variants' state brought back and analysed, then the batch integrates the rest */
-static void beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
+ * the sampled variants' state brought back and analysed, then the batch integrates the rest; returns
+ * how many variants still run */
+static long beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
 {
     for (long v = 0; v < nv; v++) {
         W->failed[v] = V[v].status != ST_RUNNING;
@@ -1179,8 +1184,10 @@ static void beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
     W->analysis_s += br_wall_seconds() - ta;
     for (long v = 0; v < nv; v++) /* on this thread: the device calls */
         if (W->skip[v] && br_beam_batch_reload(W->bb, (int)v, V[v].err, sizeof V[v].err)) V[v].status = ST_FAILED;
-    for (long v = 0; v < nv; v++) W->skip[v] = V[v].status != ST_RUNNING;
+    long running = 0;
+    for (long v = 0; v < nv; v++) W->skip[v] = V[v].status != ST_RUNNING, running += !W->skip[v];
     br_beam_batch_integrate(W->bb, W->skip);
+    return running;
 }
 
 /* ---- outputs ---- */
@@ -1888,10 +1895,9 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
             long nrun = 0;
             for (long v = 0; v < nl; v++)
                 if (L[v].status == ST_RUNNING) run[nrun++] = v;
-            for (long k = 0; k < block; k++) {
-                if (W.bb) beams_step(S, L, nl, &W);
-                else batch_step(S, L, nl, run, nrun, &B);
-            }
+            /* a block ends early when no variant runs (their field would go on stepping) */
+            for (long k = 0; k < block && nrun; k++)
+                if (!(W.bb ? beams_step(S, L, nl, &W) : batch_step(S, L, nl, run, nrun, &B))) break;
             for (long v = 0; v < nl; v++) running += L[v].status == ST_RUNNING;
         } else {
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : running)
