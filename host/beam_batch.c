@@ -402,6 +402,7 @@ int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t e
     (void)err, (void)errlen;
 #endif
     lap(B, 5, &t0);
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++)
         if (which[v]) record_io(B, v, 0);
     lap(B, 6, &t0);

@@ -1,8 +1,11 @@
 /* beam_cuda.cu: a batch of beam models resident on a CUDA device: kernels/beam_store.h's arrays on
- * the device and its per-variant steps in one thread a variant. A step's forces are three launches
- * on one stream (frames_kernel: a variant's frames and its sets' frames into the field's device
- * array; the field's resident step; forces_kernel: the sets' results from their sums, then
- * br_beam_store_forces), its integration one (integrate_kernel); the copies are the variants'
+ * the device and its per-variant stages in one thread a variant. A step's forces are launches on
+ * one stream: frames_kernel (a variant's frames and its sets' frames into the field's device
+ * array), the field's resident step, forces_pre_kernel (the sets' results from their sums, then
+ * br_beam_store_forces_pre: loads and E blocks), the structure's solve by rows
+ * (br_cuda_ga_solve_rows: a thread a row of a variant) and forces_post_kernel
+ * (br_beam_store_forces_post: row changes, set powers, checks); its integration one
+ * (integrate_kernel); the copies are the variants'
  * flags (energy, skip) up and their stop codes down, one int a variant, and on sampled steps the
  * records. A set's sums are added in the GPU's order (docs/gpu.md), so a variant agrees with its CPU
  * run to rounding, not bitwise. */
@@ -26,8 +29,8 @@ __global__ void frames_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_
     br_beam_store_frames(&m, &sh, &A, &D, v, sf);
 }
 
-__global__ void forces_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const br_set_frame *sf,
-                              const br_set_sums *sums, const br_tangent_sums *tans)
+__global__ void forces_pre_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const br_set_frame *sf,
+                                  const br_set_sums *sums, const br_tangent_sums *tans)
 {
     const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= D.nv || D.code[v]) return;
@@ -41,7 +44,14 @@ __global__ void forces_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_
         br_set_result_finish(&sums[k], tans ? &tans[k] : NULL, sf[k].xA, D.frames[v * D.nframe + m.set[s].frame_b].x, m.h,
                              r + D.o.E + s, r + D.o.E_nd + s, &D.res[k]);
     }
-    br_beam_store_forces(&m, &sh, &A, &D, v);
+    br_beam_store_forces_pre(&m, &sh, &A, &D, v);
+}
+
+__global__ void forces_post_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const int *singular)
+{
+    const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= D.nv || D.code[v]) return;
+    br_beam_store_forces_post(&m, &sh, &A, &D, v, m.nset > 0 && sh.nr > 0 && singular[v]);
 }
 
 __global__ void integrate_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D)
@@ -59,12 +69,15 @@ struct br_cuda_beam {
     br_ga_arrays A;
     br_beam_store D;                 /* device arrays */
     br_cuda_field *field;
+    br_cuda_ga *ga;                  /* the structures' batch (its solve by rows) */
     br_set_frame *sf;
     br_set_sums *sums;
     br_tangent_sums *tans;
     void *model_mem;                 /* the model's arrays, one allocation */
     int timing;                      /* br_cuda_beam_timing */
     double *secs;
+    void *pinned[4];                 /* the host store's arrays the sampled steps copy into, page-locked
+                                        (cudaHostRegister; NULL where that failed: copied as pageable) */
 };
 
 /* timing on: the stream waited for, the wall time since *t0 added to secs[k], *t0 now */
@@ -83,6 +96,8 @@ static void lap(br_cuda_beam *g, int k, double *t0)
 extern "C" void br_cuda_beam_destroy(br_cuda_beam *g)
 {
     if (!g) return;
+    for (void *p : g->pinned)
+        if (p) cudaHostUnregister(p);
     cudaFree(g->model_mem);
     cudaFree(g->D.rec), cudaFree(g->D.vec), cudaFree(g->D.frames), cudaFree(g->D.mag), cudaFree(g->D.res);
     cudaFree(g->D.step), cudaFree(g->D.code), cudaFree(g->D.energy);
@@ -120,6 +135,7 @@ extern "C" br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam
         return FAILVAL;
     }
     g->field = field;
+    g->ga = ga;
     /* the sets' frames of a variant that stops before its first step are read by the field: zeros */
     BR_CU(cudaMemset(g->sf, 0, (size_t)host->nv * z->nset * sizeof(br_set_frame)));
     br_cuda_ga_arrays(ga, &g->sh, &g->A);
@@ -161,6 +177,14 @@ extern "C" br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam
     BR_CU(cudaMemcpy(D.step, host->step, b.step, cudaMemcpyHostToDevice));
     BR_CU(cudaMemset(D.code, 0, b.flags));
     BR_CU(cudaMemset(D.energy, 0, b.flags));
+    /* the arrays br_cuda_beam_download fills on every sampled step (58 MB at 1e4 S5b variants),
+     * page-locked so that the copy runs at the link's rate; a failure costs speed, not the run */
+    void *const hp[4] = {host->rec, host->frames, host->res, host->step};
+    const size_t hb[4] = {b.rec, b.frames, b.res, b.step};
+    for (int k = 0; k < 4; k++) {
+        if (hp[k] && hb[k] && cudaHostRegister(hp[k], hb[k], cudaHostRegisterDefault) == cudaSuccess) g->pinned[k] = hp[k];
+        else cudaGetLastError(); /* clear it */
+    }
     return g;
 }
 #undef FAILVAL
@@ -179,7 +203,14 @@ extern "C" int br_cuda_beam_forces(br_cuda_beam *g, br_beam_store *host, char *e
     lap(g, 0, &t0);
     if (br_cuda_field_step_resident(g->field, g->m.h, err, errlen)) return -1;
     lap(g, 1, &t0);
-    forces_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, g->sf, g->sums, g->tans);
+    forces_pre_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, g->sf, g->sums, g->tans);
+    BR_CU(cudaGetLastError());
+    /* the solve: f is the store's g (the third of its vectors), E each record's imp_E */
+    const long vn = (long)g->D.n * g->D.nv;
+    if (br_cuda_ga_solve_rows(g->ga, g->D.vec + 2 * vn, g->m.nset ? g->D.rec + g->D.o.imp_E : NULL, g->D.o.size, 1,
+                              g->D.code, err, errlen))
+        return -1;
+    forces_post_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, br_cuda_ga_singular(g->ga));
     BR_CU(cudaGetLastError());
     lap(g, 2, &t0);
     BR_CU(cudaMemcpy(host->code, g->D.code, b.flags, cudaMemcpyDeviceToHost));

@@ -249,14 +249,17 @@ BR_HD void br_bm_loads(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x
     if (energy) br_bm_residual(en, x->res_ref);
 }
 
-/* model, shape, variant after br_bm_loads, res -> E blocks, a1 solved (the header's LU), the row
- * changes and each set's power and energy integrals over the step; 0, or -1 when the Woodbury
- * system is singular */
-BR_HD int br_bm_accel(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x, const br_bm_res *res)
+/* model, shape, variant after br_bm_loads, res -> its sets' E blocks (the solve's low-rank term) */
+BR_HD void br_bm_accel_pre(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x, const br_bm_res *res)
 {
     const double ck = (1 - sh->af) * sh->beta * sh->h * sh->h, cc = (1 - sh->af) * sh->gamma * sh->h;
     for (int k = 0; k < m->nset; k++) br_bm_eblock(ck, cc, res[k].tan, x->imp_E + 36 * k);
-    if (br_ga_solve(sh, &x->ga, x->g, x->s, m->nset ? x->imp_E : (const double *)0, 1)) return -1;
+}
+
+/* model, shape, variant with a1 solved, res -> the row changes and each set's power and energy
+ * integrals over the step */
+BR_HD void br_bm_accel_post(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x, const br_bm_res *res)
+{
     if (m->nset) br_ga_row_changes(sh, &x->ga, x->imp_du, x->imp_dv, x->imp_dm, 1);
     for (int s = 0; s < m->nset; s++) {
         const br_bm_set *cs = &m->set[s];
@@ -273,6 +276,16 @@ BR_HD int br_bm_accel(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x,
         x->setE[s] = x->E_upto[s] + m->h * x->setP[s];
         x->setEnd[s] = x->End_upto[s] + m->h * x->setPnd[s];
     }
+}
+
+/* model, shape, variant after br_bm_loads, res -> E blocks, a1 solved (the header's LU), the row
+ * changes and each set's power and energy integrals over the step; 0, or -1 when the Woodbury
+ * system is singular */
+BR_HD int br_bm_accel(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x, const br_bm_res *res)
+{
+    br_bm_accel_pre(m, sh, x, res);
+    if (br_ga_solve(sh, &x->ga, x->g, x->s, m->nset ? x->imp_E : (const double *)0, 1)) return -1;
+    br_bm_accel_post(m, sh, x, res);
     return 0;
 }
 

@@ -133,6 +133,41 @@ BR_HD int br_beam_store_forces(const br_bm_model *m, const br_ga_shape *sh, cons
     return code;
 }
 
+/* The same stage in three parts, for a device that solves the structures by rows
+ * (kernels/beam_cuda.cu): br_beam_store_forces_pre (loads, E blocks), the solve of
+ * kernels/ga_step.h's row phases over every variant (f: the store's g, E: the records' imp_E),
+ * br_beam_store_forces_post. Each part runs the same functions as br_beam_store_forces. */
+
+/* model, shape, structure arrays, store with variant v's set results -> its loads and E blocks */
+BR_HD void br_beam_store_forces_pre(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                                    const br_beam_store *D, long v)
+{
+    br_bm_var x;
+    br_beam_store_var(D, A, v, &x);
+    br_bm_res r[BR_BEAM_MAXSET];
+    for (int s = 0; s < m->nset; s++) r[s] = br_bm_res_of(&D->res[v * m->nset + s]);
+    br_bm_loads(m, sh, &x, r, D->energy[v]);
+    br_bm_accel_pre(m, sh, &x, r);
+}
+
+/* model, shape, structure arrays, store with variant v solved (singular: its Woodbury system
+ * was) -> its row changes, set powers and checks; D->code[v] and the return as br_beam_store_forces */
+BR_HD int br_beam_store_forces_post(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                                    const br_beam_store *D, long v, int singular)
+{
+    br_bm_var x;
+    br_beam_store_var(D, A, v, &x);
+    br_bm_res r[BR_BEAM_MAXSET];
+    for (int s = 0; s < m->nset; s++) r[s] = br_bm_res_of(&D->res[v * m->nset + s]);
+    int code = BR_BM_SINGULAR * 256;
+    if (!singular) {
+        br_bm_accel_post(m, sh, &x, r);
+        code = br_bm_check(m, sh, &x, r, D->energy[v]);
+    }
+    D->code[v] = code;
+    return code;
+}
+
 /* model, shape, structure arrays, store, variant v -> integrated to t_{n+1} */
 BR_HD void br_beam_store_integrate(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
                                    const br_beam_store *D, long v)

@@ -128,6 +128,26 @@ BR_HD void br_ga_predict(const br_ga_shape *g, const br_ga_var *x, double *up, d
     }
 }
 
+/* shape, variant at t_n, column j -> the factors of M, C and K's column j in the right-hand side:
+ * mj = am a_j, wj = v_j + (1-af) h (1-gamma) a_j, uj = u_j + (1-af)(h v_j + h^2 (1/2-beta) a_j) */
+BR_HD void br_ga_rhs_factors(const br_ga_shape *g, const br_ga_var *x, int j, double *mj, double *wj, double *uj)
+{
+    const long s = x->s;
+    const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
+    const double aj = BR_GA(x->a, j, s), vj = BR_GA(x->v, j, s), u0 = BR_GA(x->u, j, s);
+    *mj = am * aj, *wj = vj + (1 - af) * h * (1 - ga) * aj;
+    *uj = u0 + (1 - af) * (h * vj + h * h * (0.5 - be) * aj);
+}
+
+/* shape, variant, E (stride se), row i and column k of I + E Y (E block diagonal) -> x->Ar's entry */
+BR_HD void br_ga_woodbury_entry(const br_ga_shape *g, br_ga_var *x, const double *E, long se, int i, int k)
+{
+    const int nr = g->nr, b = i - i % 6;
+    double sum = i == k ? 1.0 : 0.0;
+    for (int j = b; j < b + 6; j++) sum += BR_GA(E, 6 * b + 6 * (j - b) + (i - b), se) * BR_GA(x->Y, (long)k * nr + j, x->sY);
+    BR_GA(x->Ar, (long)k * nr + i, x->s) = sum;
+}
+
 /* shape, variant at t_n, load f (n, stride sf), E (the contact blocks ck K + cc C, 36 nr / 6,
  * stride se; NULL: no low-rank term this step) -> x->w = x0 = Keff^-1 rhs and, with E, the
  * Woodbury system left in x->Ar (I + E Y) and x->yq (E L x0); br_ga_solve_end finishes */
@@ -135,13 +155,11 @@ BR_HD void br_ga_solve_begin(const br_ga_shape *g, br_ga_var *x, const double *f
 {
     const int n = g->n, nr = E ? g->nr : 0;
     const long s = x->s;
-    const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
     /* M, C and K in one pass over their common profile */
     for (int i = 0; i < n; i++) BR_GA(x->r, i, s) = BR_GA(f, i, sf);
     for (int j = 0; j < n; j++) {
-        const double aj = BR_GA(x->a, j, s), vj = BR_GA(x->v, j, s), u0 = BR_GA(x->u, j, s);
-        const double mj = am * aj, wj = vj + (1 - af) * h * (1 - ga) * aj;
-        const double uj = u0 + (1 - af) * (h * vj + h * h * (0.5 - be) * aj);
+        double mj, wj, uj;
+        br_ga_rhs_factors(g, x, j, &mj, &wj, &uj);
         const long o = (long)j * n;
         for (int i = g->plo[j]; i <= g->phi[j]; i++)
             BR_GA(x->r, i, s) -= BR_GA(x->M, o + i, x->sM) * mj + BR_GA(x->C, o + i, x->sC) * wj +
@@ -162,13 +180,7 @@ BR_HD void br_ga_solve_begin(const br_ga_shape *g, br_ga_var *x, const double *f
         br_ga_lmul(g, x->L, x->sL, x->w, s, x->ye, s);
         br_ga_emul(nr, E, se, x->ye, s, x->yq, s);
         for (int k = 0; k < nr; k++) /* I + E Y, E block diagonal */
-            for (int i = 0; i < nr; i++) {
-                const int b = i - i % 6;
-                double sum = i == k ? 1.0 : 0.0;
-                for (int j = b; j < b + 6; j++)
-                    sum += BR_GA(E, 6 * b + 6 * (j - b) + (i - b), se) * BR_GA(x->Y, (long)k * nr + j, x->sY);
-                BR_GA(x->Ar, (long)k * nr + i, s) = sum;
-            }
+            for (int i = 0; i < nr; i++) br_ga_woodbury_entry(g, x, E, se, i, k);
     }
 }
 
@@ -254,6 +266,117 @@ BR_HD void br_ga_energies(const br_ga_shape *g, const br_ga_var *x, double *kine
         ek += cm * BR_GA(x->v, j, s), ee += ck * BR_GA(x->u, j, s);
     }
     *kinetic = 0.5 * ek, *elastic = 0.5 * ee;
+}
+
+/* ---- the same solve by rows: br_ga_solve in phases whose entries do not depend on one another
+ * (on a GPU a thread each: kernels/ga_cuda.cu, kernels/beam_cuda.cu). Each entry is summed over
+ * the same terms in the same order as br_ga_solve's column loops add them into it (row i of a
+ * column-major matrix-vector product over j ascending is the column loop's sum for that row), so
+ * the result is bitwise br_ga_solve's (test_ga_batch: solve_by_rows_is_the_column_solve). The
+ * order: br_ga_rows_rhs on every row (and br_ga_rows_lemul(a) on every block of six contact rows
+ * when there is a low-rank term), br_ga_rows_lt, br_ga_rows_keff, br_ga_rows_woodbury on every
+ * block, br_ga_lu_solve per variant, br_ga_rows_end. ---- */
+
+/* shape, variant at t_n, f (stride sf), row i -> x->r's row i: f_i - (M mj + C wj + K uj)_i over
+ * the profile, column by column */
+BR_HD void br_ga_rows_rhs(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, int i)
+{
+    const int n = g->n;
+    double r = BR_GA(f, i, sf);
+    for (int j = 0; j < n; j++) {
+        if (i < g->plo[j] || i > g->phi[j]) continue;
+        double mj, wj, uj;
+        br_ga_rhs_factors(g, x, j, &mj, &wj, &uj);
+        const long o = (long)j * n + i;
+        r -= BR_GA(x->M, o, x->sM) * mj + BR_GA(x->C, o, x->sC) * wj + BR_GA(x->K, o, x->sK) * uj;
+    }
+    BR_GA(x->r, i, x->s) = r;
+}
+
+/* shape, variant, E (stride se), y (n, stride sy), block b (contact rows 6b to 6b + 5) -> those
+ * rows of x->ye = L y and of x->yq = E x->ye */
+BR_HD void br_ga_rows_lemul(const br_ga_shape *g, br_ga_var *x, const double *E, long se, const double *y, long sy, int b)
+{
+    const long s = x->s;
+    const int r0 = 6 * b;
+    for (int i = r0; i < r0 + 6; i++) {
+        const long o = (long)i * g->n;
+        const int *col = g->Lcol + o;
+        double sum = 0.0;
+        for (int q = 0; q < g->Lcnt[i]; q++) sum += BR_GA(x->L, o + col[q], x->sL) * BR_GA(y, col[q], sy);
+        BR_GA(x->ye, i, s) = sum;
+    }
+    for (int i = 0; i < 6; i++) {
+        double sum = 0.0;
+        for (int k = 0; k < 6; k++) sum += BR_GA(E, 6 * r0 + 6 * k + i, se) * BR_GA(x->ye, r0 + k, s);
+        BR_GA(x->yq, r0 + i, s) = sum;
+    }
+}
+
+/* shape, variant with x->yq, row i -> x->r's row i plus (L^T yq)_i, contact row by contact row
+ * (the rows of L whose nonzero columns list i) */
+BR_HD void br_ga_rows_lt(const br_ga_shape *g, br_ga_var *x, int i)
+{
+    const long s = x->s;
+    double r = BR_GA(x->r, i, s);
+    for (int k = 0; k < g->nr; k++) {
+        const long o = (long)k * g->n;
+        const int *col = g->Lcol + o;
+        for (int q = 0; q < g->Lcnt[k]; q++)
+            if (col[q] == i) {
+                r += BR_GA(x->L, o + i, x->sL) * BR_GA(x->yq, k, s);
+                break;
+            }
+    }
+    BR_GA(x->r, i, s) = r;
+}
+
+/* shape, variant with x->r, row i -> x->w's row i = (Keff^-1 r)_i (br_ga_matvec's sum for that row) */
+BR_HD void br_ga_rows_keff(const br_ga_shape *g, br_ga_var *x, int i)
+{
+    const long s = x->s;
+    double y = 0.0;
+    for (int j = 0; j < g->n; j++) {
+        const double xj = BR_GA(x->r, j, s);
+        if (xj == 0.0 || i < g->flo[j] || i > g->fhi[j]) continue;
+        y += BR_GA(x->Lf, (long)j * g->n + i, x->sLf) * xj;
+    }
+    BR_GA(x->w, i, s) = y;
+}
+
+/* shape, variant with x->w = x0, E (stride se), block b -> rows 6b to 6b + 5 of x->ye = L x0,
+ * x->yq = E L x0 and of I + E Y in x->Ar */
+BR_HD void br_ga_rows_woodbury(const br_ga_shape *g, br_ga_var *x, const double *E, long se, int b)
+{
+    br_ga_rows_lemul(g, x, E, se, x->w, x->s, b);
+    for (int k = 0; k < g->nr; k++)
+        for (int i = 6 * b; i < 6 * b + 6; i++) br_ga_woodbury_entry(g, x, E, se, i, k);
+}
+
+/* shape, variant with x->w = x0 and (with_q) q in x->yq, row j -> a1_j = x0_j - (Z q)_j */
+BR_HD void br_ga_rows_end(const br_ga_shape *g, br_ga_var *x, int with_q, int j)
+{
+    const long s = x->s;
+    double w = BR_GA(x->w, j, s);
+    for (int k = 0; with_q && k < g->nr; k++)
+        if (j >= g->zlo[k] && j <= g->zhi[k]) w -= BR_GA(x->Z, (long)k * g->n + j, x->sZ) * BR_GA(x->yq, k, s);
+    BR_GA(x->w, j, s) = w;
+    BR_GA(x->a1, j, s) = w;
+}
+
+/* shape, variant at t_n, f, E (as br_ga_solve) -> br_ga_solve's result by the row phases, one
+ * after the other on the calling thread (what the GPU's launches do across threads) */
+BR_HD int br_ga_solve_rows(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
+{
+    const int n = g->n, lr = E && g->nr > 0, nb = lr ? g->nr / 6 : 0;
+    for (int i = 0; i < n; i++) br_ga_rows_rhs(g, x, f, sf, i);
+    for (int b = 0; b < nb; b++) br_ga_rows_lemul(g, x, E, se, x->a, x->s, b);
+    for (int i = 0; lr && i < n; i++) br_ga_rows_lt(g, x, i);
+    for (int i = 0; i < n; i++) br_ga_rows_keff(g, x, i);
+    for (int b = 0; b < nb; b++) br_ga_rows_woodbury(g, x, E, se, b);
+    const int rc = lr && br_ga_lu_solve(g->nr, x->Ar, x->s, x->yq, x->s) ? -1 : 0;
+    for (int j = 0; j < n; j++) br_ga_rows_end(g, x, lr && rc == 0, j);
+    return rc;
 }
 
 /* ---- batches of variants, the variant innermost ---- */

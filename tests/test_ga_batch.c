@@ -149,6 +149,67 @@ Test(ga_batch, shared_matrices_are_bitwise_each_variants_own_step)
     against_own(4, 0, 300, BR_BACKEND_CPU, 1, 0.0);
 }
 
+/* The solve by rows (kernels/ga_step.h's br_ga_solve_rows: the phases a GPU runs a thread an
+ * entry) against the column loops of br_ga_batch_one, on the CPU: five mistuned variants, 300
+ * steps, now and then one without the contact term; every row change and the state bitwise */
+Test(ga_batch, solve_by_rows_is_the_column_solve)
+{
+    enum { NV = 5, STEPS = 300 };
+    tvar t[2 * NV];
+    br_genalpha *g[2][NV];
+    for (int v = 0; v < 2 * NV; v++) {
+        tvar_make(&t[v], MIST[v % NV]);
+        g[v / NV][v % NV] = t[v].d->ga;
+        t[v].d->ga->own_lu = 1;
+    }
+    char err[512];
+    br_ga_batch *B = br_ga_batch_create(g[0], NV, BR_BACKEND_CPU, err, sizeof err);
+    br_ga_batch *R = br_ga_batch_create(g[1], NV, BR_BACKEND_CPU, err, sizeof err);
+    cr_assert(B && R, "%s", err);
+    const br_ga_shape *sh = br_ga_batch_shape(R);
+    const br_ga_arrays *A = br_ga_batch_arrays(R);
+    const int n = g[0][0]->n, nr = g[0][0]->nr;
+    cr_assert_gt(nr, 0);
+    double *f = malloc((size_t)n * NV * sizeof(double)), *E = malloc((size_t)6 * nr * NV * sizeof(double));
+    double *du[2], *dv[2], *dm[2];
+    for (int k = 0; k < 2; k++)
+        du[k] = malloc((size_t)nr * NV * sizeof(double)), dv[k] = malloc((size_t)nr * NV * sizeof(double)),
+        dm[k] = malloc((size_t)nr * NV * sizeof(double));
+    int bad[NV];
+    long same = 0;
+    for (int k = 0; k < STEPS; k++) {
+        const int with_E = k % 50 != 7;
+        for (int v = 0; v < NV; v++) {
+            for (int i = 0; i < n; i++) f[(size_t)i * NV + v] = load(k, v, i);
+            for (int q = 0; q < 6 * nr; q++) E[(size_t)q * NV + v] = eblock(k, v, q);
+        }
+        cr_assert_eq(br_ga_batch_step(B, f, with_E ? E : NULL, du[0], dv[0], dm[0], bad, err, sizeof err), 0, "%s", err);
+        for (int v = 0; v < NV; v++) {
+            br_ga_var x;
+            br_ga_arrays_var(A, v, &x);
+            cr_assert_eq(br_ga_solve_rows(sh, &x, f + v, NV, with_E ? E + v : NULL, NV), 0);
+            br_ga_row_changes(sh, &x, du[1] + v, dv[1] + v, dm[1] + v, NV);
+            br_ga_advance(sh, &x);
+        }
+        const size_t rb = (size_t)nr * NV * sizeof(double);
+        cr_assert(!memcmp(du[0], du[1], rb) && !memcmp(dv[0], dv[1], rb) && !memcmp(dm[0], dm[1], rb),
+                  "step %d: the row changes differ", k);
+        same += 3L * nr * NV;
+    }
+    const br_ga_arrays *A0 = br_ga_batch_arrays(B);
+    const size_t sb = (size_t)n * NV * sizeof(double);
+    cr_assert(!memcmp(A0->u, A->u, sb) && !memcmp(A0->v, A->v, sb) && !memcmp(A0->a, A->a, sb), "the states differ");
+    double umax = 0.0;
+    for (size_t i = 0; i < (size_t)n * NV; i++) umax = fmax(umax, fabs(A->u[i]));
+    cr_assert_gt(umax, 1e-9, "the loads moved the structure");
+    fprintf(stderr, "solve by rows against the column solve, %d variants, %d steps: %ld of %ld row changes and the "
+                    "states bitwise\n", NV, STEPS, same, 3L * nr * NV * STEPS);
+    free(f), free(E);
+    for (int k = 0; k < 2; k++) free(du[k]), free(dv[k]), free(dm[k]);
+    br_ga_batch_destroy(B), br_ga_batch_destroy(R);
+    for (int v = 0; v < 2 * NV; v++) tvar_free(&t[v]);
+}
+
 /* LAPACK's dgesv (OpenBLAS, its own order and FMAs) against the header's LU in the same run:
  * rounding only, 300 steps */
 Test(ga_batch, lapack_and_the_header_lu_agree_to_rounding)
