@@ -43,6 +43,19 @@ __host__ __device__ constexpr int law_items(int law)
 #endif
 }
 constexpr int kFinishBlock = 128;
+/* A set of 1 to kSmall points steps in a segment of a warp, a point a lane, its sums reduced by
+ * shuffles within the segment (step_seg): segments of lanes_for(n) lanes (the next power of two),
+ * 32 / lanes_for(n) sets a warp, kSmallWarps warps a block. A study's variants make tens of
+ * thousands of sets of a few points each, and a 256-thread block for each (step_block: one thread
+ * busy, eight warps' 120 tangent shuffle trees four times over) cost 6.4 ms a step for 2e4 sets of
+ * 4 points on an H100 (benchmarks/results/2026-11-27-gpu-h100.md). Which path and segment width a
+ * set takes depend on its size alone, so a set's sums are the same in a group and alone. */
+constexpr int kSmall = 32;
+constexpr int kSmallWarps = 4;
+__host__ __device__ constexpr bool small_set(long n) { return n >= 1 && n <= kSmall; }
+__host__ __device__ constexpr int lanes_for(long n) { return n <= 1 ? 1 : 2 * lanes_for((n + 1) / 2); }
+static_assert(lanes_for(1) == 1 && lanes_for(4) == 4 && lanes_for(5) == 8 && lanes_for(17) == 32 && lanes_for(32) == 32,
+              "lanes_for: the next power of two");
 static_assert(sizeof(br_tangent_sums) == BR_TANGENT_N * sizeof(double), "tangent sums: doubles only");
 static_assert(BR_TANGENT_N <= kFinishBlock, "finish_tangent_kernel: a thread per entry");
 
@@ -56,18 +69,40 @@ struct CombineOp {
     }
 };
 
-/* x on every lane of a warp -> its sum (a fixed shuffle tree) added to *slot by lane 0 */
-__device__ void warp_sum_into(double x, double *slot)
+/* x on every lane of a warp, segments of L lanes (a power of two, 32: the whole warp) -> each
+ * segment's sum (a fixed shuffle tree) added to *slot by its first lane where write (SET: stored
+ * there instead). Every lane of the warp calls it. */
+template <bool SET>
+__device__ __forceinline__ void warp_sum_into(double x, double *slot, int L, bool write)
 {
-    for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o);
-    if ((threadIdx.x & 31) == 0) *slot += x;
+    for (int o = L >> 1; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o, L);
+    if (write) *slot = SET ? x : *slot + x;
+}
+
+/* a set's sums on every lane of a warp, segments of L lanes -> the segment's combined sums on its
+ * first lane (the same tree as warp_sum_into; the other lanes hold partial results) */
+__device__ __forceinline__ br_set_sums seg_reduce(br_set_sums acc, int L)
+{
+    static_assert(sizeof(br_set_sums) % sizeof(double) == 0, "set sums: doubles only");
+    for (int o = L >> 1; o > 0; o >>= 1) {
+        br_set_sums other;
+        const double *a = (const double *)&acc;
+        double *b = (double *)&other;
+#pragma unroll
+        for (int k = 0; k < (int)(sizeof acc / sizeof(double)); k++) b[k] = __shfl_down_sync(0xffffffffu, a[k], o, L);
+        br_sums_combine(&acc, &other);
+    }
+    return acc;
 }
 
 /* One point per lane, as pieces (br_point_sums_tan; zero for a lane without a point) -> the
  * warp's 32 contributions to each entry of the tangent sums (the products of br_tan_pieces)
- * added to its slot t, entry by entry. Each lane holds a point's 30 pieces in registers instead
- * of 120 running sums in local memory. Every lane of the warp calls it. */
-__device__ void warp_tangent_add(const br_point_tan_sums &o, br_tangent_sums *t)
+ * added to its slot t, entry by entry (SET: stored in it); with segments of L lanes (a set each),
+ * each segment's into its own slot, written by its first lane where write. Each lane holds a
+ * point's 30 pieces in registers instead of 120 running sums in local memory. Every lane of the
+ * warp calls it. */
+template <bool SET>
+__device__ __forceinline__ void warp_tangent_add(const br_point_tan_sums &o, br_tangent_sums *t, int L, bool write)
 {
     const double *gn = o.p.gn, *gj = o.p.gj;
 #pragma unroll
@@ -76,8 +111,8 @@ __device__ void warp_tangent_add(const br_point_tan_sums &o, br_tangent_sums *t)
         br_tan_sandwich_col(o.rw, o.p.Jc, c, g);
 #pragma unroll
         for (int r = 0; r < 6; r++) {
-            warp_sum_into(gj[r] * gn[c], &t->Kf[6 * c + r]);
-            warp_sum_into(g[r], &t->Cf[6 * c + r]);
+            warp_sum_into<SET>(gj[r] * gn[c], &t->Kf[6 * c + r], L, write);
+            warp_sum_into<SET>(g[r], &t->Cf[6 * c + r], L, write);
         }
     }
 #pragma unroll
@@ -85,12 +120,12 @@ __device__ void warp_tangent_add(const br_point_tan_sums &o, br_tangent_sums *t)
         const double kr = o.kn * gn[r], cr = o.cn * gn[r];
 #pragma unroll
         for (int c = r; c < 6; c++, q++) {
-            warp_sum_into(kr * gn[c], &t->Kn[q]);
-            warp_sum_into(cr * gn[c], &t->Cn[q]);
+            warp_sum_into<SET>(kr * gn[c], &t->Kn[q], L, write);
+            warp_sum_into<SET>(cr * gn[c], &t->Cn[q], L, write);
         }
     }
 #pragma unroll
-    for (int r = 0; r < 6; r++) warp_sum_into(o.Nd * gn[r], &t->Wd[r]);
+    for (int r = 0; r < 6; r++) warp_sum_into<SET>(o.Nd * gn[r], &t->Wd[r], L, write);
 }
 
 /* law -> the state doubles a thread keeps in registers for each of its points, loaded once and
@@ -150,7 +185,7 @@ __device__ __forceinline__ void step_block(const br_set_view &v, const br_set_fr
             br_point_tan_sums o;
             memset(&o, 0, sizeof o);
             if (i < n) o = br_point_sums_tan(LAW, SURF, &v, &f, h, i);
-            warp_tangent_add(o, &wt[threadIdx.x >> 5]);
+            warp_tangent_add<false>(o, &wt[threadIdx.x >> 5], 32, (threadIdx.x & 31) == 0);
             q = o.q;
         } else if (i < n) {
             if constexpr (LAW != BR_LAW_GMS) {
@@ -181,6 +216,82 @@ __device__ __forceinline__ void step_block(const br_set_view &v, const br_set_fr
             ((double *)tpartial)[k] = x;
         }
     }
+}
+
+/* A set of 1 to kSmall points (small_set) in a segment of L = lanes_for(n) lanes of the calling
+ * warp, point i on the segment's lane i -> the points advanced, their sums in *partial and (TAN)
+ * the set's wrench tangent in *tpartial, written by the segment's first lane: the same point steps
+ * as step_block's, the sums reduced across the segment (seg_reduce), the tangent by
+ * warp_tangent_add's shuffle trees stored straight into the set's slot. active 0: a segment
+ * without a set, which takes part in the shuffles and writes nothing. Every lane of the warp
+ * calls it with the same L. */
+template <int LAW, int SURF, bool TAN>
+__device__ __forceinline__ void step_seg(const br_set_view &v, const br_set_frame &f, double h, int L, bool active,
+                                         br_set_sums *partial, br_tangent_sums *tpartial)
+{
+    const long i = threadIdx.x & (L - 1), n = active ? v.n : 0;
+    const bool first = active && i == 0;
+    br_set_sums q;
+    br_sums_zero(&q);
+    if constexpr (TAN) {
+        br_point_tan_sums o;
+        memset(&o, 0, sizeof o);
+        if (i < n) o = br_point_sums_tan(LAW, SURF, &v, &f, h, i);
+        warp_tangent_add<true>(o, tpartial, L, first);
+        if (i < n) q = o.q;
+    } else if (i < n) {
+        constexpr int NZ = reg_states(LAW);
+        double r[3] = {v.rx[i], v.ry[i], v.rz[i]};
+        if constexpr (LAW != BR_LAW_GMS) {
+            double z[NZ > 0 ? NZ : 1];
+#pragma unroll
+            for (int c = 0; c < NZ; c++) z[c] = v.state[c * n + i];
+            br_point_core(LAW, SURF, &v, &f, h, r, v.K[i], v.D[i], z, 1, &q, NULL);
+#pragma unroll
+            for (int c = 0; c < NZ; c++) v.state[c * n + i] = z[c];
+        } else {
+            br_point_core(LAW, SURF, &v, &f, h, r, v.K[i], v.D[i], v.state + i, n, &q, NULL);
+        }
+    }
+    if (i < n && v.outF) {
+        v.outF[i] = q.F[0];
+        v.outF[n + i] = q.F[1];
+        v.outF[2 * n + i] = q.F[2];
+        v.outN[i] = q.N;
+    }
+    br_set_sums acc;
+    br_sums_zero(&acc);
+    if (i < n) br_sums_combine(&acc, &q);
+    const br_set_sums tot = seg_reduce(acc, L);
+    if (first) *partial = tot;
+}
+
+/* The small sets (small_set) of one group, all of L = lanes_for(n) lanes, 32 / L a warp and
+ * kSmallWarps warps a block: segment k of the launch steps set set[k] (of nsets) with that set's
+ * view and frame (device arrays) into its one slot poff[set]. */
+template <int LAW, int SURF, bool TAN>
+__global__ void __launch_bounds__(32 * kSmallWarps)
+    field_small_kernel(const br_set_view *views, const br_set_frame *frames, const int *set, long nsets, int L,
+                       const long *poff, double h, int record, br_set_sums *partials, br_tangent_sums *tpartials)
+{
+    const long t = (long)blockIdx.x * blockDim.x + threadIdx.x, k = t / L;
+    if ((t & ~31L) / L >= nsets) return; /* the whole warp: no set in it */
+    const bool active = k < nsets;
+    const int s = set[active ? k : 0];
+    br_set_view v = views[s];
+    if (!record) v.outF = v.outN = NULL;
+    const br_set_frame f = frames[s];
+    step_seg<LAW, SURF, TAN>(v, f, h, L, active, partials + poff[s], tpartials + poff[s]);
+}
+
+/* One small set, its view and frame in the launch's parameters (one warp, the set in its first
+ * segment of lanes_for(n) lanes) -> *partial, *tpartial */
+template <int LAW, int SURF, bool TAN>
+__global__ void __launch_bounds__(32) field_small_one_kernel(br_set_view v, br_set_frame f, double h,
+                                                             br_set_sums *partial, br_tangent_sums *tpartial)
+{
+    const int L = lanes_for(v.n);
+    step_seg<LAW, SURF, TAN>(v, f, h, L, threadIdx.x < (unsigned)L, partial, tpartial);
 }
 
 /* One set, its view and frame in the launch's parameters: block b -> partials[b], tpartials[b]
@@ -247,6 +358,8 @@ long blocks_for(long n, int law)
 struct launch_args {
     long nb;                             /* blocks */
     int group;                           /* 0: one set (v, f); 1: the tables below */
+    int small;                           /* small sets (small_set): nb of them, lanes lanes each */
+    int lanes;
     br_set_view v;
     br_set_frame f;
     const br_set_view *views;
@@ -263,7 +376,13 @@ struct launch_args {
 template <int LAW, int SURF, bool TAN>
 void launch3(const launch_args &a)
 {
-    if (a.group)
+    if (a.small && a.group) {
+        const long per = 32L * kSmallWarps / a.lanes; /* sets a block */
+        field_small_kernel<LAW, SURF, TAN><<<(a.nb + per - 1) / per, 32 * kSmallWarps>>>(
+            a.views, a.frames, a.set, a.nb, a.lanes, a.poff, a.h, a.record, a.part, a.tpart);
+    }
+    else if (a.small) field_small_one_kernel<LAW, SURF, TAN><<<1, 32>>>(a.v, a.f, a.h, a.part, a.tpart);
+    else if (a.group)
         field_group_kernel<LAW, SURF, TAN><<<a.nb, kBlock>>>(a.views, a.frames, a.set, a.blk, a.poff, a.h, a.record,
                                                              a.part, a.tpart);
     else field_step_kernel<LAW, SURF, TAN><<<a.nb, kBlock>>>(a.v, a.f, a.h, a.part, a.tpart);
@@ -307,6 +426,8 @@ int launch(int law, int surface, int tangent, const launch_args &a)
  * set and variant. A group of one set launches with its view and frame as parameters. */
 struct set_group {
     int law, surface, tangent;
+    int lanes;      /* 0, or its sets are small (small_set) and take this many lanes (lanes_for): one
+                       table entry each */
     int first_set;  /* a group of one: that set */
     int nsets;
     long nb;        /* blocks */
@@ -503,16 +624,19 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
     for (int s = 0; s < nsets; s++) {
         g->surface.push_back(surface[s]);
         size_t k = 0;
+        const int ln = small_set(views[s].n) ? lanes_for(views[s].n) : 0;
         while (k < g->groups.size() && !(g->groups[k].law == views[s].law && g->groups[k].surface == surface[s] &&
-                                         g->groups[k].tangent == g->tangent[s]))
+                                         g->groups[k].tangent == g->tangent[s] && g->groups[k].lanes == ln))
             k++;
-        if (k == g->groups.size()) g->groups.push_back({views[s].law, surface[s], g->tangent[s], s, 0, 0, 0});
+        if (k == g->groups.size()) g->groups.push_back({views[s].law, surface[s], g->tangent[s], ln, s, 0, 0, 0});
         g->groups[k].nsets++;
     }
     for (set_group &q : g->groups) {
         q.table = (long)set_of.size();
         for (int s = q.first_set; s < nsets; s++) {
-            if (!(views[s].law == q.law && surface[s] == q.surface && g->tangent[s] == q.tangent)) continue;
+            if (!(views[s].law == q.law && surface[s] == q.surface && g->tangent[s] == q.tangent &&
+                  (small_set(views[s].n) ? lanes_for(views[s].n) : 0) == q.lanes))
+                continue;
             const long nb = blocks_for(views[s].n, views[s].law);
             for (long b = 0; b < nb; b++) set_of.push_back(s), blk_of.push_back(b);
             q.nb += nb;
@@ -542,6 +666,8 @@ static int launch_all(br_cuda_field *g, const br_set_frame *frames, double h, in
         launch_args a;
         memset(&a, 0, sizeof a);
         a.nb = q.nb;
+        a.small = q.lanes > 0;
+        a.lanes = q.lanes;
         a.h = h;
         a.record = record;
         if (q.nsets == 1 && frames) {

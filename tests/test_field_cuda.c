@@ -144,18 +144,18 @@ Test(cuda, tangent_matches_cpu, .timeout = 600)
     }
 }
 
-/* A field of many sets, as a study's variants make (here 150 sets, more than a launch per set
- * would want): the sets that share a law, surface and tangent flag step in one launch
- * (kernels/field_cuda.cu, field_group_kernel). Sets of three laws (lugre3d every other one with
- * the wrench tangent) of 300 to 5800 points (1 to 12 blocks), and one gms set (a group of one,
- * launched alone among the groups), each on its own pair of frames at its own time: every set's
- * sums within 1e-12 of the CPU's (relative to its scale over the run), per-point forces recorded
- * (off for a stretch of steps) and read back alike, states read back and written again midway,
- * and each set's sums bitwise those of a GPU field of that set alone (the launch per set). */
-Test(cuda, many_sets_in_one_launch_per_group, .timeout = 600)
+/* A field of many sets, as a study's variants make: the sets that share a law, surface and
+ * tangent flag step in one launch (kernels/field_cuda.cu: field_group_kernel, a block per 1024
+ * points; field_small_kernel, a warp per set of 1 to 32 points). NS sets of three laws (lugre3d
+ * every sixth one with the wrench tangent) of size(s) points, and one gms set (launched alone
+ * among the groups when it is the only one of its size class), each on its own pair of frames at
+ * its own time: every set's sums within 1e-12 of the CPU's (relative to its scale over the run),
+ * per-point forces recorded (off for a stretch of steps) and read back alike, states read back
+ * and written again midway, and each of six sets' sums bitwise those of a GPU field of that set
+ * alone (the launch per set). */
+static void sets_in_groups(int NS, long (*size)(int s))
 {
-    BR_SKIP_WITHOUT_GPU("test_field_cuda");
-    enum { NS = 151, STEPS = 120 };
+    enum { STEPS = 120, NALONE = 6 };
     static const int laws[3] = {BR_LAW_LUGRE3D, BR_LAW_GKF, BR_LAW_BRISTLE2};
     br_patch *pa = calloc(NS, sizeof *pa);
     br_contact_set_desc *d = calloc(NS, sizeof *d);
@@ -165,20 +165,20 @@ Test(cuda, many_sets_in_one_launch_per_group, .timeout = 600)
     cr_assert(pa && d && fr && rc && rg && r1 && c);
     for (int s = 0; s < NS; s++) {
         const int law = s == NS - 1 ? BR_LAW_GMS : laws[s % 3];
-        cr_assert_eq(br_patch_make(&pa[s], 300 + 37L * s, law, 100 + (unsigned long)s), 0);
+        cr_assert_eq(br_patch_make(&pa[s], size(s), law, 100 + (unsigned long)s), 0);
         d[s] = pa[s].desc;
         d[s].frame_a = 2 * s + 1, d[s].frame_b = 2 * s;
-        d[s].tangent = s % 3 == 0 && s % 2 == 0; /* lugre3d sets: every other one with the tangent */
+        d[s].tangent = s % 6 == 0; /* lugre3d sets: every other one with the tangent */
     }
-    /* the sets alone on the GPU: sets 0 (tangent), 3 (no tangent), 1, 2 and the largest */
-    static const int alone[5] = {0, 3, 1, 2, NS - 2};
+    /* the sets alone on the GPU: sets 0 (tangent), 3 (no tangent), 1, 2, 5 and the next to last */
+    const int alone[NALONE] = {0, 3, 1, 2, 5, NS - 2};
     char err[512];
     br_field *fc = br_field_create(d, NS, BR_BACKEND_CPU, err, sizeof err);
     br_field *fg = br_field_create(d, NS, BR_BACKEND_CUDA, err, sizeof err);
     cr_assert_not_null(fc, "%s", err);
     cr_assert_not_null(fg, "%s", err);
-    br_field *f1[5];
-    for (int k = 0; k < 5; k++) {
+    br_field *f1[NALONE];
+    for (int k = 0; k < NALONE; k++) {
         br_contact_set_desc one = d[alone[k]];
         one.frame_a = 1, one.frame_b = 0;
         f1[k] = br_field_create(&one, 1, BR_BACKEND_CUDA, err, sizeof err);
@@ -200,7 +200,7 @@ Test(cuda, many_sets_in_one_launch_per_group, .timeout = 600)
         cr_assert_eq(br_field_step(fc, fr, NULL, 1e-4, rc, err, sizeof err), 0, "%s", err);
         cr_assert_eq(br_field_step(fg, fr, NULL, 1e-4, rg, err, sizeof err), 0, "%s", err);
         for (int s = 0; s < NS; s++) res_cmp_add(&c[s], &rc[s], &rg[s]);
-        for (int k = 0; k < 5; k++) {
+        for (int k = 0; k < NALONE; k++) {
             const int s = alone[k];
             cr_assert_eq(br_field_step(f1[k], fr + 2 * s, NULL, 1e-4, &r1[s], err, sizeof err), 0, "%s", err);
             cr_assert_eq(memcmp(&r1[s], &rg[s], sizeof r1[s]), 0, "step %d: set %d differs from its field alone", t, s);
@@ -213,8 +213,10 @@ Test(cuda, many_sets_in_one_launch_per_group, .timeout = 600)
         worst = w > worst ? w : worst;
         cr_assert_lt(w, 1e-12, "set %d (%s) entry %d: %g", s, br_law_name(d[s].law), which, w);
     }
-    fprintf(stderr, "cuda vs cpu, %d sets in one field: worst relative difference %.3g on %s\n", NS, worst,
-            br_field_device_name(fg));
+    long nmin = size(0), nmax = size(0);
+    for (int s = 1; s < NS; s++) nmin = size(s) < nmin ? size(s) : nmin, nmax = size(s) > nmax ? size(s) : nmax;
+    fprintf(stderr, "cuda vs cpu, %d sets of %ld to %ld points in one field: worst relative difference %.3g on %s\n", NS,
+            nmin, nmax, worst, br_field_device_name(fg));
     for (int s = 0; s < NS; s += s < NS - 8 ? 7 : 1) {
         const long n = pa[s].n;
         double *Fc = malloc(4 * n * sizeof(double)), *Fg = malloc(4 * n * sizeof(double));
@@ -227,9 +229,24 @@ Test(cuda, many_sets_in_one_launch_per_group, .timeout = 600)
             cr_assert_leq(fabs(Fc[i] - Fg[i]), 1e-12 * scale, "set %d, point value %ld", s, i);
         free(Fc), free(Fg);
     }
-    for (int k = 0; k < 5; k++) br_field_destroy(f1[k]);
+    for (int k = 0; k < NALONE; k++) br_field_destroy(f1[k]);
     br_field_destroy(fc);
     br_field_destroy(fg);
     for (int s = 0; s < NS; s++) br_patch_free(&pa[s]);
     free(pa), free(d), free(fr), free(rc), free(rg), free(r1), free(c);
+}
+
+static long size_large(int s) { return 300 + 37L * s; }
+Test(cuda, many_sets_in_one_launch_per_group, .timeout = 600)
+{
+    BR_SKIP_WITHOUT_GPU("test_field_cuda");
+    sets_in_groups(151, size_large);
+}
+
+/* 1 to 40 points: most sets a warp each, every eighth one or so (33 to 40 points) a block */
+static long size_small(int s) { return 1 + (7L * s) % 40; }
+Test(cuda, small_sets_a_warp_each, .timeout = 600)
+{
+    BR_SKIP_WITHOUT_GPU("test_field_cuda");
+    sets_in_groups(301, size_small);
 }
