@@ -284,16 +284,6 @@ __global__ void __launch_bounds__(32 * kSmallWarps)
     step_seg<LAW, SURF, TAN>(v, f, h, L, active, partials + poff[s], tpartials + poff[s]);
 }
 
-/* One small set, its view and frame in the launch's parameters (one warp, the set in its first
- * segment of lanes_for(n) lanes) -> *partial, *tpartial */
-template <int LAW, int SURF, bool TAN>
-__global__ void __launch_bounds__(32) field_small_one_kernel(br_set_view v, br_set_frame f, double h,
-                                                             br_set_sums *partial, br_tangent_sums *tpartial)
-{
-    const int L = lanes_for(v.n);
-    step_seg<LAW, SURF, TAN>(v, f, h, L, threadIdx.x < (unsigned)L, partial, tpartial);
-}
-
 /* One set, its view and frame in the launch's parameters: block b -> partials[b], tpartials[b]
  * (step_block) */
 template <int LAW, int SURF, bool TAN>
@@ -358,7 +348,8 @@ long blocks_for(long n, int law)
 struct launch_args {
     long nb;                             /* blocks */
     int group;                           /* 0: one set (v, f); 1: the tables below */
-    int small;                           /* small sets (small_set): nb of them, lanes lanes each */
+    int small;                           /* small sets (small_set), from the tables: nb of them, lanes lanes
+                                            each (a group of one too) */
     int lanes;
     br_set_view v;
     br_set_frame f;
@@ -376,12 +367,11 @@ struct launch_args {
 template <int LAW, int SURF, bool TAN>
 void launch3(const launch_args &a)
 {
-    if (a.small && a.group) {
+    if (a.small) {
         const long per = 32L * kSmallWarps / a.lanes; /* sets a block */
         field_small_kernel<LAW, SURF, TAN><<<(a.nb + per - 1) / per, 32 * kSmallWarps>>>(
             a.views, a.frames, a.set, a.nb, a.lanes, a.poff, a.h, a.record, a.part, a.tpart);
     }
-    else if (a.small) field_small_one_kernel<LAW, SURF, TAN><<<1, 32>>>(a.v, a.f, a.h, a.part, a.tpart);
     else if (a.group)
         field_group_kernel<LAW, SURF, TAN><<<a.nb, kBlock>>>(a.views, a.frames, a.set, a.blk, a.poff, a.h, a.record,
                                                              a.part, a.tpart);
@@ -641,7 +631,7 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
             for (long b = 0; b < nb; b++) set_of.push_back(s), blk_of.push_back(b);
             q.nb += nb;
         }
-        g->any_group |= q.nsets > 1;
+        g->any_group |= q.nsets > 1 || q.lanes > 0; /* small sets launch from the tables even alone */
     }
     if (g->any_group) {
         BR_CU(cudaMalloc(&g->d_views, (size_t)nsets * sizeof(br_set_view)));
@@ -670,7 +660,7 @@ static int launch_all(br_cuda_field *g, const br_set_frame *frames, double h, in
         a.lanes = q.lanes;
         a.h = h;
         a.record = record;
-        if (q.nsets == 1 && frames) {
+        if (q.nsets == 1 && frames && !q.lanes) {
             const int s = q.first_set;
             a.v = g->views[s];
             if (!record) a.v.outF = a.v.outN = NULL;
@@ -725,7 +715,7 @@ extern "C" int br_cuda_field_resident(br_cuda_field *g, br_set_frame **frames, b
                                       br_tangent_sums **tans)
 {
     for (const set_group &q : g->groups)
-        if (q.nsets == 1) return -1;
+        if (q.nsets == 1 && !q.lanes) return -1;
     *frames = g->d_frames, *sums = g->d_sums, *tans = g->any_tangent ? g->d_tans : NULL;
     return 0;
 }
