@@ -162,7 +162,9 @@ static double rel(const double *a, const double *b, int n)
 
 /* the GPU batch (field, structure and stages resident) against each variant's own run on the
  * CPU: 6 x 20 variants, 3000 steps (the contacts in stick and slip, before the impacts): within
- * 1e-10 of each quantity's scale (the sets' sums are added in the GPU's order) */
+ * 1e-10 of each quantity's scale (the sets' sums are added in the GPU's order); and the 20 copies
+ * of each variant, at their different places in the batch (other segments, warps and blocks of
+ * the field's and the solve's launches), bitwise equal to one another */
 Test(beam_batch_cuda, agrees_with_each_variants_own_run, .timeout = 600)
 {
     BR_SKIP_WITHOUT_GPU("test_beam_batch_cuda");
@@ -210,6 +212,14 @@ Test(beam_batch_cuda, agrees_with_each_variants_own_run, .timeout = 600)
             fprintf(stderr, "variant %d on %s: u %.2g v %.2g x %.2g F_A %.2g E %.2g residual %.2g\n", v, "the GPU", r[0], r[1],
                     r[2], r[3], r[4], r[5]);
         cr_assert(a->t == b->t && a->step == b->step, "variant %d: time", v);
+        if (v >= NV) { /* its first copy, exported before it */
+            const br_data *c = bd[v % NV];
+            cr_assert(!memcmp(b->ga->u, c->ga->u, (size_t)n * sizeof(double)) &&
+                          !memcmp(b->ga->v, c->ga->v, (size_t)n * sizeof(double)) &&
+                          !memcmp(b->x, c->x, (size_t)3 * m[0]->nbody * sizeof(double)) &&
+                          !memcmp(b->res, c->res, 2 * sizeof *b->res) && !memcmp(b->setE, c->setE, 2 * sizeof(double)),
+                      "variant %d is not bitwise its copy %d", v, v % NV);
+        }
     }
     fprintf(stderr, "GPU beam batch of %d variants, %d steps: worst relative difference %.3g against the CPU runs\n", N, STEPS,
             worst);
