@@ -1,8 +1,8 @@
 #!/bin/sh
 # benchmarks/gpu-profile.sh [BRISTLE]: where a GPU study's step goes (issue 16): S5b studies of
 # GPU_PROFILE_COUNTS variants (default 1000 10000) for GPU_PROFILE_STEPS steps (default 200), on the
-# paths GPU_PROFILE_PATHS (default "field beams"; field: --backend cuda, beams: the beam batch,
-# BRISTLE_STUDY_BEAMS=cuda, cpu: --backend cpu), each timed alone (run it at two step counts: the
+# paths GPU_PROFILE_PATHS (default "field beams"; field: --backend cuda with BRISTLE_STUDY_BEAMS=host,
+# beams: --backend cuda, the beam batch, cpu: --backend cpu), each timed alone (run it at two step counts: the
 # difference is the cost of the steps without the setup)
 # and then under Nsight Systems when nsys is found: the kernel, CUDA API and memory-copy summaries go to
 # $OUT/<count>-<path>-*.csv, the wall times to stdout. For a GPU machine without the project's packages
@@ -29,7 +29,7 @@ for n in ${GPU_PROFILE_COUNTS:-1000 10000}; do
     sed "s|^scenario: ../scenarios/|scenario: $PWD/scenarios/|; s|count: 64|count: $n|" studies/mistuning_lugre.yaml |
         sed "s|^random:|set: {time.end: $end}\nrandom:|" >"$OUT/s5b-$n.yaml"
     for path in ${GPU_PROFILE_PATHS:-field beams}; do
-        beams=; [ $path = beams ] && beams=cuda
+        beams=host; [ $path = beams ] && beams=cuda
         be=cuda; [ $path = cpu ] && be=cpu
         t0=$(date +%s.%N)
         BRISTLE_STUDY_BEAMS=$beams "$BR" study "$OUT/s5b-$n.yaml" --backend $be --threads "$(nproc)" --quiet \

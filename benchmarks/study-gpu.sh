@@ -15,8 +15,8 @@
 #   2. Throughput: S5b with STUDY_GPU_COUNTS variants (default 100 1000 10000), each study about
 #      STUDY_GPU_VSTEPS variant-steps (default 5e6: the end time shrinks as the count grows), on each
 #      backend: variant-steps per second from summary.json, the CPU on all its cores; cuda is the
-#      contact field on the GPU and the structures on the host, cuda-beams every stage on the GPU
-#      (BRISTLE_STUDY_BEAMS=cuda: the beam batch; summary.json's structure_step says which ran).
+#      contact field on the GPU and the structures on the host (BRISTLE_STUDY_BEAMS=host), cuda-beams
+#      every stage on the GPU (the beam batch; summary.json's structure_step says which ran).
 # Prints two markdown tables; exits 1 if a run or study failed or a difference exceeds 1e-8 of its
 # quantity's physical scale (compare, below).
 # Output under ${STUDY_GPU_DIR:-runs/study-gpu}/ (not under $OUT: a 1e4-variant study writes a file a variant).
@@ -37,9 +37,10 @@ cores=$(nproc)
 
 # s5b COUNT END FILE: the S5b study file with COUNT random variants (plus the tuned one) ending at END
 # a backend of the table -> the --backend it runs with, and BRISTLE_STUDY_BEAMS: cuda-beams is
-# --backend cuda with every stage of a study's step on the GPU (the beam batch, docs/studies.md)
+# --backend cuda with every stage of a study's step on the GPU (the beam batch, docs/studies.md; the
+# default of --backend cuda since 2026-11-27), cuda the field alone on the GPU (BRISTLE_STUDY_BEAMS=host)
 backend() { if [ "$1" = cuda-beams ]; then echo cuda; else echo "$1"; fi; }
-beams() { if [ "$1" = cuda-beams ]; then echo cuda; fi; }
+beams() { case "$1" in cuda-beams) echo cuda ;; cuda) echo host ;; esac; }
 
 s5b() {
     sed "s|^scenario: ../scenarios/|scenario: $(pwd)/scenarios/|; s|count: 64|count: $1|" studies/mistuning_lugre.yaml |

@@ -1110,8 +1110,8 @@ static long batch_step(const st_study *S, st_var *V, long nv, const long *run, l
     return running;
 }
 
-/* Every variant's whole step on a beam batch (host/beam_batch.c): with BRISTLE_STUDY_BEAMS=cuda and
- * --backend cuda the field, the structures and every stage of the step resident on the GPU, only
+/* Every variant's whole step on a beam batch (host/beam_batch.c): with --backend cuda (unless
+ * BRISTLE_STUDY_BEAMS=host) the field, the structures and every stage of the step resident on the GPU, only
  * the sampled state copied back; with BRISTLE_STUDY_BEAMS=cpu the same batch on the CPU (its
  * reference). For models whose
  * bodies all ride on beams; a stepped sine's new frequency is taken into the batch as it changes. */
@@ -1818,15 +1818,16 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     st_batch B;
     memset(&B, 0, sizeof B);
     const br_backend_kind fb = backend < 0 ? BR_BACKEND_AUTO : (br_backend_kind)backend;
-    /* BRISTLE_STUDY_BEAMS=cuda (with --backend cuda): every stage of the step on the GPU where the
-     * variants allow it, else the field alone (said so); =cpu: that batch on the CPU, its reference.
-     * Not the default for --backend cuda: on an H100 it ran a 1e4-variant S5b study at 0.23 times
-     * the host's 16 cores (benchmarks/results/2026-11-26-gpu-h100-batch.md) */
+    /* --backend cuda: every stage of the step on the GPU (the beam batch) where the variants allow
+     * it, else the field alone (said so): on an H100 a 1e4-variant S5b study ran 19 to 25 times the
+     * host's 16 cores (benchmarks/results/2026-11-27-gpu-h100.md). BRISTLE_STUDY_BEAMS=host keeps
+     * the structures on the host with the field on the GPU; =cpu runs the batch on the CPU, its
+     * reference */
     st_beams W;
     memset(&W, 0, sizeof W);
     const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");
     const int beams_cpu = beams_env && !strcmp(beams_env, "cpu");
-    const int beams_gpu = beams_env && !strcmp(beams_env, "cuda") && fb == BR_BACKEND_CUDA;
+    const int beams_gpu = !beams_cpu && !(beams_env && !strcmp(beams_env, "host")) && fb == BR_BACKEND_CUDA;
     char nogpu[200];
     const int hbm = S->analysis == AN_HBM; /* a curve per variant: no time stepping, no shared field */
     if (hbm && fb == BR_BACKEND_CUDA && !quiet && RK->rank == 0)
