@@ -7,7 +7,9 @@
 #   usage: sh benchmarks/gpu-check.sh [points...]     (lugre3d at 1e5 1e6 1e7 1e8 by default;
 #          every other friction law at 1e6 points; the CuPy peer at 1e5 1e6 1e7 where python3 has CuPy;
 #          GPU_CHECK_BENCH=study: the study checks of benchmarks/study-gpu.sh instead;
-#          GPU_CHECK_BENCH=structure: the batched structure step only, `bristle bench structure`)
+#          GPU_CHECK_BENCH=structure: the batched structure step only, `bristle bench structure`;
+#          GPU_CHECK_PREBUILT=1: no build; the binaries benchmarks/gpu-pack.sh packed elsewhere
+#          (build-gpu/carry, .deps/rt) and the CUDA test programs among them instead of ctest)
 set -u
 cd "$(dirname "$0")/.."
 OUTDIR="${OUT:-benchmarks/results}"
@@ -17,11 +19,43 @@ dev="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 t0=$(date +%s)
 commit="${BRISTLE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 
+BR=./build/bristle
+if [ -n "${GPU_CHECK_PREBUILT:-}" ]; then
+    # benchmarks/gpu-pack.sh's binaries and runtime packages, unpacked here
+    rm -rf build-gpu/bin && mkdir -p build-gpu/bin && tar xzf build-gpu/carry/carry.tgz -C build-gpu/bin ||
+        { echo "gpu-check: no build-gpu/carry/carry.tgz: run benchmarks/gpu-pack.sh where nvcc is, and carry it"; exit 1; }
+    R="$PWD/.deps/rt-root"
+    rm -rf "$R" && mkdir -p "$R"
+    for d in .deps/rt/*.deb; do dpkg -x "$d" "$R" || exit 1; done
+    L="$R/usr/lib/x86_64-linux-gnu"
+    export LD_LIBRARY_PATH="$L:$L/openblas-pthread:$L/blas:$L/lapack${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    commit="${BRISTLE_COMMIT:-$(cat build-gpu/bin/commit)}"
+    src=$(cat build-gpu/bin/source-dir) # the test programs read the scenarios there
+    [ "$src" = "$PWD" ] || [ -e "$src" ] || { mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; } ||
+        echo "gpu-check: $src (the tests' scenario path) missing and not linkable"
+    BR=build-gpu/bin/bristle
+    "$BR" info || exit 1
+    t1=$(date +%s)
+    trc=0
+    for t in "test_field_cuda" "test_beam_batch --jobs 1 --filter=beam_batch_cuda/*" "test_ga_batch --jobs 1"; do
+        # shellcheck disable=SC2086
+        (build-gpu/bin/$t --verbose || echo "FAILED: $t") >>"$OUTDIR/gpu-tests.log" 2>&1
+    done
+    echo "tests ran in $(($(date +%s) - t1)) s"
+    grep -E "cuda vs cpu|against|SKIP|Synthesis|FAILED" "$OUTDIR/gpu-tests.log"
+    if grep -qE "SKIP test_|FAILED|Failing: [1-9]|Crashing: [1-9]" "$OUTDIR/gpu-tests.log"; then
+        echo "gpu-check: a CUDA test failed or was skipped on a GPU machine"
+        trc=1
+    fi
+fi
+
 # The project's own dependencies: from the system where pkg-config finds them (scripts/setup.sh
 # installs what is missing), else from the .deb files scripts/fetch-deps.sh left in .deps/debs,
 # unpacked into .deps/root with pkg-config, the compiler, the linker and the loader pointed there.
 # BRISTLE_DEPS=debs forces the second way (to try it on a machine that has the packages).
-if [ "${BRISTLE_DEPS:-}" != debs ] && pkg-config --exists yaml-0.1 libcjson cairo libpng lapacke openblas assimp criterion 2>/dev/null; then
+if [ -n "${GPU_CHECK_PREBUILT:-}" ]; then
+    :
+elif [ "${BRISTLE_DEPS:-}" != debs ] && pkg-config --exists yaml-0.1 libcjson cairo libpng lapacke openblas assimp criterion 2>/dev/null; then
     sh scripts/setup.sh >"$OUTDIR/gpu-build.log" 2>&1 || { echo "build failed"; tail -30 "$OUTDIR/gpu-build.log"; exit 1; }
 else
     ls .deps/debs/*.deb >/dev/null 2>&1 ||
@@ -53,21 +87,22 @@ else
     PY_EXCLUDE="-E test_output_clients|test_python"
     echo "gpu-check: test_output_clients and test_python left out (no Python packages on this machine)"
 fi
-./build/bristle info || exit 1
-
-# --verbose keeps every test's output, so the CUDA-vs-CPU figures are in the log.
-echo "built in $(($(date +%s) - t0)) s"
-# GPU_CHECK_CTEST: extra ctest arguments (for example "-R cuda" to re-run only the GPU tests)
-t1=$(date +%s)
-# shellcheck disable=SC2086
-(cd build && ctest --verbose -j "$(nproc)" ${GPU_CHECK_CTEST:-} ${PY_EXCLUDE:-}) >"$OUTDIR/gpu-tests.log" 2>&1
-trc=$?
-echo "tests ran in $(($(date +%s) - t1)) s"
-grep -E "cuda vs cpu|SKIP|tests passed|Failed|\*\*\*" "$OUTDIR/gpu-tests.log"
-# On this machine the CUDA tests must run: a skip is a failure here.
-if grep -q "SKIP test_" "$OUTDIR/gpu-tests.log"; then
-    echo "gpu-check: CUDA tests were skipped on a GPU machine"
-    trc=1
+if [ -z "${GPU_CHECK_PREBUILT:-}" ]; then
+    ./build/bristle info || exit 1
+    # --verbose keeps every test's output, so the CUDA-vs-CPU figures are in the log.
+    echo "built in $(($(date +%s) - t0)) s"
+    # GPU_CHECK_CTEST: extra ctest arguments (for example "-R cuda" to re-run only the GPU tests)
+    t1=$(date +%s)
+    # shellcheck disable=SC2086
+    (cd build && ctest --verbose -j "$(nproc)" ${GPU_CHECK_CTEST:-} ${PY_EXCLUDE:-}) >"$OUTDIR/gpu-tests.log" 2>&1
+    trc=$?
+    echo "tests ran in $(($(date +%s) - t1)) s"
+    grep -E "cuda vs cpu|SKIP|tests passed|Failed|\*\*\*" "$OUTDIR/gpu-tests.log"
+    # On this machine the CUDA tests must run: a skip is a failure here.
+    if grep -q "SKIP test_" "$OUTDIR/gpu-tests.log"; then
+        echo "gpu-check: CUDA tests were skipped on a GPU machine"
+        trc=1
+    fi
 fi
 
 # GPU_CHECK_BENCH=0: the build and tests only
@@ -88,7 +123,7 @@ structure_table() {
     echo "| variants | own steps, host cores [variant-steps/s] | GPU, inputs copied | GPU, resident | GPU GB/s | GPU copy GB/s | bytes/variant-step | device |"
     echo "|---|---|---|---|---|---|---|---|"
     for nv in ${STRUCTURE_VARIANTS:-100 1000 10000 100000}; do
-        line=$(./build/bristle bench structure --variants "$nv" --steps 100 --backend all 2>>"$OUTDIR/gpu-structure.log" | grep '^RESULT')
+        line=$("$BR" bench structure --variants "$nv" --steps 100 --backend all 2>>"$OUTDIR/gpu-structure.log" | grep '^RESULT')
         if [ -z "$line" ]; then echo "| $nv | FAILED | | | | | | |"; trc=1; continue; fi
         echo "$line" >>"$OUTDIR/gpu-structure.log"
         g() { echo "$line" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
@@ -106,7 +141,7 @@ if [ "${GPU_CHECK_BENCH:-1}" = study ]; then
     structure_table >"$OUTDIR/gpu-structure.md"
     cat "$OUTDIR/gpu-structure.md"
     t2=$(date +%s)
-    sh benchmarks/study-gpu.sh >"$OUTDIR/gpu-study.md" 2>"$OUTDIR/gpu-study.log" || trc=1
+    sh benchmarks/study-gpu.sh "$BR" >"$OUTDIR/gpu-study.md" 2>"$OUTDIR/gpu-study.log" || trc=1
     echo "studies ran in $(($(date +%s) - t2)) s"
     echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   exit: $trc"
     cat "$OUTDIR/gpu-study.md" "$OUTDIR/gpu-study.log"
@@ -120,7 +155,7 @@ table="$OUTDIR/gpu-bench.md"
 # lugre3d at every size, then every law at 1e6 points
 runs=""
 for n in $POINTS; do runs="$runs lugre3d:$n"; done
-for law in $(./build/bristle info | sed -n 's/^friction laws: //p'); do
+for law in $("$BR" info | sed -n 's/^friction laws: //p'); do
     [ "$law" = lugre3d ] || runs="$runs $law:1000000"
 done
 # bench_row BACKEND LAW POINTS STEPS LABEL [bench options]: one benchmark, its RESULT line logged and
@@ -128,7 +163,7 @@ done
 bench_row() {
     be=$1 law=$2 n=$3 steps=$4 label=$5
     shift 5
-    out=$(./build/bristle bench field --law "$law" --points "$n" --steps "$steps" --backend "$be" --no-baseline "$@" 2>&1)
+    out=$("$BR" bench field --law "$law" --points "$n" --steps "$steps" --backend "$be" --no-baseline "$@" 2>&1)
     line=$(echo "$out" | grep '^RESULT')
     echo "$out" >>"$OUTDIR/gpu-bench.log"
     if [ -z "$line" ]; then
@@ -172,8 +207,10 @@ if python3 -c "import cupy" 2>/dev/null; then
                 v["updates_per_s"] * 88 / 1e9, v["copy_GBs"] }' >>"$table"
     done
 fi
-# The S1 cube run (4e5 steps, 6 points): per-step overhead of each backend.
+# The S1 cube run (4e5 steps, 6 points): per-step overhead of each backend (not with GPU_CHECK_PREBUILT:
+# benchmarks/cube-run.sh runs ./build/bristle).
 for be in cuda cpu; do
+    [ -n "${GPU_CHECK_PREBUILT:-}" ] && break
     echo "cube_00 on $be:" >>"$OUTDIR/gpu-cube.log"
     OUT=/tmp sh benchmarks/cube-run.sh "$be" "${GPU_CHECK_CUBE_REPEAT:-3}" >>"$OUTDIR/gpu-cube.log" 2>&1
 done
