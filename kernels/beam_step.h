@@ -3,8 +3,9 @@
  *   br_bm_frames     structure predicted at t + tau -> the bodies' frames (the field's input)
  *   (the contact field steps every set: the caller)
  *   br_bm_loads      set results, loads, gravity -> generalized forces g, gext and the energy terms
- *   br_bm_accel      the contact blocks E, the generalized-alpha solve with them, the row changes
- *                    and each set's friction and normal-damping power over the step
+ *   br_bm_accel_pre  the contact blocks E (then the generalized-alpha solve with them: the caller,
+ *                    kernels/ga_step.h, by columns or by rows)
+ *   br_bm_accel_post the row changes and each set's friction and normal-damping power over the step
  *   br_bm_integrate  u, v, a to t_{n+1}; the work of the loads and the Rayleigh losses
  * The stages are host/sim.c's for such a model, operation for operation (its br_fwd_frames,
  * br_fwd_loads, br_fwd_accel and br_integrate, which handle every model; the formulas both use are
@@ -278,17 +279,6 @@ BR_HD void br_bm_accel_post(const br_bm_model *m, const br_ga_shape *sh, br_bm_v
     }
 }
 
-/* model, shape, variant after br_bm_loads, res -> E blocks, a1 solved (the header's LU), the row
- * changes and each set's power and energy integrals over the step; 0, or -1 when the Woodbury
- * system is singular */
-BR_HD int br_bm_accel(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x, const br_bm_res *res)
-{
-    br_bm_accel_pre(m, sh, x, res);
-    if (br_ga_solve(sh, &x->ga, x->g, x->s, m->nset ? x->imp_E : (const double *)0, 1)) return -1;
-    br_bm_accel_post(m, sh, x, res);
-    return 0;
-}
-
 /* what stopped a variant's step (br_bm_check's codes, host/sim.c's br_check_finite's order) */
 enum { BR_BM_OK = 0, BR_BM_SINGULAR, BR_BM_TANGENT, BR_BM_ACCEL, BR_BM_BODY, BR_BM_FORCE, BR_BM_FENERGY, BR_BM_ENERGY,
        BR_BM_FIELD };
@@ -300,7 +290,7 @@ BR_HD int br_bm_finite(const double *a, int n)
     return 1;
 }
 
-/* model, shape, variant after br_bm_accel, its sets' results, energy -> BR_BM_OK, or a code
+/* model, shape, variant after br_bm_accel_post, its sets' results, energy -> BR_BM_OK, or a code
  * times 256 plus the set or body it names: a non-finite wrench tangent, acceleration, body state,
  * contact force, friction energy or energy term */
 BR_HD int br_bm_check(const br_bm_model *m, const br_ga_shape *sh, const br_bm_var *x, const br_bm_res *res, int energy)
@@ -323,7 +313,7 @@ BR_HD int br_bm_check(const br_bm_model *m, const br_ga_shape *sh, const br_bm_v
     return BR_BM_OK;
 }
 
-/* model, shape, variant after br_bm_accel -> u, v, a at t_{n+1}, the loads' work and the
+/* model, shape, variant after br_bm_accel_post -> u, v, a at t_{n+1}, the loads' work and the
  * Rayleigh losses booked, the step counted */
 BR_HD void br_bm_integrate(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x)
 {

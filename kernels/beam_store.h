@@ -116,27 +116,10 @@ BR_HD void br_beam_store_frames(const br_bm_model *m, const br_ga_shape *sh, con
     }
 }
 
-/* model, shape, structure arrays, store with variant v's set results -> its loads, solve and
- * checks; D->code[v] and the return: 0, or br_bm_check's code (BR_BM_SINGULAR * 256: the Woodbury
- * system) */
-BR_HD int br_beam_store_forces(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
-                               const br_beam_store *D, long v)
-{
-    br_bm_var x;
-    br_beam_store_var(D, A, v, &x);
-    br_bm_res r[BR_BEAM_MAXSET];
-    for (int s = 0; s < m->nset; s++) r[s] = br_bm_res_of(&D->res[v * m->nset + s]);
-    br_bm_loads(m, sh, &x, r, D->energy[v]);
-    int code = br_bm_accel(m, sh, &x, r) ? BR_BM_SINGULAR * 256 : BR_BM_OK;
-    if (!code) code = br_bm_check(m, sh, &x, r, D->energy[v]);
-    D->code[v] = code;
-    return code;
-}
-
-/* The same stage in three parts, for a device that solves the structures by rows
- * (kernels/beam_cuda.cu): br_beam_store_forces_pre (loads, E blocks), the solve of
- * kernels/ga_step.h's row phases over every variant (f: the store's g, E: the records' imp_E),
- * br_beam_store_forces_post. Each part runs the same functions as br_beam_store_forces. */
+/* A step's forces stage in three parts: br_beam_store_forces_pre (loads, E blocks), the solve
+ * (br_ga_solve on the CPU; on a device kernels/ga_step.h's row phases over every variant, f: the
+ * store's g, E: the records' imp_E, kernels/beam_cuda.cu), br_beam_store_forces_post;
+ * br_beam_store_forces runs them in order for one variant. */
 
 /* model, shape, structure arrays, store with variant v's set results -> its loads and E blocks */
 BR_HD void br_beam_store_forces_pre(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
@@ -166,6 +149,19 @@ BR_HD int br_beam_store_forces_post(const br_bm_model *m, const br_ga_shape *sh,
     }
     D->code[v] = code;
     return code;
+}
+
+/* model, shape, structure arrays, store with variant v's set results -> its loads, solve and
+ * checks; D->code[v] and the return: 0, or br_bm_check's code (BR_BM_SINGULAR * 256: the Woodbury
+ * system) */
+BR_HD int br_beam_store_forces(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                               const br_beam_store *D, long v)
+{
+    br_beam_store_forces_pre(m, sh, A, D, v);
+    br_bm_var x;
+    br_beam_store_var(D, A, v, &x);
+    const int singular = br_ga_solve(sh, &x.ga, x.g, x.s, m->nset ? x.imp_E : (const double *)0, 1) != 0;
+    return br_beam_store_forces_post(m, sh, A, D, v, singular);
 }
 
 /* model, shape, structure arrays, store, variant v -> integrated to t_{n+1} */
