@@ -694,7 +694,7 @@ typedef struct st_var {
     long ipeak[MAXCOL];         /* the frequency point of each peak */
     /* stepped sine */
     int fi, phase_fit, cycles, fit_left, converged;
-    double cycle_end, prev_a, prev_b, amp0; /* prev_a, prev_b: the last cycle's fitted cos and sin terms */
+    double cycle_end, prevR, amp0;
     double ls[MAXCOL][9];       /* least-squares sums: 1, c, s, cc, cs, ss, x, x c, x s */
     long errline;               /* setup errors: the study-file line they come from */
     int oom;                    /* failed for want of memory, not by its physics: the study is incomplete */
@@ -921,12 +921,9 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
     if (!V->phase_fit) {
         double a, b;
         ls_solve(V->ls[0], &a, &b);
-        /* the change of the complex amplitude a - i b (magnitude and phase): its magnitude alone is
-         * stationary at each extreme of the beat between the forcing and a free decay not yet gone
-         * (S5c at 53.5 Hz passed a magnitude test at 2.3 times the steady amplitude) */
         const double R = hypot(a, b);
-        const int steady = V->cycles >= S->min_cycles && hypot(a - V->prev_a, b - V->prev_b) <= S->tol * R;
-        V->prev_a = a, V->prev_b = b;
+        const int steady = V->cycles >= S->min_cycles && fabs(R - V->prevR) <= S->tol * R;
+        V->prevR = R;
         memset(V->ls, 0, sizeof V->ls);
         if (steady || V->cycles >= S->max_cycles) V->phase_fit = 1, V->converged = steady, V->fit_left = S->fit_cycles;
         V->cycle_end += 1.0 / fn->f;
@@ -950,7 +947,7 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
         if (rec[3 + 2 * c] > V->peak[c]) V->peak[c] = rec[3 + 2 * c], V->ipeak[c] = V->nf - 1;
     if (++V->fi >= S->nfreq) return 1;
     set_frequency(V->m, V->exload, S->freq[V->fi], t);
-    V->phase_fit = 0, V->cycles = 0, V->prev_a = V->prev_b = 0, V->cycle_end = -1.0;
+    V->phase_fit = 0, V->cycles = 0, V->prevR = 0, V->cycle_end = -1.0;
     return 0;
 }
 
