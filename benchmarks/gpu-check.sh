@@ -8,6 +8,7 @@
 #          every other friction law at 1e6 points; the CuPy peer at 1e5 1e6 1e7 where python3 has CuPy;
 #          GPU_CHECK_BENCH=study: the study checks of benchmarks/study-gpu.sh instead;
 #          GPU_CHECK_BENCH=structure: the batched structure step only, `bristle bench structure`;
+#          GPU_CHECK_BENCH=sweep: S5b study throughput from 1e2 to 1e5 variants, GPU and CPU, and phases;
 #          GPU_CHECK_PREBUILT=1: no build; the binaries benchmarks/gpu-pack.sh packed elsewhere
 #          (build-gpu/carry, .deps/rt) and the CUDA test programs among them instead of ctest)
 set -u
@@ -135,6 +136,43 @@ if [ "${GPU_CHECK_BENCH:-1}" = structure ]; then
     structure_table >"$OUTDIR/gpu-structure.md"
     echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   exit: $trc"
     cat "$OUTDIR/gpu-structure.md"
+    exit $trc
+fi
+# GPU_CHECK_BENCH=sweep: S5b studies (benchmarks/gpu-profile.sh) at GPU_CHECK_COUNTS variants (default
+# 100 1000 10000 100000) on the beam batch and on the CPU's cores, each at two step counts (100 and
+# 300; 20 and 60 from 1e5 variants on the CPU): the per-step cost is the difference of the studies'
+# wall times (setup excluded), the rate variant-steps/s; first the beam batch's phases at 1e4
+# variants (BRISTLE_BEAM_TIMING=1, every launch waited for)
+sweep_table() {
+    echo "| variants | path | steps | study wall [s] | steps | study wall [s] | per step [ms] | variant-steps/s |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for nv in ${GPU_CHECK_COUNTS:-100 1000 10000 100000}; do
+        for path in beams cpu; do
+            s1=100 s2=300
+            [ "$path" = cpu ] && [ "$nv" -ge 100000 ] && s1=20 s2=60
+            w=""
+            for st in $s1 $s2; do
+                line=$(OUT="$OUTDIR/profile" GPU_PROFILE_COUNTS=$nv GPU_PROFILE_STEPS=$st GPU_PROFILE_PATHS=$path \
+                    sh benchmarks/gpu-profile.sh "$BR" 2>&1 | grep "^$nv variants")
+                echo "$line" >>"$OUTDIR/gpu-sweep.log"
+                w="$w $(echo "$line" | sed -n 's/.*"wall_time_s":\([0-9.e+-]*\).*/\1/p')"
+            done
+            # shellcheck disable=SC2086
+            set -- $w
+            if [ $# -ne 2 ]; then echo "| $nv | $path | $s1 | FAILED | $s2 | | | |"; trc=1; continue; fi
+            python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); d = (b - a) / ($s2 - $s1)
+print('| $nv | $path | $s1 | %.3f | $s2 | %.3f | %.3f | %.3g |' % (a, b, 1e3 * d, $nv / d if d > 0 else 0))" "$1" "$2"
+        done
+    done
+}
+if [ "${GPU_CHECK_BENCH:-1}" = sweep ]; then
+    OUT="$OUTDIR/phases" BRISTLE_BEAM_TIMING=1 GPU_PROFILE_COUNTS=10000 GPU_PROFILE_STEPS=100 GPU_PROFILE_PATHS=beams \
+        sh benchmarks/gpu-profile.sh "$BR" | grep "^10000"
+    python3 -c "import json, sys; print(json.dumps(json.load(open(sys.argv[1])).get('beam_batch_seconds')))" \
+        "$OUTDIR/phases/r-10000-beams/summary.json"
+    sweep_table >"$OUTDIR/gpu-sweep.md"
+    cat "$OUTDIR/gpu-sweep.md"
+    echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   exit: $trc"
     exit $trc
 fi
 if [ "${GPU_CHECK_BENCH:-1}" = study ]; then

@@ -35,6 +35,7 @@ struct br_beam_batch {
     br_field *field;
     double *Nset;
     int *bad;
+    double *W, *Q;                   /* br_beam_batch_integrate_by_rows: its scratch (n x nv each), or NULL */
     int timing;                      /* BRISTLE_BEAM_TIMING set: the phases' wall times in secs */
     double secs[BR_BEAM_NPHASE];
 #ifdef BRISTLE_HAVE_CUDA
@@ -42,8 +43,9 @@ struct br_beam_batch {
 #endif
 };
 
-static const char *const PHASE[BR_BEAM_NPHASE] = {"frames", "field", "forces", "codes", "integrate", "sample_copy",
-                                                  "sample_scatter"};
+static const char *const PHASE[BR_BEAM_NPHASE] = {"frames",      "field",       "field_finish", "forces_pre",
+                                                  "solve",       "forces_post", "codes",        "integrate",
+                                                  "sample_copy", "sample_scatter"};
 
 /* timing on: the wall time since *t0 added to B->secs[k], *t0 now */
 static void lap(br_beam_batch *B, int k, double *t0)
@@ -107,7 +109,7 @@ void br_beam_batch_destroy(br_beam_batch *B)
     br_field_destroy(B->field);
     free(B->body_node), free(B->body_q0), free(B->body_offset), free(B->body_fg), free(B->load), free(B->set);
     free(B->D.rec), free(B->D.vec), free(B->D.frames), free(B->D.mag), free(B->D.res), free(B->D.step), free(B->D.code);
-    free(B->D.energy), free(B->Nset), free(B->bad);
+    free(B->D.energy), free(B->Nset), free(B->bad), free(B->W), free(B->Q);
     free(B->m), free(B->d);
     free(B);
 }
@@ -340,11 +342,11 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
     const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
     double t0 = 0.0;
-    lap(B, 0, &t0);
+    lap(B, BR_PH_FRAMES, &t0);
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++)
         if (!failed[v]) br_beam_store_frames(&B->model, sh, A, D, v, NULL);
-    lap(B, 0, &t0);
+    lap(B, BR_PH_FRAMES, &t0);
     char ferr[600];
     if (B->field && br_field_step_sets(B->field, D->frames, B->Nset, B->model.h, D->res, B->bad, ferr, sizeof ferr))
         for (int v = 0; v < B->nv; v++)
@@ -355,7 +357,7 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
                     snprintf(err + (size_t)v * errstride, errstride, "t = %.9g s: %s", rec_t(B, v), what);
                     failed[v] = 1;
                 }
-    lap(B, 1, &t0);
+    lap(B, BR_PH_FIELD, &t0);
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++) {
         if (failed[v]) continue;
@@ -365,7 +367,7 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
             failed[v] = 1;
         }
     }
-    lap(B, 2, &t0);
+    lap(B, BR_PH_FORCES_PRE, &t0);
 }
 
 void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
@@ -382,11 +384,36 @@ void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
     const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
     double t0 = 0.0;
-    lap(B, 4, &t0);
+    lap(B, BR_PH_INTEGRATE, &t0);
+    if (B->W) { /* by rows: the GPU's phases */
+        const long nv = B->nv, nr = (long)B->n * nv;
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
-    for (int v = 0; v < B->nv; v++)
-        if (!skip[v]) br_beam_store_integrate(&B->model, sh, A, D, v);
-    lap(B, 4, &t0);
+        for (long k = 0; k < nr; k++)
+            if (!skip[k % nv]) br_beam_store_integrate_row(sh, A, D, k % nv, (int)(k / nv), B->W);
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
+        for (long k = 0; k < nr; k++)
+            if (!skip[k % nv]) br_beam_store_integrate_col(sh, A, D, k % nv, (int)(k / nv), B->Q);
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
+        for (int v = 0; v < B->nv; v++)
+            if (!skip[v]) br_beam_store_integrate_end(&B->model, sh, A, D, v, B->W, B->Q);
+    } else {
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
+        for (int v = 0; v < B->nv; v++)
+            if (!skip[v]) br_beam_store_integrate(&B->model, sh, A, D, v);
+    }
+    lap(B, BR_PH_INTEGRATE, &t0);
+}
+
+int br_beam_batch_integrate_by_rows(br_beam_batch *B, int on)
+{
+    free(B->W), free(B->Q);
+    B->W = B->Q = NULL;
+    if (!on) return 0;
+    B->W = malloc((size_t)B->n * B->nv * sizeof(double) + 8), B->Q = malloc((size_t)B->n * B->nv * sizeof(double) + 8);
+    if (B->W && B->Q) return 0;
+    free(B->W), free(B->Q);
+    B->W = B->Q = NULL;
+    return -1;
 }
 
 int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen)
@@ -395,17 +422,17 @@ int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t e
     for (int v = 0; v < B->nv; v++) any |= which[v] != 0;
     if (!any) return 0;
     double t0 = 0.0;
-    lap(B, 5, &t0);
+    lap(B, BR_PH_SAMPLE_COPY, &t0);
 #ifdef BRISTLE_HAVE_CUDA
     if (B->dev && br_cuda_beam_download(B->dev, &B->D, 0, err, errlen)) return -1;
 #else
     (void)err, (void)errlen;
 #endif
-    lap(B, 5, &t0);
+    lap(B, BR_PH_SAMPLE_COPY, &t0);
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++)
         if (which[v]) record_io(B, v, 0);
-    lap(B, 6, &t0);
+    lap(B, BR_PH_SAMPLE_SCATTER, &t0);
     return 0;
 }
 

@@ -39,6 +39,11 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
 /* batch, skip[v] -> every variant not skipped integrated to t_{n+1} */
 void br_beam_batch_integrate(br_beam_batch *B, const int *skip);
 
+/* CPU batch, on -> its integration by rows (1: the GPU's phases, kernels/beam_store.h's
+ * br_beam_store_integrate_row, _col and _end over all the variants, the reference the device's
+ * kernels are checked against; 0: a variant at a time, the default); 0, or -1 out of memory */
+int br_beam_batch_integrate_by_rows(br_beam_batch *B, int on);
+
 /* batch after br_beam_batch_forces, which[v] -> the state at t_n that the outputs read (body
  * states, frames, set results, energies, load values, time) in the flagged variants' br_data
  * (br_output_row reads them there); 0, or -1 with err */
@@ -51,11 +56,7 @@ void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *
  * excitation's frequency); 0, or -1 with err */
 int br_beam_batch_reload(br_beam_batch *B, int v, char *err, size_t errlen);
 
-/* -> the phases of its steps timed (BRISTLE_BEAM_TIMING in the environment when it was made: each
- * phase waited for, on the GPU too) and their names: frames, field, forces (the stages after the
- * field), codes (the stop codes' copy), integrate, sample_copy, sample_scatter; their count (0 when
- * not timed) */
-#define BR_BEAM_NPHASE 7
+/* -> the phases' wall times in seconds (secs[BR_PH_*], kernels/beam_store.h) and names; their count (0 when not timed) */
 int br_beam_batch_seconds(const br_beam_batch *B, const char *const **names, const double **secs);
 
 /* -> its contact field (all the variants' sets; its backend and device name say where it runs) */

@@ -4,8 +4,9 @@
  * array), the field's resident step, forces_pre_kernel (the sets' results from their sums, then
  * br_beam_store_forces_pre: loads and E blocks), the structure's solve by rows
  * (br_cuda_ga_solve_rows: a thread a row of a variant) and forces_post_kernel
- * (br_beam_store_forces_post: row changes, set powers, checks); its integration one
- * (integrate_kernel); the copies are the variants'
+ * (br_beam_store_forces_post: row changes, set powers, checks); its integration three
+ * (integrate_row_kernel and integrate_col_kernel, a thread a row of a variant, then
+ * integrate_end_kernel, kernels/beam_store.h's phases); the copies are the variants'
  * flags (energy, skip) up and their stop codes down, one int a variant, and on sampled steps the
  * records. A set's sums are added in the GPU's order (docs/gpu.md), so a variant agrees with its CPU
  * run to rounding, not bitwise. */
@@ -20,7 +21,11 @@
 
 namespace {
 
-constexpr int kThreads = 128;
+/* A kernel of a thread a variant runs a long serial chain a thread (a variant's loads, set
+ * results, checks): 1e4 variants are 313 warps, so blocks of one warp spread them over every SM
+ * of an H100 (132) where blocks of four filled 79. The kernels of a thread a row take 128. */
+constexpr int kThreads = 32;
+constexpr int kRowThreads = 128;
 
 __global__ void frames_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, br_set_frame *sf)
 {
@@ -54,11 +59,28 @@ __global__ void forces_post_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A
     br_beam_store_forces_post(&m, &sh, &A, &D, v, m.nset > 0 && sh.nr > 0 && singular[v]);
 }
 
-__global__ void integrate_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D)
+/* thread k: row k / nv of variant k % nv integrated, its loads' work in W[k] */
+__global__ void integrate_row_kernel(br_ga_shape sh, br_ga_arrays A, br_beam_store D, double *W)
+{
+    const long k = (long)blockIdx.x * blockDim.x + threadIdx.x, v = k % D.nv;
+    if (k >= (long)D.n * D.nv || D.code[v]) return;
+    br_beam_store_integrate_row(&sh, &A, &D, v, (int)(k / D.nv), W);
+}
+
+/* thread k: column k / nv of variant k % nv's loss term in Q[k] */
+__global__ void integrate_col_kernel(br_ga_shape sh, br_ga_arrays A, br_beam_store D, double *Q)
+{
+    const long k = (long)blockIdx.x * blockDim.x + threadIdx.x, v = k % D.nv;
+    if (k >= (long)D.n * D.nv || D.code[v]) return;
+    br_beam_store_integrate_col(&sh, &A, &D, v, (int)(k / D.nv), Q);
+}
+
+__global__ void integrate_end_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const double *W,
+                                     const double *Q)
 {
     const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= D.nv || D.code[v]) return;
-    br_beam_store_integrate(&m, &sh, &A, &D, v);
+    br_beam_store_integrate_end(&m, &sh, &A, &D, v, W, Q);
 }
 
 } // namespace
@@ -74,6 +96,7 @@ struct br_cuda_beam {
     br_set_sums *sums;
     br_tangent_sums *tans;
     void *model_mem;                 /* the model's arrays, one allocation */
+    double *W, *Q;                   /* the integration's scratch, n x nv each (kernels/beam_store.h) */
     int timing;                      /* br_cuda_beam_timing */
     double *secs;
     void *pinned[4];                 /* the host store's arrays the sampled steps copy into, page-locked
@@ -101,6 +124,7 @@ extern "C" void br_cuda_beam_destroy(br_cuda_beam *g)
     cudaFree(g->model_mem);
     cudaFree(g->D.rec), cudaFree(g->D.vec), cudaFree(g->D.frames), cudaFree(g->D.mag), cudaFree(g->D.res);
     cudaFree(g->D.step), cudaFree(g->D.code), cudaFree(g->D.energy);
+    cudaFree(g->W), cudaFree(g->Q);
     delete g;
 }
 
@@ -169,6 +193,8 @@ extern "C" br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam
     BR_CU(cudaMalloc(&D.step, b.step));
     BR_CU(cudaMalloc(&D.code, b.flags));
     BR_CU(cudaMalloc(&D.energy, b.flags));
+    BR_CU(cudaMalloc(&g->W, b.vec / 7 + 8));
+    BR_CU(cudaMalloc(&g->Q, b.vec / 7 + 8));
     BR_CU(cudaMemcpy(D.rec, host->rec, b.rec, cudaMemcpyHostToDevice));
     BR_CU(cudaMemcpy(D.vec, host->vec, b.vec, cudaMemcpyHostToDevice));
     BR_CU(cudaMemcpy(D.frames, host->frames, b.frames, cudaMemcpyHostToDevice));
@@ -200,21 +226,25 @@ extern "C" int br_cuda_beam_forces(br_cuda_beam *g, br_beam_store *host, char *e
     lap(g, 0, &t0);
     frames_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, g->sf);
     BR_CU(cudaGetLastError());
-    lap(g, 0, &t0);
-    if (br_cuda_field_step_resident(g->field, g->m.h, err, errlen)) return -1;
-    lap(g, 1, &t0);
+    lap(g, BR_PH_FRAMES, &t0);
+    if (br_cuda_field_step_resident(g->field, g->m.h, 1, err, errlen)) return -1;
+    lap(g, BR_PH_FIELD, &t0);
+    if (br_cuda_field_step_resident(g->field, g->m.h, 2, err, errlen)) return -1;
+    lap(g, BR_PH_FIELD_FINISH, &t0);
     forces_pre_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, g->sf, g->sums, g->tans);
     BR_CU(cudaGetLastError());
+    lap(g, BR_PH_FORCES_PRE, &t0);
     /* the solve: f is the store's g (the third of its vectors), E each record's imp_E */
     const long vn = (long)g->D.n * g->D.nv;
     if (br_cuda_ga_solve_rows(g->ga, g->D.vec + 2 * vn, g->m.nset ? g->D.rec + g->D.o.imp_E : NULL, g->D.o.size, 1,
                               g->D.code, err, errlen))
         return -1;
+    lap(g, BR_PH_SOLVE, &t0);
     forces_post_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, br_cuda_ga_singular(g->ga));
     BR_CU(cudaGetLastError());
-    lap(g, 2, &t0);
+    lap(g, BR_PH_FORCES_POST, &t0);
     BR_CU(cudaMemcpy(host->code, g->D.code, b.flags, cudaMemcpyDeviceToHost));
-    lap(g, 3, &t0);
+    lap(g, BR_PH_CODES, &t0);
     return 0;
 }
 
@@ -227,11 +257,18 @@ extern "C" int br_cuda_beam_integrate(br_cuda_beam *g, const br_beam_store *host
 {
     BR_CU(cudaMemcpyAsync(g->D.code, host->code, sizes_of(host).flags, cudaMemcpyHostToDevice));
     const unsigned blocks = (unsigned)((g->D.nv + kThreads - 1) / kThreads);
+    const unsigned rblocks = (unsigned)(((long)g->D.n * g->D.nv + kRowThreads - 1) / kRowThreads);
     double t0 = 0.0;
-    lap(g, 4, &t0);
-    integrate_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D);
+    lap(g, BR_PH_INTEGRATE, &t0);
+    if (rblocks) { /* a thread a row (then a column) of a variant: 7.2e5 threads at 1e4 S5b variants, not 1e4 */
+        integrate_row_kernel<<<rblocks, kRowThreads>>>(g->sh, g->A, g->D, g->W);
+        BR_CU(cudaGetLastError());
+        integrate_col_kernel<<<rblocks, kRowThreads>>>(g->sh, g->A, g->D, g->Q);
+        BR_CU(cudaGetLastError());
+    }
+    integrate_end_kernel<<<blocks, kThreads>>>(g->m, g->sh, g->A, g->D, g->W, g->Q);
     BR_CU(cudaGetLastError());
-    lap(g, 4, &t0);
+    lap(g, BR_PH_INTEGRATE, &t0);
     return 0;
 }
 

@@ -27,12 +27,12 @@ br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam_sizes *z, 
  * host->code. 0, or -1 with err (a device error) */
 int br_cuda_beam_forces(br_cuda_beam *g, br_beam_store *host, char *err, size_t errlen);
 
-/* timing on (1: every launch waited for and its wall time added to secs[0..3]: frames, field, the
- * stages after it, the codes' copy; 0: off, secs may be NULL) */
+/* timing on (1: every launch waited for and its wall time added to secs[BR_PH_*] of its phase,
+ * kernels/beam_store.h; 0: off, secs may be NULL) */
 void br_cuda_beam_timing(br_cuda_beam *g, int on, double *secs);
 
 /* host store's code flags -> uploaded; every variant not skipped integrated to t_{n+1} (waited for
- * and its time added to secs[4] when timing); 0, or -1 */
+ * and its time added to secs[BR_PH_INTEGRATE] when timing); 0, or -1 */
 int br_cuda_beam_integrate(br_cuda_beam *g, const br_beam_store *host, char *err, size_t errlen);
 
 /* -> the device's records, frames, set results and steps (and with all the structure vectors)

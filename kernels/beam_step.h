@@ -77,20 +77,28 @@ BR_HD void br_bm_set_power(const br_set_tangent *T, const double Ff[3], const do
     *P = p, *Pnd = pn;
 }
 
-/* n, load weights wc (now) and wp (previous step), the load parts gext and gext_prev, u after and
- * uprev before the step, vprev (v before) and v after (strides) -> the work of the loads over the
+/* load weights wc (now) and wp (previous step), one row's load parts gext and gext_prev, u after
+ * and uprev before the step, vprev (v before) and v after -> the row's work of the loads over the
  * step (their linear interpolation to the midpoint, a second-order quadrature); gext_prev <- gext,
  * vprev <- the midpoint velocity */
+BR_HD double br_bm_load_work_row(double wc, double wp, const double *gext, double *gext_prev, const double *u,
+                                 const double *uprev, double *vprev, const double *v)
+{
+    const double w = (wc * *gext + wp * *gext_prev) * (*u - *uprev);
+    *gext_prev = *gext;
+    *vprev = 0.5 * (*vprev + *v);
+    return w;
+}
+
+/* n and the same for every row (strides) -> the rows' works added in row order */
 BR_HD double br_bm_load_work(int n, double wc, double wp, const double *gext, long sg, double *gext_prev, long sgp,
                              const double *u, long su, const double *uprev, long sup, double *vprev, long svp,
                              const double *v, long sv)
 {
     double wl = 0.0;
-    for (int i = 0; i < n; i++) {
-        wl += (wc * gext[i * sg] + wp * gext_prev[i * sgp]) * (u[i * su] - uprev[i * sup]);
-        gext_prev[i * sgp] = gext[i * sg];
-        vprev[i * svp] = 0.5 * (vprev[i * svp] + v[i * sv]);
-    }
+    for (int i = 0; i < n; i++)
+        wl += br_bm_load_work_row(wc, wp, gext + i * sg, gext_prev + i * sgp, u + i * su, uprev + i * sup,
+                                  vprev + i * svp, v + i * sv);
     return wl;
 }
 
@@ -313,23 +321,56 @@ BR_HD int br_bm_check(const br_bm_model *m, const br_ga_shape *sh, const br_bm_v
     return BR_BM_OK;
 }
 
-/* model, shape, variant after br_bm_accel_post -> u, v, a at t_{n+1}, the loads' work and the
- * Rayleigh losses booked, the step counted */
-BR_HD void br_bm_integrate(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x)
+/* The integration in three phases whose entries are independent (on a GPU a thread each:
+ * kernels/beam_cuda.cu), br_bm_integrate them in order for one variant:
+ *   br_bm_integrate_row   row i: u, v, a advanced, the loads' work over the step -> *work
+ *   br_bm_integrate_col   column j's term of the Rayleigh loss vm^T C vm (vm the midpoint
+ *                         velocity, every row's from the first phase) -> *loss
+ *   br_bm_integrate_end   the rows' works and the columns' terms added in order into the energy
+ *                         terms, the step counted
+ * The sums add the same terms in the same order as one loop over the rows: bitwise the same. */
+
+/* the loads' weights of the step (the previous loads enter from the second step) */
+BR_HD double br_bm_load_wc(const br_ga_shape *sh, const br_bm_var *x) { return x->step > 0 ? 0.5 + sh->af : 1.0; }
+
+/* model, shape, variant after br_bm_accel_post, row i -> row i at t_{n+1}; its loads' work */
+BR_HD double br_bm_integrate_row(const br_ga_shape *sh, br_bm_var *x, int i)
 {
-    const int n = sh->n;
     const long s = x->s, gs = x->ga.s;
-    for (int i = 0; i < n; i++) x->uprev[i * s] = x->ga.u[i * gs], x->vprev[i * s] = x->ga.v[i * gs];
-    br_ga_advance(sh, &x->ga);
-    const double wc = x->step > 0 ? 0.5 + sh->af : 1.0, wp = 1.0 - wc;
-    x->en->work_in += br_bm_load_work(n, wc, wp, x->gext, s, x->gext_prev, s, x->ga.u, gs, x->uprev, s, x->vprev, s,
-                                      x->ga.v, gs);
-    x->en->spring_loss += m->h * br_ga_quad(sh, x->ga.C, x->ga.sC, x->vprev, s, x->vprev, s);
+    x->uprev[i * s] = x->ga.u[i * gs], x->vprev[i * s] = x->ga.v[i * gs];
+    br_ga_advance_row(sh, &x->ga, i);
+    const double wc = br_bm_load_wc(sh, x), wp = 1.0 - wc;
+    return br_bm_load_work_row(wc, wp, x->gext + i * s, x->gext_prev + i * s, x->ga.u + i * gs, x->uprev + i * s,
+                               x->vprev + i * s, x->ga.v + i * gs);
+}
+
+/* shape, variant with every row integrated, column j -> column j's term of vm^T C vm */
+BR_HD double br_bm_integrate_col(const br_ga_shape *sh, const br_bm_var *x, int j)
+{
+    return br_ga_quad_col(sh, x->ga.C, x->ga.sC, x->vprev, x->s, x->vprev, x->s, j);
+}
+
+/* model, variant, the rows' works and the columns' terms summed in order -> the energy terms
+ * booked, the step counted */
+BR_HD void br_bm_integrate_end(const br_bm_model *m, br_bm_var *x, double work_rows, double loss_cols)
+{
+    x->en->work_in += work_rows;
+    x->en->spring_loss += m->h * loss_cols;
     const double work = 0.0, p_spring_loss = 0.0;
     x->en->work_in += m->h * (work + *x->p_drive);
     x->en->spring_loss += m->h * p_spring_loss;
     x->step++;
     x->t = x->step * m->h;
+}
+
+/* model, shape, variant after br_bm_accel_post -> u, v, a at t_{n+1}, the loads' work and the
+ * Rayleigh losses booked, the step counted */
+BR_HD void br_bm_integrate(const br_bm_model *m, const br_ga_shape *sh, br_bm_var *x)
+{
+    double wl = 0.0, ql = 0.0;
+    for (int i = 0; i < sh->n; i++) wl += br_bm_integrate_row(sh, x, i);
+    for (int j = 0; j < sh->n; j++) ql += br_bm_integrate_col(sh, x, j);
+    br_bm_integrate_end(m, x, wl, ql);
 }
 
 #endif

@@ -99,6 +99,17 @@ BR_HD br_bm_res br_bm_res_of(const br_set_result *q)
     return r;
 }
 
+/* The phases of a batch's step, in order, as BRISTLE_BEAM_TIMING reports them (each phase waited
+ * for, on the GPU too): the frames, the field's point steps and its finish (the sets' sums from
+ * their partials; on the CPU both in field), the stages after the field (forces_pre: set results,
+ * loads, E blocks; solve: the structure's linear solve; forces_post: row changes, powers, checks;
+ * on the CPU all three in forces_pre), the stop codes' copy, integrate, and the sampled steps'
+ * copy and scatter */
+enum {
+    BR_PH_FRAMES, BR_PH_FIELD, BR_PH_FIELD_FINISH, BR_PH_FORCES_PRE, BR_PH_SOLVE, BR_PH_FORCES_POST, BR_PH_CODES,
+    BR_PH_INTEGRATE, BR_PH_SAMPLE_COPY, BR_PH_SAMPLE_SCATTER, BR_BEAM_NPHASE
+};
+
 #define BR_BEAM_MAXSET 16 /* a variant's set views on its thread's stack */
 
 /* model, shape, structure arrays, store, variant v -> its frames at the equation time and, where
@@ -162,6 +173,44 @@ BR_HD int br_beam_store_forces(const br_bm_model *m, const br_ga_shape *sh, cons
     br_beam_store_var(D, A, v, &x);
     const int singular = br_ga_solve(sh, &x.ga, x.g, x.s, m->nset ? x.imp_E : (const double *)0, 1) != 0;
     return br_beam_store_forces_post(m, sh, A, D, v, singular);
+}
+
+/* The integration by rows (kernels/beam_step.h's three phases over the store; on a GPU a thread
+ * a row of a variant, then a thread a variant): the rows' works and the columns' loss terms go
+ * through scratch arrays W and Q of n x nv, the variant innermost. */
+
+/* shape, structure arrays, store, variant v, row i -> row i of v integrated, its loads' work in
+ * W[i nv + v] */
+BR_HD void br_beam_store_integrate_row(const br_ga_shape *sh, const br_ga_arrays *A, const br_beam_store *D, long v,
+                                       int i, double *W)
+{
+    br_bm_var x;
+    br_beam_store_var(D, A, v, &x);
+    W[(long)i * D->nv + v] = br_bm_integrate_row(sh, &x, i);
+}
+
+/* the same with every row of v integrated, column j -> its loss term in Q[j nv + v] */
+BR_HD void br_beam_store_integrate_col(const br_ga_shape *sh, const br_ga_arrays *A, const br_beam_store *D, long v,
+                                       int j, double *Q)
+{
+    br_bm_var x;
+    br_beam_store_var(D, A, v, &x);
+    Q[(long)j * D->nv + v] = br_bm_integrate_col(sh, &x, j);
+}
+
+/* model, shape, structure arrays, store, variant v, W and Q filled -> v's energy terms booked
+ * (the rows' and columns' terms added in order), its step and time advanced */
+BR_HD void br_beam_store_integrate_end(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                                       const br_beam_store *D, long v, const double *W, const double *Q)
+{
+    br_bm_var x;
+    br_beam_store_var(D, A, v, &x);
+    double wl = 0.0, ql = 0.0;
+    for (int i = 0; i < sh->n; i++) wl += W[(long)i * D->nv + v];
+    for (int j = 0; j < sh->n; j++) ql += Q[(long)j * D->nv + v];
+    br_bm_integrate_end(m, &x, wl, ql);
+    D->rec[v * D->o.size + D->o.t] = x.t;
+    D->step[v] = x.step;
 }
 
 /* model, shape, structure arrays, store, variant v -> integrated to t_{n+1} */

@@ -268,11 +268,12 @@ __device__ __forceinline__ void step_seg(const br_set_view &v, const br_set_fram
 
 /* The small sets (small_set) of one group, all of L = lanes_for(n) lanes, 32 / L a warp and
  * kSmallWarps warps a block: segment k of the launch steps set set[k] (of nsets) with that set's
- * view and frame (device arrays) into its one slot poff[set]. */
+ * view and frame (device arrays) straight into its sums sums[set] and tangent sums tans[set] (no
+ * finish: a finish of one partial would copy it, bit for bit). */
 template <int LAW, int SURF, bool TAN>
 __global__ void __launch_bounds__(32 * kSmallWarps)
     field_small_kernel(const br_set_view *views, const br_set_frame *frames, const int *set, long nsets, int L,
-                       const long *poff, double h, int record, br_set_sums *partials, br_tangent_sums *tpartials)
+                       double h, int record, br_set_sums *sums, br_tangent_sums *tans)
 {
     const long t = (long)blockIdx.x * blockDim.x + threadIdx.x, k = t / L;
     if ((t & ~31L) / L >= nsets) return; /* the whole warp: no set in it */
@@ -281,7 +282,7 @@ __global__ void __launch_bounds__(32 * kSmallWarps)
     br_set_view v = views[s];
     if (!record) v.outF = v.outN = NULL;
     const br_set_frame f = frames[s];
-    step_seg<LAW, SURF, TAN>(v, f, h, L, active, partials + poff[s], tpartials + poff[s]);
+    step_seg<LAW, SURF, TAN>(v, f, h, L, active, sums + s, tans + s);
 }
 
 /* One set, its view and frame in the launch's parameters: block b -> partials[b], tpartials[b]
@@ -311,13 +312,13 @@ __global__ void __launch_bounds__(kBlock, TAN ? 1 : BR_CUDA_MINB)
     step_block<LAW, SURF, TAN>(v, f, h, b, partials + slot, tpartials + slot);
 }
 
-/* one block per set: the set's partials folded in a fixed strided order, then reduced */
+/* block b for set fin[b]: the set's partials folded in a fixed strided order, then reduced */
 __global__ void __launch_bounds__(kFinishBlock) finish_kernel(const br_set_sums *partials, const long *offsets,
-                                                              br_set_sums *out)
+                                                              const int *fin, br_set_sums *out)
 {
     using Reduce = cub::BlockReduce<br_set_sums, kFinishBlock>;
     __shared__ typename Reduce::TempStorage tmp;
-    const int s = blockIdx.x;
+    const int s = fin[blockIdx.x];
     br_set_sums acc;
     br_sums_zero(&acc);
     for (long j = offsets[s] + threadIdx.x; j < offsets[s + 1]; j += kFinishBlock) br_sums_combine(&acc, &partials[j]);
@@ -325,11 +326,12 @@ __global__ void __launch_bounds__(kFinishBlock) finish_kernel(const br_set_sums 
     if (threadIdx.x == 0) out[s] = tot;
 }
 
-/* one block per set: entry k of the set's tangent sums, by thread k, the set's partials in order */
+/* block b for set fin[b]: entry k of the set's tangent sums, by thread k, the set's partials in order */
 __global__ void __launch_bounds__(kFinishBlock) finish_tangent_kernel(const br_tangent_sums *partials,
-                                                                      const long *offsets, br_tangent_sums *out)
+                                                                      const long *offsets, const int *fin,
+                                                                      br_tangent_sums *out)
 {
-    const int s = blockIdx.x, k = threadIdx.x;
+    const int s = fin[blockIdx.x], k = threadIdx.x;
     if (k >= BR_TANGENT_N) return;
     double a = 0.0;
     for (long j = offsets[s]; j < offsets[s + 1]; j++) a += ((const double *)&partials[j])[k];
@@ -359,7 +361,7 @@ struct launch_args {
     const long *blk, *poff;
     int record;
     double h;
-    br_set_sums *part;                   /* one set: its first slot; group: the whole array */
+    br_set_sums *part;                   /* one set: its first slot; group: the whole array; small: the sums */
     br_tangent_sums *tpart;
 };
 
@@ -370,7 +372,7 @@ void launch3(const launch_args &a)
     if (a.small) {
         const long per = 32L * kSmallWarps / a.lanes; /* sets a block */
         field_small_kernel<LAW, SURF, TAN><<<(a.nb + per - 1) / per, 32 * kSmallWarps>>>(
-            a.views, a.frames, a.set, a.nb, a.lanes, a.poff, a.h, a.record, a.part, a.tpart);
+            a.views, a.frames, a.set, a.nb, a.lanes, a.h, a.record, a.part, a.tpart);
     }
     else if (a.group)
         field_group_kernel<LAW, SURF, TAN><<<a.nb, kBlock>>>(a.views, a.frames, a.set, a.blk, a.poff, a.h, a.record,
@@ -450,6 +452,8 @@ struct br_cuda_field {
     br_set_frame *h_frames;          /* pinned */
     int *d_set;                      /* block tables of the groups */
     long *d_blk;
+    int *d_fin;                      /* the sets reduced from their partials (all but the small ones) */
+    int nfin;
 };
 
 
@@ -536,6 +540,7 @@ extern "C" void br_cuda_field_destroy(br_cuda_field *g)
     cudaFreeHost(g->h_frames);
     cudaFree(g->d_set);
     cudaFree(g->d_blk);
+    cudaFree(g->d_fin);
     delete g;
 }
 
@@ -643,46 +648,59 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
         BR_CU(cudaMemcpy(g->d_set, set_of.data(), set_of.size() * sizeof(int), cudaMemcpyHostToDevice));
         BR_CU(cudaMemcpy(g->d_blk, blk_of.data(), blk_of.size() * sizeof(long), cudaMemcpyHostToDevice));
     }
+    std::vector<int> fin; /* the sets a finish reduces: the small ones write their sums themselves */
+    for (int s = 0; s < nsets; s++)
+        if (!small_set(views[s].n)) fin.push_back(s);
+    g->nfin = (int)fin.size();
+    if (g->nfin) {
+        BR_CU(cudaMalloc(&g->d_fin, fin.size() * sizeof(int)));
+        BR_CU(cudaMemcpy(g->d_fin, fin.data(), fin.size() * sizeof(int), cudaMemcpyHostToDevice));
+    }
     return g;
 }
 #undef FAILVAL
 
 #define FAILVAL (-1)
 /* field, the host frames (NULL: every set steps in a group launch from the device frames), h,
- * record -> every group launched, the sums and tangent sums reduced on the device */
-static int launch_all(br_cuda_field *g, const br_set_frame *frames, double h, int record, char *err, size_t errlen)
+ * record, parts -> every group launched (parts & 1), the sums and tangent sums reduced on the
+ * device (parts & 2) */
+static int launch_all(br_cuda_field *g, const br_set_frame *frames, double h, int record, int parts, char *err,
+                      size_t errlen)
 {
-    for (const set_group &q : g->groups) {
-        launch_args a;
-        memset(&a, 0, sizeof a);
-        a.nb = q.nb;
-        a.small = q.lanes > 0;
-        a.lanes = q.lanes;
-        a.h = h;
-        a.record = record;
-        if (q.nsets == 1 && frames && !q.lanes) {
-            const int s = q.first_set;
-            a.v = g->views[s];
-            if (!record) a.v.outF = a.v.outN = NULL;
-            a.f = frames[s];
-            a.part = g->partials + g->poff[s];
-            a.tpart = g->tpartials + g->poff[s];
-        } else {
-            a.group = 1;
-            a.views = g->d_views, a.frames = g->d_frames, a.poff = g->d_poff;
-            a.set = g->d_set + q.table, a.blk = g->d_blk + q.table;
-            a.part = g->partials, a.tpart = g->tpartials;
+    if (parts & 1)
+        for (const set_group &q : g->groups) {
+            launch_args a;
+            memset(&a, 0, sizeof a);
+            a.nb = q.nb;
+            a.small = q.lanes > 0;
+            a.lanes = q.lanes;
+            a.h = h;
+            a.record = record;
+            if (q.nsets == 1 && frames && !q.lanes) {
+                const int s = q.first_set;
+                a.v = g->views[s];
+                if (!record) a.v.outF = a.v.outN = NULL;
+                a.f = frames[s];
+                a.part = g->partials + g->poff[s];
+                a.tpart = g->tpartials + g->poff[s];
+            } else {
+                a.group = 1;
+                a.views = g->d_views, a.frames = g->d_frames, a.poff = g->d_poff;
+                a.set = g->d_set + q.table, a.blk = g->d_blk + q.table;
+                a.part = g->partials, a.tpart = g->tpartials;
+                if (q.lanes) a.part = g->d_sums, a.tpart = g->d_tans;
+            }
+            if (launch(q.law, q.surface, q.tangent, a)) {
+                if (err && errlen) snprintf(err, errlen, "CUDA backend: unknown law %d", q.law);
+                return -1;
+            }
+            BR_CU(cudaGetLastError());
         }
-        if (launch(q.law, q.surface, q.tangent, a)) {
-            if (err && errlen) snprintf(err, errlen, "CUDA backend: unknown law %d", q.law);
-            return -1;
-        }
-        BR_CU(cudaGetLastError());
-    }
-    finish_kernel<<<g->nsets, kFinishBlock>>>(g->partials, g->d_poff, g->d_sums);
+    if (!(parts & 2) || !g->nfin) return 0;
+    finish_kernel<<<g->nfin, kFinishBlock>>>(g->partials, g->d_poff, g->d_fin, g->d_sums);
     BR_CU(cudaGetLastError());
     if (g->any_tangent) {
-        finish_tangent_kernel<<<g->nsets, kFinishBlock>>>(g->tpartials, g->d_poff, g->d_tans);
+        finish_tangent_kernel<<<g->nfin, kFinishBlock>>>(g->tpartials, g->d_poff, g->d_fin, g->d_tans);
         BR_CU(cudaGetLastError());
     }
     return 0;
@@ -700,7 +718,7 @@ extern "C" int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, 
         memcpy(g->h_frames, frames, (size_t)g->nsets * sizeof(br_set_frame));
         BR_CU(cudaMemcpyAsync(g->d_frames, g->h_frames, (size_t)g->nsets * sizeof(br_set_frame), cudaMemcpyHostToDevice));
     }
-    if (launch_all(g, frames, h, record, err, errlen)) return -1;
+    if (launch_all(g, frames, h, record, 3, err, errlen)) return -1;
     if (g->any_tangent) {
         BR_CU(cudaMemcpy(g->h_tans, g->d_tans, (size_t)g->nsets * sizeof(br_tangent_sums), cudaMemcpyDeviceToHost));
         memcpy(tans, g->h_tans, (size_t)g->nsets * sizeof(br_tangent_sums));
@@ -720,9 +738,9 @@ extern "C" int br_cuda_field_resident(br_cuda_field *g, br_set_frame **frames, b
     return 0;
 }
 
-extern "C" int br_cuda_field_step_resident(br_cuda_field *g, double h, char *err, size_t errlen)
+extern "C" int br_cuda_field_step_resident(br_cuda_field *g, double h, int parts, char *err, size_t errlen)
 {
-    return launch_all(g, NULL, h, 0, err, errlen);
+    return launch_all(g, NULL, h, 0, parts, err, errlen);
 }
 
 extern "C" int br_cuda_field_download(br_cuda_field *g, const br_set_view *views, int record)

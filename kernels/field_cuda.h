@@ -37,9 +37,11 @@ int br_cuda_field_step(br_cuda_field *g, const br_set_frame *frames, double h, i
  * (nsets each; NULL without tangents); 0, or -1 when a set steps alone */
 int br_cuda_field_resident(br_cuda_field *g, br_set_frame **frames, br_set_sums **sums, br_tangent_sums **tans);
 
-/* h -> every set stepped from the set frames already in the device array; the sums and tangent
- * sums left there (no copy, no synchronization: the caller's next launch on the stream follows) */
-int br_cuda_field_step_resident(br_cuda_field *g, double h, char *err, size_t errlen);
+/* h, parts -> every set stepped from the set frames already in the device array (parts & 1: the
+ * points' launches, each set's partial sums) and its sums and tangent sums reduced from those
+ * (parts & 2: the finish); left there (no copy, no synchronization: the caller's next launch on the
+ * stream follows). 3 is the whole step; 1 then 2 the same step in two calls (to time its parts) */
+int br_cuda_field_step_resident(br_cuda_field *g, double h, int parts, char *err, size_t errlen);
 
 /* device states (and per-point outputs when recorded) -> host views' arrays */
 int br_cuda_field_download(br_cuda_field *g, const br_set_view *views, int record);

@@ -87,26 +87,29 @@ __global__ void advance_kernel(rows_args a, double *du, double *dv, double *dm, 
     if (bad) bad[v] = a.E && a.sh.nr > 0 && a.singular[v];
 }
 
-constexpr int kThreads = 128;
+/* entries a variant -> threads a block: 128, or one warp for the phases of one or two entries a
+ * variant (the LU, the set blocks), whose threads each run a long serial chain: at 1e4 variants
+ * blocks of a warp spread them over every SM of an H100 (132) where blocks of 128 filled 79 */
+int threads_of(long per) { return per < 8 ? 32 : 128; }
 
-/* entries a variant, variants -> the launch's blocks */
-unsigned blocks_of(long per, long nv) { return (unsigned)((per * nv + kThreads - 1) / kThreads); }
+/* entries a variant, variants -> the launch's blocks of threads_of(per) */
+unsigned blocks_of(long per, long nv) { return (unsigned)((per * nv + threads_of(per) - 1) / threads_of(per)); }
 
 /* the row phases launched in order on the default stream: a1 of every variant not skipped */
 int solve_rows(const rows_args &a, char *err, size_t errlen)
 {
     const long nv = a.A.nv, n = a.sh.n, nb = a.E ? a.sh.nr / 6 : 0;
-    rhs_kernel<<<blocks_of(n, nv), kThreads>>>(a);
+    rhs_kernel<<<blocks_of(n, nv), threads_of(n)>>>(a);
     if (nb) {
-        lemul_kernel<<<blocks_of(nb, nv), kThreads>>>(a);
-        lt_kernel<<<blocks_of(n, nv), kThreads>>>(a);
+        lemul_kernel<<<blocks_of(nb, nv), threads_of(nb)>>>(a);
+        lt_kernel<<<blocks_of(n, nv), threads_of(n)>>>(a);
     }
-    keff_kernel<<<blocks_of(n, nv), kThreads>>>(a);
+    keff_kernel<<<blocks_of(n, nv), threads_of(n)>>>(a);
     if (nb) {
-        woodbury_kernel<<<blocks_of(nb, nv), kThreads>>>(a);
-        lu_kernel<<<blocks_of(1, nv), kThreads>>>(a);
+        woodbury_kernel<<<blocks_of(nb, nv), threads_of(nb)>>>(a);
+        lu_kernel<<<blocks_of(1, nv), threads_of(1)>>>(a);
     }
-    end_kernel<<<blocks_of(n, nv), kThreads>>>(a);
+    end_kernel<<<blocks_of(n, nv), threads_of(n)>>>(a);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
         snprintf(err, errlen, "CUDA error %s launching the structure step: %s", cudaGetErrorName(e), cudaGetErrorString(e));
@@ -123,7 +126,7 @@ static int launch(br_cuda_ga *g, int rows, char *err, size_t errlen)
 {
     const rows_args a = {g->sh, g->A, g->f, g->has_E ? g->E : NULL, 1, g->A.nv, NULL, g->singular};
     if (solve_rows(a, err, errlen)) return -1;
-    advance_kernel<<<blocks_of(1, g->A.nv), kThreads>>>(a, rows ? g->du : NULL, rows ? g->dv : NULL, rows ? g->dm : NULL,
+    advance_kernel<<<blocks_of(1, g->A.nv), threads_of(1)>>>(a, rows ? g->du : NULL, rows ? g->dv : NULL, rows ? g->dm : NULL,
                                                         g->bad);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {

@@ -227,16 +227,31 @@ BR_HD void br_ga_row_changes(const br_ga_shape *g, br_ga_var *x, double *du, dou
 }
 
 /* shape, variant with a1 solved -> u, v, a at t_{n+1} (Newmark) */
-BR_HD void br_ga_advance(const br_ga_shape *g, br_ga_var *x)
+/* shape, variant, row i -> u, v, a of row i advanced (br_ga_advance's row: rows are independent) */
+BR_HD void br_ga_advance_row(const br_ga_shape *g, br_ga_var *x, int i)
 {
     const double h = g->h, ga = g->gamma, be = g->beta;
     const long s = x->s;
-    for (int i = 0; i < g->n; i++) {
-        const double a1 = BR_GA(x->a1, i, s), a0 = BR_GA(x->a, i, s);
-        BR_GA(x->u, i, s) += h * BR_GA(x->v, i, s) + h * h * ((0.5 - be) * a0 + be * a1);
-        BR_GA(x->v, i, s) += h * ((1 - ga) * a0 + ga * a1);
-        BR_GA(x->a, i, s) = a1;
-    }
+    const double a1 = BR_GA(x->a1, i, s), a0 = BR_GA(x->a, i, s);
+    BR_GA(x->u, i, s) += h * BR_GA(x->v, i, s) + h * h * ((0.5 - be) * a0 + be * a1);
+    BR_GA(x->v, i, s) += h * ((1 - ga) * a0 + ga * a1);
+    BR_GA(x->a, i, s) = a1;
+}
+
+BR_HD void br_ga_advance(const br_ga_shape *g, br_ga_var *x)
+{
+    for (int i = 0; i < g->n; i++) br_ga_advance_row(g, x, i);
+}
+
+/* shape, A (n x n on the M, C, K profile, stride sa), x, y, column j -> column j's term of
+ * x^T A y: (sum over the profile of column j of A_ij x_i, in row order) y_j */
+BR_HD double br_ga_quad_col(const br_ga_shape *g, const double *A, long sa, const double *x, long sx, const double *y,
+                            long sy, int j)
+{
+    double c = 0.0;
+    const long o = (long)j * g->n;
+    for (int i = g->plo[j]; i <= g->phi[j]; i++) c += BR_GA(A, o + i, sa) * BR_GA(x, i, sx);
+    return c * BR_GA(y, j, sy);
 }
 
 /* shape, A (n x n on the M, C, K profile, stride sa), x, y -> x^T A y summed column by column */
@@ -244,12 +259,7 @@ BR_HD double br_ga_quad(const br_ga_shape *g, const double *A, long sa, const do
                         long sy)
 {
     double sum = 0.0;
-    for (int j = 0; j < g->n; j++) {
-        double c = 0.0;
-        const long o = (long)j * g->n;
-        for (int i = g->plo[j]; i <= g->phi[j]; i++) c += BR_GA(A, o + i, sa) * BR_GA(x, i, sx);
-        sum += c * BR_GA(y, j, sy);
-    }
+    for (int j = 0; j < g->n; j++) sum += br_ga_quad_col(g, A, sa, x, sx, y, sy, j);
     return sum;
 }
 

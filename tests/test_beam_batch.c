@@ -70,7 +70,9 @@ static void compare(const br_data *a, const br_data *b, const br_model *m, int v
 }
 
 /* every: energy booked every that many steps (the run loop's sampling) */
-static void against_own_runs(int steps, int every)
+/* steps, energy every `every` steps, rows (the CPU batch integrates by rows, the GPU's phases) ->
+ * the batch's variants bitwise their own runs */
+static void against_own_runs(int steps, int every, int rows)
 {
     br_model *m[NV], *mb[NV];
     br_data *own[NV], *bd[NV];
@@ -86,6 +88,7 @@ static void against_own_runs(int steps, int every)
     }
     br_beam_batch *B = br_beam_batch_create((const br_model *const *)mb, bd, NV, BR_BACKEND_CPU, err, sizeof err);
     cr_assert_not_null(B, "%s", err);
+    cr_assert_eq(br_beam_batch_integrate_by_rows(B, rows), 0);
     int energy[NV], failed[NV] = {0};
     char errs[NV][600];
     double Nmax = 0.0;
@@ -104,9 +107,9 @@ static void against_own_runs(int steps, int every)
         br_beam_batch_export(B, v);
         compare(own[v], bd[v], m[v], v);
     }
-    fprintf(stderr, "beam batch of %d S2 variants, %d steps (energy every %d): bitwise each variant's own run; "
+    fprintf(stderr, "beam batch of %d S2 variants, %d steps (energy every %d%s): bitwise each variant's own run; "
                     "largest contact force %.3g N, tip_C x %.3g m\n",
-            NV, steps, every, Nmax, own[0]->x[3 * 3]);
+            NV, steps, every, rows ? ", integrated by rows" : "", Nmax, own[0]->x[3 * 3]);
     cr_assert_gt(Nmax, 0.0, "the contacts carried load");
     br_beam_batch_destroy(B);
     for (int v = 0; v < NV; v++) br_data_free(own[v]), br_data_free(bd[v]), br_model_free(m[v]), br_model_free(mb[v]);
@@ -114,12 +117,19 @@ static void against_own_runs(int steps, int every)
 
 Test(beam_batch, bitwise_each_variants_own_run, .timeout = 600)
 {
-    against_own_runs(30000, 1);
+    against_own_runs(30000, 1, 0);
 }
 
 Test(beam_batch, bitwise_with_energy_every_tenth_step, .timeout = 300)
 {
-    against_own_runs(3000, 10);
+    against_own_runs(3000, 10, 0);
+}
+
+/* the GPU's integration phases (a thread a row of a variant, then a column, then a variant) on
+ * the CPU: the same sums in the same order */
+Test(beam_batch, integrated_by_rows_bitwise_too, .timeout = 300)
+{
+    against_own_runs(3000, 10, 1);
 }
 
 Test(beam_batch, models_that_do_not_fit_are_named)
