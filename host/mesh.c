@@ -241,13 +241,16 @@ br_mesh *br_mesh_load(const char *path, double scale, const double R[9], const d
         return NULL;
     }
     if (ply && ply_check(path, err, errlen)) return NULL;
-    const struct aiScene *sc = aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
-                                                      aiProcess_PreTransformVertices |
-                                                      aiProcess_ValidateDataStructure);
-    if (!sc) {
-        snprintf(err, errlen, "%s: not a readable mesh (%s)", path, aiGetErrorString());
-        return NULL;
+    /* assimp's C API keeps its last error in one global: one import at a time (a study's variants
+     * are set up on several threads) */
+    const struct aiScene *sc;
+#pragma omp critical(br_assimp_import)
+    {
+        sc = aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices |
+                                    aiProcess_ValidateDataStructure);
+        if (!sc) snprintf(err, errlen, "%s: not a readable mesh (%s)", path, aiGetErrorString());
     }
+    if (!sc) return NULL;
     long nv = 0, nt = 0;
     for (unsigned k = 0; k < sc->mNumMeshes; k++) {
         nv += sc->mMeshes[k]->mNumVertices;

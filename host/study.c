@@ -51,6 +51,12 @@ enum { ST_RUNNING = 0, ST_DONE = 1, ST_FAILED = 2 };
  * where the cores are shared (ctest -j2 beside a 2-thread study) a barrier can wait a whole time
  * slice of the scheduler: a 5-variant study ran 25 times slower under load */
 enum { ST_OMP_MIN = 64 };
+/* --backend auto: the variants from which a study steps on a GPU's beam batch (where one is found
+ * and the variants allow it). Measured on an H100 and its host's 16 cores, S5b, per step: 100
+ * variants 0.61 ms on the GPU, 0.56 ms on the CPU; 1000 variants 1.14 ms and 3.32 ms
+ * (benchmarks/results/2026-11-27-gpu-h100-sweep.md): the crossing is near 120 with 16 cores,
+ * lower with fewer */
+enum { ST_AUTO_BEAMS = 128 };
 
 typedef struct st_axis {
     char name[KEYLEN];          /* study.csv column: the key path, or the axis name */
@@ -1781,24 +1787,42 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
         free(V), free(R), study_free(S);
         return 1;
     }
-    /* every variant built and checked before any stepping: bad input stops the study here */
+    /* every variant built and checked before any stepping, on the threads (a 1e5-variant S5b study
+     * took 100 s to set up on one): bad input stops the study here with the message of the first
+     * variant that failed, the same on any number of threads (a variant is skipped only above
+     * one that failed) */
+    if (threads > 0) omp_set_num_threads(threads);
     int bad = 0;
-    for (long v = v0; v < v1 && !bad; v++) {
+    long first_bad = v1; /* the lowest variant that failed so far */
+    char mkerr[1500] = "";
+#pragma omp parallel for schedule(dynamic, 16) if (v1 - v0 >= ST_OMP_MIN)
+    for (long v = v0; v < v1; v++) {
+        long fb;
+#pragma omp atomic read
+        fb = first_bad;
+        if (v > fb) continue;
+        int rc = 0;
         if (S->nseries) {
             char vd[1400];
             snprintf(vd, sizeof vd, "%s/variants/%05ld", dir, v);
             if (br_mkdir_p(vd)) {
-                fprintf(stderr, "bristle study: cannot create %s: %s\n", vd, strerror(errno));
-                bad = 1;
-                break;
+                snprintf(V[v].err, sizeof V[v].err, "cannot create %.900s: %s", vd, strerror(errno));
+                rc = 1;
             }
         }
-        if (var_setup(S, v, &V[v], dir)) {
-            fprintf(stderr, "%s:%ld: variant %ld: %s\n", S->file, V[v].errline ? V[v].errline : S->scen_line, v, V[v].err);
-            bad = 2;
+        if (!rc && var_setup(S, v, &V[v], dir)) rc = 2;
+        if (rc) {
+#pragma omp critical(study_setup_failed)
+            if (v < first_bad) {
+                first_bad = v, bad = rc;
+                if (rc == 1) snprintf(mkerr, sizeof mkerr, "bristle study: %s", V[v].err);
+                else snprintf(mkerr, sizeof mkerr, "%s:%ld: variant %ld: %s", S->file,
+                              V[v].errline ? V[v].errline : S->scen_line, v, V[v].err);
+            }
         }
-        if (v == v0 && backend < 0 && V[v0].m) backend = V[v0].m->backend;
     }
+    if (bad) fprintf(stderr, "%s\n", mkerr);
+    if (v1 > v0 && backend < 0 && V[v0].m) backend = V[v0].m->backend;
     bad = (int)br_ranks_max(RK, bad);
     if (bad) { /* nothing was stepped: no stage left behind (removed once every rank closed its files) */
         for (long v = 0; v < nv; v++) var_free(&V[v]);
@@ -1822,19 +1846,22 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
      * it, else the field alone (said so): on an H100 a 1e4-variant S5b study ran 19 to 25 times the
      * host's 16 cores (benchmarks/results/2026-11-27-gpu-h100.md). BRISTLE_STUDY_BEAMS=host keeps
      * the structures on the host with the field on the GPU; =cpu runs the batch on the CPU, its
-     * reference */
+     * reference. --backend auto does the same as cuda from ST_AUTO_BEAMS variants */
     st_beams W;
     memset(&W, 0, sizeof W);
     const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");
     const int beams_cpu = beams_env && !strcmp(beams_env, "cpu");
-    const int beams_gpu = !beams_cpu && !(beams_env && !strcmp(beams_env, "host")) && fb == BR_BACKEND_CUDA;
+    /* auto takes the batch on a GPU from ST_AUTO_BEAMS variants (a rank's) */
+    const int beams_gpu = !beams_cpu && !(beams_env && !strcmp(beams_env, "host")) &&
+                          (fb == BR_BACKEND_CUDA || (fb == BR_BACKEND_AUTO && nl >= ST_AUTO_BEAMS));
     char nogpu[200];
     const int hbm = S->analysis == AN_HBM; /* a curve per variant: no time stepping, no shared field */
     if (hbm && fb == BR_BACKEND_CUDA && !quiet && RK->rank == 0)
         fprintf(stderr, "bristle study: an hbm analysis steps its contact fields on the CPU (--backend cuda is not used)\n");
     if (!hbm && shared && nl && (beams_cpu || (beams_gpu && br_cuda_available(nogpu, sizeof nogpu) > 0))) {
         char why[600];
-        if (beams_make(L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet)
+        if (beams_make(L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet &&
+            (beams_cpu || fb == BR_BACKEND_CUDA)) /* auto falls back without a word */
             fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",
                     fb == BR_BACKEND_CUDA ? "GPU" : "CPU", why);
     }
@@ -1851,7 +1878,6 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
         free(V), free(R), study_free(S);
         return bad;
     }
-    if (threads > 0) omp_set_num_threads(threads);
     const int nthreads = threads > 0 ? threads : omp_get_max_threads();
     const int tty = isatty(2);
     const double start = br_wall_seconds();
