@@ -53,9 +53,10 @@ enum { ST_RUNNING = 0, ST_DONE = 1, ST_FAILED = 2 };
 enum { ST_OMP_MIN = 64 };
 /* --backend auto: the variants from which a study steps on a GPU's beam batch (where one is found
  * and the variants allow it). Measured on an H100 and its host's 16 cores, S5b, per step: 100
- * variants 0.61 ms on the GPU, 0.56 ms on the CPU; 1000 variants 1.14 ms and 3.32 ms
- * (benchmarks/results/2026-11-27-gpu-h100-sweep.md): the crossing is near 120 with 16 cores,
- * lower with fewer */
+ * variants 0.435 ms on the GPU, 0.477 ms on the CPU; 1000 variants 0.476 ms and 3.02 ms
+ * (benchmarks/results/2026-11-27-gpu-h100-sweep.md, call 2; call 1, before the integration by
+ * rows: 0.61 against 0.56 ms at 100): the crossing is near 90 to 120 with 16 cores, lower with
+ * fewer */
 enum { ST_AUTO_BEAMS = 128 };
 
 typedef struct st_axis {
@@ -1844,7 +1845,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     const br_backend_kind fb = backend < 0 ? BR_BACKEND_AUTO : (br_backend_kind)backend;
     /* --backend cuda: every stage of the step on the GPU (the beam batch) where the variants allow
      * it, else the field alone (said so): on an H100 a 1e4-variant S5b study ran 19 to 25 times the
-     * host's 16 cores (benchmarks/results/2026-11-27-gpu-h100.md). BRISTLE_STUDY_BEAMS=host keeps
+     * host's 16 cores (benchmarks/results/2026-11-27-gpu-h100.md, -sweep.md). BRISTLE_STUDY_BEAMS=host keeps
      * the structures on the host with the field on the GPU; =cpu runs the batch on the CPU, its
      * reference. --backend auto does the same as cuda from ST_AUTO_BEAMS variants */
     st_beams W;
