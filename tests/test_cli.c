@@ -637,6 +637,26 @@ static void expect_bad_study(const char *name, const char *text, int line, const
 #define STUDY_HEAD "scenario: " SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml\n" /* line 1 */
 #define STUDY_AN "analysis: {type: sweep, columns: [tip_C.x]}\n"
 
+/* 80 variants set up on the threads, two of them bad: the message names the first bad one (the
+ * 41st grid value is variant 41: variant 0 is the base), the same on 1 and on 2 threads */
+Test(cli, a_bad_variant_among_many_is_the_first_on_any_threads)
+{
+    char text[4096] = STUDY_HEAD "grid: {time.dt: [";
+    for (int k = 0; k < 80; k++)
+        strcat(text, k == 40 ? "-1.0e-5" : k == 60 ? "-2.0e-5" : "1.0e-5"), strcat(text, k < 79 ? ", " : "]}\n");
+    strcat(text, STUDY_AN);
+    const char *path = write_file("badmid.yaml", text);
+    char err[2][4096];
+    for (int t = 0; t < 2; t++) {
+        char args[1400];
+        snprintf(args, sizeof args, "'%s' --out '%s/badmid' --threads %d --quiet", path, dir, t + 1);
+        cr_expect_eq(bristle("study", args, err[t], sizeof err[t]), 2, "%d threads: %s", t + 1, err[t]);
+        printf("%d threads: %s", t + 1, err[t]);
+    }
+    cr_expect(strstr(err[0], ":2: variant 41: ") && strstr(err[0], "got -1e-05"), "%s", err[0]);
+    cr_expect_str_eq(err[0], err[1]);
+}
+
 Test(cli, bad_study_files)
 {
     expect_bad_study("unknown.yaml", STUDY_HEAD "grids: {time.dt: [1.0e-5]}\n" STUDY_AN, 2, "unknown key 'grids'");
