@@ -20,6 +20,7 @@
 #include "memory.h"
 #include "parse.h"
 
+#include <cblas.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -1793,6 +1794,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
      * variant that failed, the same on any number of threads (a variant is skipped only above
      * one that failed) */
     if (threads > 0) omp_set_num_threads(threads);
+    openblas_set_num_threads(1); /* as br_data_create_opt does, once before the threads do */
     int bad = 0;
     long first_bad = v1; /* the lowest variant that failed so far */
     char mkerr[1500] = "";
@@ -1815,7 +1817,9 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
         if (rc) {
 #pragma omp critical(study_setup_failed)
             if (v < first_bad) {
-                first_bad = v, bad = rc;
+#pragma omp atomic write
+                first_bad = v;
+                bad = rc;
                 if (rc == 1) snprintf(mkerr, sizeof mkerr, "bristle study: %s", V[v].err);
                 else snprintf(mkerr, sizeof mkerr, "%s:%ld: variant %ld: %s", S->file,
                               V[v].errline ? V[v].errline : S->scen_line, v, V[v].err);
@@ -1852,9 +1856,10 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     memset(&W, 0, sizeof W);
     const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");
     const int beams_cpu = beams_env && !strcmp(beams_env, "cpu");
-    /* auto takes the batch on a GPU from ST_AUTO_BEAMS variants (a rank's) */
+    /* auto takes the batch on a GPU from ST_AUTO_BEAMS variants in the study (all ranks' variants:
+     * every rank decides alike, so that 1 and R ranks run the same path) */
     const int beams_gpu = !beams_cpu && !(beams_env && !strcmp(beams_env, "host")) &&
-                          (fb == BR_BACKEND_CUDA || (fb == BR_BACKEND_AUTO && nl >= ST_AUTO_BEAMS));
+                          (fb == BR_BACKEND_CUDA || (fb == BR_BACKEND_AUTO && nv >= ST_AUTO_BEAMS));
     char nogpu[200];
     const int hbm = S->analysis == AN_HBM; /* a curve per variant: no time stepping, no shared field */
     if (hbm && fb == BR_BACKEND_CUDA && !quiet && RK->rank == 0)

@@ -269,7 +269,8 @@ __device__ __forceinline__ void step_seg(const br_set_view &v, const br_set_fram
 /* The small sets (small_set) of one group, all of L = lanes_for(n) lanes, 32 / L a warp and
  * kSmallWarps warps a block: segment k of the launch steps set set[k] (of nsets) with that set's
  * view and frame (device arrays) straight into its sums sums[set] and tangent sums tans[set] (no
- * finish: a finish of one partial would copy it, bit for bit). */
+ * finish: a finish of one partial copies the sums bit for bit, and a tangent entry but for the
+ * sign of a zero, 0 + -0 = +0). */
 template <int LAW, int SURF, bool TAN>
 __global__ void __launch_bounds__(32 * kSmallWarps)
     field_small_kernel(const br_set_view *views, const br_set_frame *frames, const int *set, long nsets, int L,
@@ -581,6 +582,9 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
     BR_CU(cudaMalloc(&g->tpartials, (size_t)g->poff.back() * sizeof(br_tangent_sums)));
     BR_CU(cudaMemset(g->tpartials, 0, (size_t)g->poff.back() * sizeof(br_tangent_sums)));
     BR_CU(cudaMalloc(&g->d_tans, (size_t)nsets * sizeof(br_tangent_sums)));
+    /* a set without a tangent keeps zeros there (a small one writes none; the finish wrote the
+     * zeros of its partials) */
+    BR_CU(cudaMemset(g->d_tans, 0, (size_t)nsets * sizeof(br_tangent_sums)));
     BR_CU(cudaMallocHost(&g->h_tans, (size_t)nsets * sizeof(br_tangent_sums)));
     BR_CU(cudaMalloc(&g->d_poff, g->poff.size() * sizeof(long)));
     BR_CU(cudaMalloc(&g->d_sums, (size_t)nsets * sizeof(br_set_sums)));
