@@ -1797,7 +1797,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     openblas_set_num_threads(1); /* as br_data_create_opt does, once before the threads do */
     int bad = 0;
     long first_bad = v1; /* the lowest variant that failed so far */
-    char mkerr[1500] = "";
+    char mkerr[2400] = ""; /* the file, a line, the variant and its message: room for all */
 #pragma omp parallel for schedule(dynamic, 16) if (v1 - v0 >= ST_OMP_MIN)
     for (long v = v0; v < v1; v++) {
         long fb;
