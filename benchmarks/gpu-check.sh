@@ -143,8 +143,8 @@ fi
 # GPU_CHECK_BENCH=sweep: S5b studies (benchmarks/gpu-profile.sh) at GPU_CHECK_COUNTS variants (default
 # 100 1000 10000 100000) on the beam batch and on the CPU's cores, each at two step counts (100 and
 # 300; 20 and 60 from 1e5 variants on the CPU): the per-step cost is the difference of the studies'
-# wall times (setup excluded), the rate variant-steps/s; first the beam batch's phases at 1e4
-# variants (BRISTLE_BEAM_TIMING=1, every launch waited for)
+# wall times (setup excluded), the rate variant-steps/s; first the beam batch's phases at 1e4 and 1e5
+# variants (BRISTLE_BEAM_TIMING=1, every launch waited for; with the setup's stages)
 sweep_table() {
     echo "| variants | path | steps | study wall [s] | steps | study wall [s] | per step [ms] | variant-steps/s |"
     echo "|---|---|---|---|---|---|---|---|"
@@ -168,10 +168,13 @@ print('| $nv | $path | $s1 | %.3f | $s2 | %.3f | %.3f | %.3g |' % (a, b, 1e3 * d
     done
 }
 if [ "${GPU_CHECK_BENCH:-1}" = sweep ]; then
-    OUT="$OUTDIR/phases" BRISTLE_BEAM_TIMING=1 GPU_PROFILE_COUNTS=10000 GPU_PROFILE_STEPS=100 GPU_PROFILE_PATHS=beams \
-        sh benchmarks/gpu-profile.sh "$BR" | grep "^10000"
-    python3 -c "import json, sys; print(json.dumps(json.load(open(sys.argv[1])).get('beam_batch_seconds')))" \
-        "$OUTDIR/phases/r-10000-beams/summary.json"
+    # the phases (and the setup's) at GPU_CHECK_PHASES variants (default 1e4 and 1e5)
+    for nv in ${GPU_CHECK_PHASES:-10000 100000}; do
+        OUT="$OUTDIR/phases" BRISTLE_BEAM_TIMING=1 GPU_PROFILE_COUNTS=$nv GPU_PROFILE_STEPS=100 GPU_PROFILE_PATHS=beams \
+            sh benchmarks/gpu-profile.sh "$BR" | grep "^$nv"
+        python3 -c "import json, sys; print(json.dumps(json.load(open(sys.argv[1])).get('beam_batch_seconds')))" \
+            "$OUTDIR/phases/r-$nv-beams/summary.json"
+    done
     sweep_table >"$OUTDIR/gpu-sweep.md"
     cat "$OUTDIR/gpu-sweep.md"
     echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   exit: $trc"

@@ -48,7 +48,7 @@ for n in ${GPU_PROFILE_COUNTS:-1000 10000}; do
         rc=$?
         t1=$(date +%s.%N)
         echo "$n variants, $path, $STEPS steps: rc $rc, $(python3 -c "print('%.3f s' % ($t1 - $t0))") in all," \
-            "$(grep -o '"wall_time_s":[^,]*' "$OUT/r-$n-$path/summary.json" 2>/dev/null | tr -d '\t') in the study"
+            "$(grep -oE '"(wall|setup)_time_s":[^,]*' "$OUT/r-$n-$path/summary.json" 2>/dev/null | tr -d '\t\n') in the study"
         [ -n "$NSYS" ] || continue
         BRISTLE_STUDY_BEAMS=$beams "$NSYS" profile -o "$OUT/p-$n-$path" --force-overwrite true -t cuda,osrt \
             "$BR" study "$OUT/s5b-$n.yaml" --backend cuda --threads "$(nproc)" --quiet --out "$OUT/q-$n-$path" \

@@ -45,7 +45,8 @@ struct br_beam_batch {
 
 static const char *const PHASE[BR_BEAM_NPHASE] = {"frames",      "field",       "field_finish", "forces_pre",
                                                   "solve",       "forces_post", "codes",        "integrate",
-                                                  "sample_copy", "sample_scatter"};
+                                                  "sample_copy", "sample_scatter", "setup_checks", "setup_ga",
+                                                  "setup_store", "setup_field", "setup_device"};
 
 /* timing on: the wall time since *t0 added to B->secs[k], *t0 now */
 static void lap(br_beam_batch *B, int k, double *t0)
@@ -172,6 +173,9 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
 {
     br_beam_batch *B = calloc(1, sizeof *B);
     if (!B) return snprintf(err, errlen, "out of memory"), NULL;
+    B->timing = getenv("BRISTLE_BEAM_TIMING") != NULL;
+    double t0 = 0.0;
+    lap(B, 0, &t0);
     char why[300];
     for (int v = 0; v < nv; v++)
         if (!br_beam_batch_fits(m[v], d[v], why, sizeof why)) return fail(B, err, errlen, "variant %d cannot join a beam batch: %s", v, why);
@@ -244,6 +248,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     B->model = (br_bm_model){.nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .dof = st->dof, .X = st->X,
                              .body_node = B->body_node, .body_q0 = B->body_q0, .body_offset = B->body_offset,
                              .body_fg = B->body_fg, .load = B->load, .set = B->set, .h = m0->dt, .tau_s = d[0]->tau_s};
+    lap(B, BR_PH_SETUP_CHECKS, &t0);
     /* the structure's state: a br_ga_batch (CPU) */
     br_genalpha **g = malloc((size_t)nv * sizeof *g);
     if (!g) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
@@ -251,6 +256,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     B->ga = br_ga_batch_create(g, nv, backend == BR_BACKEND_CUDA ? BR_BACKEND_CUDA : BR_BACKEND_CPU, err, errlen);
     free(g);
     if (!B->ga) return br_beam_batch_destroy(B), NULL;
+    lap(B, BR_PH_SETUP_GA, &t0);
     /* the store: the other structure vectors (the variant innermost), records, frames and results */
     const size_t vn = (size_t)B->n * nv;
     B->z = (br_beam_sizes){.n = B->n, .nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe};
@@ -278,10 +284,11 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
         }
         record_io(B, v, 1);
     }
+    lap(B, BR_PH_SETUP_STORE, &t0);
     B->field = ns ? br_field_create(desc, ns * nv, backend, err, errlen) : NULL;
     free(desc);
     if (ns && !B->field) return br_beam_batch_destroy(B), NULL;
-    B->timing = getenv("BRISTLE_BEAM_TIMING") != NULL;
+    lap(B, BR_PH_SETUP_FIELD, &t0);
     if (backend != BR_BACKEND_CUDA) return B;
 #ifdef BRISTLE_HAVE_CUDA
     struct br_cuda_field *cf = B->field ? br_field_cuda_of(B->field) : NULL;
@@ -289,6 +296,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
         return fail(B, err, errlen, "variant %d: %s", 0, "the CUDA beam batch needs its field and structure on the GPU");
     B->dev = br_cuda_beam_create(&B->model, &B->z, br_ga_batch_cuda(B->ga), cf, &B->D, err, errlen);
     if (!B->dev) return br_beam_batch_destroy(B), NULL;
+    lap(B, BR_PH_SETUP_DEVICE, &t0);
     br_cuda_beam_timing(B->dev, B->timing, B->secs);
     return B;
 #else

@@ -1793,6 +1793,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
      * took 100 s to set up on one): bad input stops the study here with the message of the first
      * variant that failed, the same on any number of threads (a variant is skipped only above
      * one that failed) */
+    const double setup0 = br_wall_seconds(); /* the variants' setup and the batch's: setup_time_s */
     if (threads > 0) omp_set_num_threads(threads);
     openblas_set_num_threads(1); /* as br_data_create_opt does, once before the threads do */
     int bad = 0;
@@ -2040,6 +2041,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     br_json_number(j, "ranks", RK->size);
     br_json_number(j, "threads", nthreads);
     br_json_number(j, "wall_time_s", wall);
+    br_json_number(j, "setup_time_s", start - setup0);
     long hpts = 0, hnewton = 0, hjac = 0, hevals = 0;
     double hupd = 0;
     for (long v = 0; hbm && v < nv; v++)

@@ -591,31 +591,48 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
     BR_CU(cudaMallocHost(&g->h_sums, (size_t)nsets * sizeof(br_set_sums)));
     BR_CU(cudaMemcpy(g->d_poff, g->poff.data(), g->poff.size() * sizeof(long),
                      cudaMemcpyHostToDevice));
-    double *p = g->block;
+    /* the sets' arrays, in the device block's order, gathered into copies of up to 64 MB (a copy
+     * per array was six a set: 1.2e6 copies for a 1e5-variant S5b study); an array larger than
+     * that is copied alone */
+    const size_t cap = (size_t)8 << 20;
+    std::vector<double> stage;
+    stage.reserve(nd < cap ? nd : cap);
+    size_t at = 0, from_at = 0; /* the next array's offset in the block, the stage's */
+    cudaError_t ce = cudaSuccess;
+    auto flush = [&]() -> int {
+        if (!stage.empty())
+            ce = cudaMemcpy(g->block + from_at, stage.data(), stage.size() * sizeof(double), cudaMemcpyHostToDevice);
+        stage.clear();
+        from_at = at;
+        return ce != cudaSuccess;
+    };
+    auto put = [&](const double *src, size_t count) -> double * {
+        double *dst = g->block + at;
+        if (!count) return dst;
+        if (stage.size() + count > cap && flush()) return NULL;
+        if (count > cap) {
+            if ((ce = cudaMemcpy(dst, src, count * sizeof(double), cudaMemcpyHostToDevice)) != cudaSuccess) return NULL;
+            at += count, from_at = at;
+            return dst;
+        }
+        stage.insert(stage.end(), src, src + count);
+        at += count;
+        return dst;
+    };
     for (int s = 0; s < nsets; s++) {
         br_set_view d = views[s];
-        const size_t n = (size_t)d.n, b = n * sizeof(double);
-        double *rx = p, *ry = p + n, *rz = p + 2 * n;
-        BR_CU(cudaMemcpy(rx, views[s].rx, b, cudaMemcpyHostToDevice));
-        BR_CU(cudaMemcpy(ry, views[s].ry, b, cudaMemcpyHostToDevice));
-        BR_CU(cudaMemcpy(rz, views[s].rz, b, cudaMemcpyHostToDevice));
-        d.rx = rx;
-        d.ry = ry;
-        d.rz = rz;
-        p += 3 * n;
-        BR_CU(cudaMemcpy(p, views[s].K, b, cudaMemcpyHostToDevice));
-        d.K = p;
-        p += n;
-        BR_CU(cudaMemcpy(p, views[s].D, b, cudaMemcpyHostToDevice));
-        d.D = p;
-        p += n;
-        d.state = p;
-        if (d.nstate)
-            BR_CU(cudaMemcpy(p, views[s].state, (size_t)d.nstate * b, cudaMemcpyHostToDevice));
-        p += (size_t)d.nstate * n;
+        const size_t n = (size_t)d.n;
+        if (!(d.rx = put(views[s].rx, n)) || !(d.ry = put(views[s].ry, n)) || !(d.rz = put(views[s].rz, n)) ||
+            !(d.K = put(views[s].K, n)) || !(d.D = put(views[s].D, n)) ||
+            !(d.state = put(views[s].state, (size_t)d.nstate * n))) {
+            BR_CU(ce);
+            return FAILVAL; /* not reached: a NULL comes with an error */
+        }
         d.outF = d.outN = NULL;
         g->views.push_back(d);
     }
+    flush();
+    BR_CU(ce);
     /* the groups, in the order of their first set; each group's sets in set order */
     std::vector<int> set_of;
     std::vector<long> blk_of;
