@@ -1,7 +1,7 @@
 #!/bin/sh
 # benchmarks/gpu-profile.sh [BRISTLE]: where a GPU study's step goes (issue 16): S5b studies of
 # GPU_PROFILE_COUNTS variants (default 1000 10000) for GPU_PROFILE_STEPS steps (default 200), on the
-# paths GPU_PROFILE_PATHS (default "field beams"; field: --backend cuda with BRISTLE_STUDY_BEAMS=host,
+# paths GPU_PROFILE_PATHS (default "field beams"; on GPU_PROFILE_THREADS host threads, default all; field: --backend cuda with BRISTLE_STUDY_BEAMS=host,
 # beams: --backend cuda, the beam batch, cpu: --backend cpu), each timed alone (run it at two step counts: the
 # difference is the cost of the steps without the setup)
 # and then under Nsight Systems when nsys is found: the kernel, CUDA API and memory-copy summaries go to
@@ -32,7 +32,7 @@ for n in ${GPU_PROFILE_COUNTS:-1000 10000}; do
         beams=host; [ $path = beams ] && beams=cuda
         be=cuda; [ $path = cpu ] && be=cpu
         t0=$(date +%s.%N)
-        BRISTLE_STUDY_BEAMS=$beams "$BR" study "$OUT/s5b-$n.yaml" --backend $be --threads "$(nproc)" --quiet \
+        BRISTLE_STUDY_BEAMS=$beams "$BR" study "$OUT/s5b-$n.yaml" --backend $be --threads "${GPU_PROFILE_THREADS:-$(nproc)}" --quiet \
             --out "$OUT/r-$n-$path" >"$OUT/r-$n-$path.log" 2>&1 &
         pid=$!
         # without nsys: the host stacks sampled by gdb every GPU_PROFILE_SAMPLE seconds (a poor man's profiler)
