@@ -82,7 +82,7 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
         }
     }
     /* the shape, one copy */
-    const size_t nint = 4 * (size_t)n + (size_t)nr * n + 3 * (size_t)nr;
+    const size_t nint = 4 * (size_t)n + (size_t)nr * n + 3 * (size_t)nr + 2 * (size_t)n;
     b->ints = malloc((nint ? nint : 1) * sizeof(int));
     if (!b->ints) return fail(b, err, errlen, "out of memory", -1), NULL;
     b->sh = (br_ga_shape){.n = n, .nr = nr, .am = g0->am, .af = g0->af, .gamma = g0->gamma, .beta = g0->beta, .h = g0->h};
@@ -96,9 +96,27 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
         else if (cnt[k]) memset(p, 0, cnt[k] * sizeof(int));
         p += cnt[k];
     }
+    /* M, C and K stored on their common profile and Keff^-1 on its own, packed column after column,
+     * (i, j) at entry col[j] + i (S5b: 846 and 1512 of 72 x 72 entries; with L, Z and Y 47 kB a
+     * variant, 181 kB stored whole); dense[e] the n x n index of packed entry e */
+    int *pcol = p, *fcol = p + n;
+    b->sh.pcol = pcol, b->sh.fcol = fcol;
+    size_t np = 0, nf = 0;
+    for (int j = 0; j < n; j++) {
+        pcol[j] = (int)np - b->sh.plo[j], fcol[j] = (int)nf - b->sh.flo[j];
+        np += b->sh.phi[j] >= b->sh.plo[j] ? (size_t)(b->sh.phi[j] - b->sh.plo[j] + 1) : 0;
+        nf += b->sh.fhi[j] >= b->sh.flo[j] ? (size_t)(b->sh.fhi[j] - b->sh.flo[j] + 1) : 0;
+    }
+    long *dense = malloc((np + nf + 1) * sizeof(long));
+    if (!dense) return fail(b, err, errlen, "out of memory", -1), NULL;
+    for (int j = 0; j < n; j++) {
+        for (int i = b->sh.plo[j]; i <= b->sh.phi[j]; i++) dense[pcol[j] + i] = (long)j * n + i;
+        for (int i = b->sh.flo[j]; i <= b->sh.fhi[j]; i++) dense[np + fcol[j] + i] = (long)j * n + i;
+    }
     /* the matrices: one copy where every variant's is the same, else the variant innermost */
     const size_t nn = (size_t)n * n, rn = (size_t)nr * n, rr = (size_t)nr * nr;
-    const size_t msize[BR_GA_NMAT] = {nn, nn, nn, nn, rn, rn, rr};
+    const size_t msize[BR_GA_NMAT] = {np, np, np, nf, rn, rn, rr};
+    const long *const dense_of[BR_GA_NMAT] = {dense, dense, dense, dense + np, NULL, NULL, NULL}; /* NULL: as stored */
     for (int k = 0; k < BR_GA_NMAT; k++) {
         b->msize[k] = msize[k];
         const double *m0 = NULL;
@@ -106,13 +124,15 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
         for (int v = 0; v < nv; v++) {
             const br_genalpha *gv = g[v];
             const double *mv[BR_GA_NMAT] = {gv->M, gv->C, gv->K, gv->Lf, gv->L, gv->Z, gv->Y};
+            const size_t whole = k < BR_GA_L ? nn : msize[k];
             if (v == 0) m0 = mv[k];
-            else if (msize[k] && memcmp(mv[k], m0, msize[k] * sizeof(double))) shared = 0;
+            else if (whole && memcmp(mv[k], m0, whole * sizeof(double))) shared = 0;
         }
         const size_t copies = shared ? 1 : (size_t)nv;
+        const long *const from = dense_of[k];
         b->mats[k] = malloc((msize[k] ? msize[k] : 1) * copies * sizeof(double));
-        if (!b->mats[k]) return fail(b, err, errlen, "out of memory", -1), NULL;
-        if (shared && msize[k]) memcpy(b->mats[k], m0, msize[k] * sizeof(double));
+        if (!b->mats[k]) return free(dense), fail(b, err, errlen, "out of memory", -1), NULL;
+        for (size_t e = 0; shared && e < msize[k]; e++) b->mats[k][e] = m0[from ? from[e] : (long)e];
         if (!shared) { /* the transpose in bands of 64 entries (64 rows of the variant-innermost array
                         * written in step), over the threads: entry by entry it took most of a
                         * 1e5-variant study's setup */
@@ -123,12 +143,13 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
                 for (int v = 0; v < nv; v++) {
                     const br_genalpha *gv = g[v];
                     const double *mv[BR_GA_NMAT] = {gv->M, gv->C, gv->K, gv->Lf, gv->L, gv->Z, gv->Y};
-                    for (size_t e = e0; e < e1; e++) b->mats[k][e * nv + v] = mv[k][e];
+                    for (size_t e = e0; e < e1; e++) b->mats[k][e * nv + v] = mv[k][from ? from[e] : (long)e];
                 }
             }
         }
         b->A.mat[k] = b->mats[k], b->A.shared[k] = shared;
     }
+    free(dense);
     /* the states and scratch, the variant innermost */
     const size_t vn = (size_t)n * nv, vr = (size_t)nr * nv;
     b->state = calloc(6 * vn + 2 * vr + (size_t)nr * vr + 1, sizeof(double));

@@ -60,7 +60,7 @@ static void profile_of(int n, const double *A, const double *B, const double *C,
 /* y = A x for M, C, K (their common profile) */
 static void matvec(const br_genalpha *g, const double *A, const double *x, double *y)
 {
-    br_ga_matvec(g->n, A, 1, g->plo, g->phi, x, 1, y, 1);
+    br_ga_matvec(g->n, A, 1, g->plo, g->phi, NULL, x, 1, y, 1);
 }
 
 br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const double *K, double rho_inf,
@@ -163,7 +163,7 @@ int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L)
     }
     for (int k = 0; k < nr; k++) {
         double *z = g->Z + (size_t)k * n;
-        br_ga_matvec(n, g->Lf, 1, g->flo, g->fhi, L + (size_t)k * n, 1, z, 1);
+        br_ga_matvec(n, g->Lf, 1, g->flo, g->fhi, NULL, L + (size_t)k * n, 1, z, 1);
         g->zlo[k] = n, g->zhi[k] = -1;
         for (int j = 0; j < n; j++)
             if (z[j] != 0.0) g->zlo[k] = j < g->zlo[k] ? j : g->zlo[k], g->zhi[k] = j;

@@ -163,17 +163,20 @@ extern "C" br_cuda_ga *br_cuda_ga_create(const br_ga_shape *sh, const br_ga_arra
     if (br_cuda_select(dev, devlen, err, errlen) < 0) return FAILVAL;
     const int n = sh->n, nr = sh->nr;
     const long nv = host->nv;
-    /* the shape's int arrays: plo phi flo fhi (n each), Lcol (nr n), Lcnt zlo zhi (nr each) */
-    const size_t nint = 4 * (size_t)n + (size_t)nr * n + 3 * (size_t)nr;
+    /* the shape's int arrays: plo phi flo fhi (n each), Lcol (nr n), Lcnt zlo zhi (nr each), and
+     * where they are set the packed profiles' column starts pcol fcol (n each) */
+    const size_t nint = 6 * (size_t)n + (size_t)nr * n + 3 * (size_t)nr;
     BR_CU(cudaMalloc(&g->ints, (nint ? nint : 1) * sizeof(int)));
     g->sh = *sh;
     int *p = g->ints;
-    const int *src[] = {sh->plo, sh->phi, sh->flo, sh->fhi, sh->Lcol, sh->Lcnt, sh->zlo, sh->zhi};
-    const size_t cnt[] = {(size_t)n, (size_t)n, (size_t)n, (size_t)n, (size_t)nr * n, (size_t)nr, (size_t)nr, (size_t)nr};
-    const int **dst[] = {&g->sh.plo, &g->sh.phi, &g->sh.flo, &g->sh.fhi, &g->sh.Lcol, &g->sh.Lcnt, &g->sh.zlo, &g->sh.zhi};
-    for (int k = 0; k < 8; k++) {
-        *dst[k] = p;
-        if (cnt[k]) BR_CU(cudaMemcpy(p, src[k], cnt[k] * sizeof(int), cudaMemcpyHostToDevice));
+    const int *src[] = {sh->plo, sh->phi, sh->flo, sh->fhi, sh->Lcol, sh->Lcnt, sh->zlo, sh->zhi, sh->pcol, sh->fcol};
+    const size_t cnt[] = {(size_t)n,  (size_t)n, (size_t)n, (size_t)n, (size_t)nr * n,
+                          (size_t)nr, (size_t)nr, (size_t)nr, (size_t)n, (size_t)n};
+    const int **dst[] = {&g->sh.plo,  &g->sh.phi, &g->sh.flo, &g->sh.fhi,  &g->sh.Lcol,
+                         &g->sh.Lcnt, &g->sh.zlo, &g->sh.zhi, &g->sh.pcol, &g->sh.fcol};
+    for (int k = 0; k < 10; k++) {
+        *dst[k] = src[k] ? p : NULL;
+        if (cnt[k] && src[k]) BR_CU(cudaMemcpy(p, src[k], cnt[k] * sizeof(int), cudaMemcpyHostToDevice));
         p += cnt[k];
     }
     g->A.nv = nv;

@@ -24,12 +24,20 @@ typedef struct br_ga_shape {
     const int *flo, *fhi;      /* ... where Keff^-1 is */
     const int *Lcol, *Lcnt;    /* per row of L: its nonzero columns (n slots a row), their count */
     const int *zlo, *zhi;      /* per column of Z: its nonzero rows */
+    const int *pcol, *fcol;    /* per column j: where M's, C's and K's entry (0, j) would be, so that
+                                * (i, j) of the profile is at pcol[j] + i (a batch stores the profiles
+                                * packed, column after column); likewise Keff^-1's; NULL: n x n
+                                * column-major, j n */
 } br_ga_shape;
+
+/* shape, column j -> the storage index of M's, C's and K's entry (0, j); of Keff^-1's */
+BR_HD long br_ga_pcol(const br_ga_shape *g, int j) { return g->pcol ? (long)g->pcol[j] : (long)j * g->n; }
+BR_HD long br_ga_fcol(const br_ga_shape *g, int j) { return g->fcol ? (long)g->fcol[j] : (long)j * g->n; }
 
 /* one variant's matrices (read only) and state (read and written), each with its stride */
 typedef struct br_ga_var {
-    const double *M, *C, *K;   /* n x n column-major */
-    const double *Lf;          /* Keff^-1, n x n */
+    const double *M, *C, *K;   /* on their profile (br_ga_shape's pcol) */
+    const double *Lf;          /* Keff^-1 on its profile (fcol) */
     const double *L;           /* nr x n row-major */
     const double *Z, *Y;       /* n x nr and nr x nr column-major */
     long sM, sC, sK, sLf, sL, sZ, sY;
@@ -41,15 +49,16 @@ typedef struct br_ga_var {
 
 #define BR_GA(p, k, st) ((p)[(long)(k) * (st)])
 
-/* matrix A (n x n, stride sa) with column profile lo..hi, x (stride sx) -> y = A x (stride sy) */
-BR_HD void br_ga_matvec(int n, const double *A, long sa, const int *lo, const int *hi, const double *x, long sx,
-                        double *y, long sy)
+/* matrix A (n x n, stride sa) with column profile lo..hi, column j's entry (0, j) at col[j] (NULL:
+ * j n), x (stride sx) -> y = A x (stride sy) */
+BR_HD void br_ga_matvec(int n, const double *A, long sa, const int *lo, const int *hi, const int *col, const double *x,
+                        long sx, double *y, long sy)
 {
     for (int i = 0; i < n; i++) BR_GA(y, i, sy) = 0.0;
     for (int j = 0; j < n; j++) {
         const double xj = BR_GA(x, j, sx);
         if (xj == 0.0) continue;
-        const long o = (long)j * n;
+        const long o = col ? (long)col[j] : (long)j * n;
         for (int i = lo[j]; i <= hi[j]; i++) BR_GA(y, i, sy) += BR_GA(A, o + i, sa) * xj;
     }
 }
@@ -160,7 +169,7 @@ BR_HD void br_ga_solve_begin(const br_ga_shape *g, br_ga_var *x, const double *f
     for (int j = 0; j < n; j++) {
         double mj, wj, uj;
         br_ga_rhs_factors(g, x, j, &mj, &wj, &uj);
-        const long o = (long)j * n;
+        const long o = br_ga_pcol(g, j);
         for (int i = g->plo[j]; i <= g->phi[j]; i++)
             BR_GA(x->r, i, s) -= BR_GA(x->M, o + i, x->sM) * mj + BR_GA(x->C, o + i, x->sC) * wj +
                                  BR_GA(x->K, o + i, x->sK) * uj;
@@ -175,7 +184,7 @@ BR_HD void br_ga_solve_begin(const br_ga_shape *g, br_ga_var *x, const double *f
             for (int q = 0; q < g->Lcnt[k]; q++) BR_GA(x->r, col[q], s) += BR_GA(x->L, o + col[q], x->sL) * yk;
         }
     }
-    br_ga_matvec(n, x->Lf, x->sLf, g->flo, g->fhi, x->r, s, x->w, s); /* x0 = Keff^-1 rhs */
+    br_ga_matvec(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s); /* x0 = Keff^-1 rhs */
     if (nr > 0) {
         br_ga_lmul(g, x->L, x->sL, x->w, s, x->ye, s);
         br_ga_emul(nr, E, se, x->ye, s, x->yq, s);
@@ -249,7 +258,7 @@ BR_HD double br_ga_quad_col(const br_ga_shape *g, const double *A, long sa, cons
                             long sy, int j)
 {
     double c = 0.0;
-    const long o = (long)j * g->n;
+    const long o = br_ga_pcol(g, j);
     for (int i = g->plo[j]; i <= g->phi[j]; i++) c += BR_GA(A, o + i, sa) * BR_GA(x, i, sx);
     return c * BR_GA(y, j, sy);
 }
@@ -270,7 +279,7 @@ BR_HD void br_ga_energies(const br_ga_shape *g, const br_ga_var *x, double *kine
     const long s = x->s;
     for (int j = 0; j < g->n; j++) {
         double cm = 0.0, ck = 0.0;
-        const long o = (long)j * g->n;
+        const long o = br_ga_pcol(g, j);
         for (int i = g->plo[j]; i <= g->phi[j]; i++)
             cm += BR_GA(x->M, o + i, x->sM) * BR_GA(x->v, i, s), ck += BR_GA(x->K, o + i, x->sK) * BR_GA(x->u, i, s);
         ek += cm * BR_GA(x->v, j, s), ee += ck * BR_GA(x->u, j, s);
@@ -297,7 +306,7 @@ BR_HD void br_ga_rows_rhs(const br_ga_shape *g, br_ga_var *x, const double *f, l
         if (i < g->plo[j] || i > g->phi[j]) continue;
         double mj, wj, uj;
         br_ga_rhs_factors(g, x, j, &mj, &wj, &uj);
-        const long o = (long)j * n + i;
+        const long o = br_ga_pcol(g, j) + i;
         r -= BR_GA(x->M, o, x->sM) * mj + BR_GA(x->C, o, x->sC) * wj + BR_GA(x->K, o, x->sK) * uj;
     }
     BR_GA(x->r, i, x->s) = r;
@@ -349,7 +358,7 @@ BR_HD void br_ga_rows_keff(const br_ga_shape *g, br_ga_var *x, int i)
     for (int j = 0; j < g->n; j++) {
         const double xj = BR_GA(x->r, j, s);
         if (xj == 0.0 || i < g->flo[j] || i > g->fhi[j]) continue;
-        y += BR_GA(x->Lf, (long)j * g->n + i, x->sLf) * xj;
+        y += BR_GA(x->Lf, br_ga_fcol(g, j) + i, x->sLf) * xj;
     }
     BR_GA(x->w, i, s) = y;
 }
