@@ -3,7 +3,8 @@
 # studies of GPU_HOST_COUNT variants (default 1e4) on the beam batch with GPU_HOST_THREADS host
 # threads (default "1 4 all") and each OpenMP wait policy (OMP_WAIT_POLICY unset, then active):
 # the step's cost from two step counts (100 and 300; setup excluded) and, from a third run with
-# BRISTLE_BEAM_TIMING=1, the host's phases (sampled rows' copy, scatter, analysis) in ms a step.
+# BRISTLE_BEAM_TIMING=1, the host's phases (sampled rows' copy, scatter, analysis) in ms a step
+# (since the scatter runs in the analysis's pass, scatter reads 0 and analysis holds both).
 # Prints a markdown table. Runs where benchmarks/gpu-profile.sh does (a prebuilt binary is fine).
 set -u
 BR=${1:-build-gpu/bin/bristle}

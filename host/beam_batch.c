@@ -424,10 +424,10 @@ int br_beam_batch_integrate_by_rows(br_beam_batch *B, int on)
     return -1;
 }
 
-int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen)
+int br_beam_batch_fetch(br_beam_batch *B, const int *which, char *err, size_t errlen)
 {
     int any = 0;
-    for (int v = 0; v < B->nv; v++) any |= which[v] != 0;
+    for (int v = 0; v < B->nv && !any; v++) any = which[v] != 0;
     if (!any) return 0;
     double t0 = 0.0;
     lap(B, BR_PH_SAMPLE_COPY, &t0);
@@ -437,6 +437,19 @@ int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t e
     (void)err, (void)errlen;
 #endif
     lap(B, BR_PH_SAMPLE_COPY, &t0);
+    return 0;
+}
+
+void br_beam_batch_scatter(br_beam_batch *B, int v) { record_io(B, v, 0); }
+
+int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen)
+{
+    int any = 0;
+    for (int v = 0; v < B->nv && !any; v++) any = which[v] != 0;
+    if (!any) return 0;
+    if (br_beam_batch_fetch(B, which, err, errlen)) return -1;
+    double t0 = 0.0;
+    lap(B, 0, &t0);
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
     for (int v = 0; v < B->nv; v++)
         if (which[v]) record_io(B, v, 0);

@@ -49,6 +49,13 @@ int br_beam_batch_integrate_by_rows(br_beam_batch *B, int on);
  * (br_output_row reads them there); 0, or -1 with err */
 int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen);
 
+/* The same in two stages, for a caller that reads each variant's row as it is written (on its
+ * threads, while the variant's data are in cache): br_beam_batch_fetch brings the batch's state to
+ * the host where it is on a device (0, or -1 with err), br_beam_batch_scatter writes variant v's
+ * into its br_data (thread safe for distinct v) */
+int br_beam_batch_fetch(br_beam_batch *B, const int *which, char *err, size_t errlen);
+void br_beam_batch_scatter(br_beam_batch *B, int v);
+
 /* br_beam_batch_forces, then br_beam_batch_integrate of the variants still running */
 void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride);
 

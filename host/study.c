@@ -1178,17 +1178,20 @@ static long beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
         W->energy[v] &= !W->failed[v];
     }
     char err[600];
-    if (br_beam_batch_sample(W->bb, W->energy, err, sizeof err))
+    if (br_beam_batch_fetch(W->bb, W->energy, err, sizeof err))
         for (long v = 0; v < nv; v++)
             if (V[v].status == ST_RUNNING) snprintf(V[v].err, sizeof V[v].err, "%s", err), V[v].status = ST_FAILED;
     const double ta = br_wall_seconds();
-    /* on the threads only where a row is analysed: on the other steps a region costs more than its
-     * loop (a 1e4-variant S5b study on an H100's 16-core host: 0.70 -> 0.28 ms a step, timed) */
+    /* each sampled variant's state written into its br_data and its row analysed at once, while
+     * they are in cache; on the threads only where a row is analysed: on the other steps a region
+     * costs more than its loop (a 1e4-variant S5b study on an H100's 16-core host: 0.70 -> 0.28 ms
+     * a step, timed) */
     int any_sample = 0;
     for (long v = 0; v < nv && !any_sample; v++) any_sample = W->energy[v];
 #pragma omp parallel for schedule(static) if (any_sample && nv >= ST_OMP_MIN)
     for (long v = 0; v < nv; v++) {
         if (V[v].status != ST_RUNNING) continue;
+        if (W->energy[v]) br_beam_batch_scatter(W->bb, (int)v);
         const int fi = V[v].fi;
         var_step_end(S, &V[v], W->energy[v], 0);
         W->skip[v] = V[v].fi != fi && V[v].status == ST_RUNNING; /* a stepped sine moved to its next frequency */
