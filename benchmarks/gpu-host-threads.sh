@@ -3,15 +3,15 @@
 # studies of GPU_HOST_COUNT variants (default 1e4) on the beam batch with GPU_HOST_THREADS host
 # threads (default "1 4 all") and each OpenMP wait policy (OMP_WAIT_POLICY unset, then active):
 # the step's cost from two step counts (100 and 300; setup excluded) and, from a third run with
-# BRISTLE_BEAM_TIMING=1, the host's phases (sampled rows' copy, scatter, analysis) in ms a step
-# (since the scatter runs in the analysis's pass, scatter reads 0 and analysis holds both).
+# BRISTLE_BEAM_TIMING=1, the host's phases (the sampled rows' copy; their scatter into each variant's
+# data and analysis, one pass) in ms a step.
 # Prints a markdown table. Runs where benchmarks/gpu-profile.sh does (a prebuilt binary is fine).
 set -u
 BR=${1:-build-gpu/bin/bristle}
 OUT=${OUT:-runs/gpu-host}
 nv=${GPU_HOST_COUNT:-10000}
-echo "| host threads | OMP_WAIT_POLICY | per step [ms] | copy [ms] | scatter [ms] | analysis [ms] | GPU phases [ms] |"
-echo "|---|---|---|---|---|---|---|"
+echo "| host threads | OMP_WAIT_POLICY | per step [ms] | copy [ms] | scatter and analysis [ms] | GPU phases [ms] |"
+echo "|---|---|---|---|---|---|"
 for th in ${GPU_HOST_THREADS:-1 4 all}; do
     [ "$th" = all ] && th=$(nproc)
     for pol in default active; do
@@ -45,10 +45,10 @@ except (IndexError, ValueError):
 try:
     p = json.load(open(f))["beam_batch_seconds"]
 except (OSError, KeyError, ValueError):
-    print("| %s | %s | %s | FAILED | | | |" % (th, pol, step)); sys.exit(0)
+    print("| %s | %s | %s | FAILED | | |" % (th, pol, step)); sys.exit(0)
 ms = lambda k: "%.3f" % (10 * p.get(k, 0))  # seconds over 100 steps -> ms a step
 gpu = sum(p.get(k, 0) for k in ("frames", "field", "field_finish", "forces_pre", "solve", "forces_post", "codes", "integrate"))
-print("| %s | %s | %s | %s | %s | %s | %.3f |" % (th, pol, step, ms("sample_copy"), ms("sample_scatter"), ms("analysis"), 10 * gpu))
+print("| %s | %s | %s | %s | %s | %.3f |" % (th, pol, step, ms("sample_copy"), ms("analysis"), 10 * gpu))
 PY
     done
 done

@@ -45,8 +45,8 @@ struct br_beam_batch {
 
 static const char *const PHASE[BR_BEAM_NPHASE] = {"frames",      "field",       "field_finish", "forces_pre",
                                                   "solve",       "forces_post", "codes",        "integrate",
-                                                  "sample_copy", "sample_scatter", "setup_checks", "setup_ga",
-                                                  "setup_store", "setup_field", "setup_device"};
+                                                  "sample_copy", "setup_checks", "setup_ga",   "setup_store",
+                                                  "setup_field", "setup_device"};
 
 /* timing on: the wall time since *t0 added to B->secs[k], *t0 now */
 static void lap(br_beam_batch *B, int k, double *t0)
@@ -441,21 +441,6 @@ int br_beam_batch_fetch(br_beam_batch *B, const int *which, char *err, size_t er
 }
 
 void br_beam_batch_scatter(br_beam_batch *B, int v) { record_io(B, v, 0); }
-
-int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen)
-{
-    int any = 0;
-    for (int v = 0; v < B->nv && !any; v++) any = which[v] != 0;
-    if (!any) return 0;
-    if (br_beam_batch_fetch(B, which, err, errlen)) return -1;
-    double t0 = 0.0;
-    lap(B, 0, &t0);
-#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
-    for (int v = 0; v < B->nv; v++)
-        if (which[v]) record_io(B, v, 0);
-    lap(B, BR_PH_SAMPLE_SCATTER, &t0);
-    return 0;
-}
 
 void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
 {

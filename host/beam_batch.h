@@ -44,16 +44,13 @@ void br_beam_batch_integrate(br_beam_batch *B, const int *skip);
  * kernels are checked against; 0: a variant at a time, the default); 0, or -1 out of memory */
 int br_beam_batch_integrate_by_rows(br_beam_batch *B, int on);
 
-/* batch after br_beam_batch_forces, which[v] -> the state at t_n that the outputs read (body
- * states, frames, set results, energies, load values, time) in the flagged variants' br_data
- * (br_output_row reads them there); 0, or -1 with err */
-int br_beam_batch_sample(br_beam_batch *B, const int *which, char *err, size_t errlen);
-
-/* The same in two stages, for a caller that reads each variant's row as it is written (on its
- * threads, while the variant's data are in cache): br_beam_batch_fetch brings the batch's state to
- * the host where it is on a device (0, or -1 with err), br_beam_batch_scatter writes variant v's
- * into its br_data (thread safe for distinct v) */
+/* batch after br_beam_batch_forces, which[v] -> the batch's state at t_n brought to the host
+ * where it is on a device (once, where any variant is flagged); 0, or -1 with err */
 int br_beam_batch_fetch(br_beam_batch *B, const int *which, char *err, size_t errlen);
+
+/* batch after br_beam_batch_fetch, variant v -> the state at t_n that the outputs read (body
+ * states, frames, set results, energies, load values, time) in its br_data (br_output_row reads
+ * them there); thread safe for distinct v, so that a caller analyses each row as it is written */
 void br_beam_batch_scatter(br_beam_batch *B, int v);
 
 /* br_beam_batch_forces, then br_beam_batch_integrate of the variants still running */

@@ -2042,7 +2042,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (nphase) { /* BRISTLE_BEAM_TIMING: where the batch's steps spent their time */
         cJSON *ph = cJSON_AddObjectToObject(j, "beam_batch_seconds");
         for (int k = 0; ph && k < nphase; k++) br_json_number(ph, phase[k], psec[k]);
-        if (ph) br_json_number(ph, "analysis", W.analysis_s);
+        if (ph) br_json_number(ph, "analysis", W.analysis_s); /* with the sampled rows' scatter */
     }
     cJSON_AddStringToObject(j, "contact_field", hbm ? "a field per variant, stepped over the period (AFT, CPU)" : shared ? "one field for every variant" : "a field per variant (time steps differ)");
     br_json_number(j, "ranks", RK->size);

@@ -104,12 +104,13 @@ BR_HD br_bm_res br_bm_res_of(const br_set_result *q)
  * their partials; on the CPU both in field), the stages after the field (forces_pre: set results,
  * loads, E blocks; solve: the structure's linear solve; forces_post: row changes, powers, checks;
  * on the CPU all three in forces_pre), the stop codes' copy, integrate, and the sampled steps'
- * copy and scatter; then the batch's setup, once: the variants' checks, the structure's batch,
- * the store, the field, and the device's copies (the CUDA backend) */
+ * copy (their scatter into each variant's data is the study's, in its analysis); then the batch's
+ * setup, once: the variants' checks, the structure's batch, the store, the field, and the
+ * device's copies (the CUDA backend) */
 enum {
     BR_PH_FRAMES, BR_PH_FIELD, BR_PH_FIELD_FINISH, BR_PH_FORCES_PRE, BR_PH_SOLVE, BR_PH_FORCES_POST, BR_PH_CODES,
-    BR_PH_INTEGRATE, BR_PH_SAMPLE_COPY, BR_PH_SAMPLE_SCATTER, BR_PH_SETUP_CHECKS, BR_PH_SETUP_GA, BR_PH_SETUP_STORE,
-    BR_PH_SETUP_FIELD, BR_PH_SETUP_DEVICE, BR_BEAM_NPHASE
+    BR_PH_INTEGRATE, BR_PH_SAMPLE_COPY, BR_PH_SETUP_CHECKS, BR_PH_SETUP_GA, BR_PH_SETUP_STORE, BR_PH_SETUP_FIELD,
+    BR_PH_SETUP_DEVICE, BR_BEAM_NPHASE
 };
 
 #define BR_BEAM_MAXSET 16 /* a variant's set views on its thread's stack */
