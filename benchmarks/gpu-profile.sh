@@ -31,6 +31,7 @@ for n in ${GPU_PROFILE_COUNTS:-1000 10000}; do
     for path in ${GPU_PROFILE_PATHS:-field beams}; do
         beams=host; [ $path = beams ] && beams=cuda
         be=cuda; [ $path = cpu ] && be=cpu
+        rm -rf "$OUT/r-$n-$path" # a failed study leaves no summary of an earlier run to be read as its own
         t0=$(date +%s.%N)
         BRISTLE_STUDY_BEAMS=$beams "$BR" study "$OUT/s5b-$n.yaml" --backend $be --threads "${GPU_PROFILE_THREADS:-$(nproc)}" --quiet \
             --out "$OUT/r-$n-$path" >"$OUT/r-$n-$path.log" 2>&1 &
@@ -51,7 +52,7 @@ for n in ${GPU_PROFILE_COUNTS:-1000 10000}; do
             "$(grep -oE '"(wall|setup)_time_s":[^,]*' "$OUT/r-$n-$path/summary.json" 2>/dev/null | tr -d '\t\n') in the study"
         [ -n "$NSYS" ] || continue
         BRISTLE_STUDY_BEAMS=$beams "$NSYS" profile -o "$OUT/p-$n-$path" --force-overwrite true -t cuda,osrt \
-            "$BR" study "$OUT/s5b-$n.yaml" --backend cuda --threads "$(nproc)" --quiet --out "$OUT/q-$n-$path" \
+            "$BR" study "$OUT/s5b-$n.yaml" --backend cuda --threads "${GPU_PROFILE_THREADS:-$(nproc)}" --quiet --out "$OUT/q-$n-$path" \
             >"$OUT/p-$n-$path.log" 2>&1
         "$NSYS" stats --report cuda_gpu_kern_sum,cuda_api_sum,cuda_gpu_mem_time_sum,osrt_sum --format csv \
             -o "$OUT/$n-$path" "$OUT/p-$n-$path.nsys-rep" >/dev/null 2>&1

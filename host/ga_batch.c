@@ -3,6 +3,7 @@
  * same arrays to kernels/ga_cuda.cu. */
 #include "ga_batch.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,7 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
         np += b->sh.phi[j] >= b->sh.plo[j] ? (size_t)(b->sh.phi[j] - b->sh.plo[j] + 1) : 0;
         nf += b->sh.fhi[j] >= b->sh.flo[j] ? (size_t)(b->sh.fhi[j] - b->sh.flo[j] + 1) : 0;
     }
+    if (np > INT_MAX || nf > INT_MAX) return fail(b, err, errlen, "matrices too large for the batch's int column starts", -1), NULL;
     long *dense = malloc((np + nf + 1) * sizeof(long));
     if (!dense) return fail(b, err, errlen, "out of memory", -1), NULL;
     for (int j = 0; j < n; j++) {
@@ -171,8 +173,8 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
     /* bytes a variant-step: the profile entries of M, C, K (the right-hand side), of Keff^-1, the
      * rows of L four times, Z's columns once, Y's blocks, each per variant or spread over them;
      * the state read and written (u v a: 2 each, a1 r w: about 3 passes) */
-    double prof = 0.0, fprof = 0.0, lnz = 0.0, znz = 0.0;
-    for (int j = 0; j < n; j++) prof += b->sh.phi[j] - b->sh.plo[j] + 1, fprof += b->sh.fhi[j] - b->sh.flo[j] + 1;
+    const double prof = (double)np, fprof = (double)nf;
+    double lnz = 0.0, znz = 0.0;
     for (int k = 0; k < nr; k++) lnz += b->sh.Lcnt[k], znz += b->sh.zhi[k] - b->sh.zlo[k] + 1;
     const double per[BR_GA_NMAT] = {prof, prof, prof, fprof, 4 * lnz, znz, 6.0 * nr};
     b->bytes = 8.0 * (6.0 * n + 2.0 * 3.0 * n + 4.0 * nr + 2.0 * nr * nr);

@@ -1190,6 +1190,7 @@ static long beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
     for (long v = 0; v < nv && !any_sample; v++) any_sample = W->energy[v];
 #pragma omp parallel for schedule(static) if (any_sample && nv >= ST_OMP_MIN)
     for (long v = 0; v < nv; v++) {
+        W->skip[v] = 0; /* (a variant that stopped keeps its loads: no reload) */
         if (V[v].status != ST_RUNNING) continue;
         if (W->energy[v]) br_beam_batch_scatter(W->bb, (int)v);
         const int fi = V[v].fi;

@@ -606,12 +606,14 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
         from_at = at;
         return ce != cudaSuccess;
     };
+    /* src (count doubles) -> its place in the block (after the last array's); a failed copy is
+     * left in ce, and the arrays after it are not copied */
     auto put = [&](const double *src, size_t count) -> double * {
         double *dst = g->block + at;
-        if (!count) return dst;
-        if (stage.size() + count > cap && flush()) return NULL;
+        if (!count || ce != cudaSuccess) return dst;
+        if (stage.size() + count > cap && flush()) return dst;
         if (count > cap) {
-            if ((ce = cudaMemcpy(dst, src, count * sizeof(double), cudaMemcpyHostToDevice)) != cudaSuccess) return NULL;
+            ce = cudaMemcpy(dst, src, count * sizeof(double), cudaMemcpyHostToDevice);
             at += count, from_at = at;
             return dst;
         }
@@ -622,12 +624,10 @@ extern "C" br_cuda_field *br_cuda_field_create(const br_set_view *views, const i
     for (int s = 0; s < nsets; s++) {
         br_set_view d = views[s];
         const size_t n = (size_t)d.n;
-        if (!(d.rx = put(views[s].rx, n)) || !(d.ry = put(views[s].ry, n)) || !(d.rz = put(views[s].rz, n)) ||
-            !(d.K = put(views[s].K, n)) || !(d.D = put(views[s].D, n)) ||
-            !(d.state = put(views[s].state, (size_t)d.nstate * n))) {
-            BR_CU(ce);
-            return FAILVAL; /* not reached: a NULL comes with an error */
-        }
+        d.rx = put(views[s].rx, n), d.ry = put(views[s].ry, n), d.rz = put(views[s].rz, n);
+        d.K = put(views[s].K, n), d.D = put(views[s].D, n);
+        d.state = put(views[s].state, (size_t)d.nstate * n);
+        BR_CU(ce);
         d.outF = d.outN = NULL;
         g->views.push_back(d);
     }
