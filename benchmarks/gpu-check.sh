@@ -9,6 +9,7 @@
 #          GPU_CHECK_BENCH=study: the study checks of benchmarks/study-gpu.sh instead;
 #          GPU_CHECK_BENCH=structure: the batched structure step only, `bristle bench structure`;
 #          GPU_CHECK_BENCH=sweep: S5b study throughput from 1e2 to 1e5 variants, GPU and CPU, and phases;
+#          GPU_CHECK_BENCH=host: the host's share of a GPU study's step (benchmarks/gpu-host-threads.sh);
 #          GPU_CHECK_PREBUILT=1: no build; the binaries benchmarks/gpu-pack.sh packed elsewhere
 #          (build-gpu/carry, .deps/rt) and the CUDA test programs among them instead of ctest)
 set -u
@@ -178,6 +179,15 @@ if [ "${GPU_CHECK_BENCH:-1}" = sweep ]; then
     sweep_table >"$OUTDIR/gpu-sweep.md"
     cat "$OUTDIR/gpu-sweep.md"
     echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   exit: $trc"
+    exit $trc
+fi
+# GPU_CHECK_BENCH=host: the host's share of a 1e4-variant S5b step by host threads and OpenMP wait
+# policy (benchmarks/gpu-host-threads.sh; GPU_HOST_COUNT, GPU_HOST_THREADS)
+if [ "${GPU_CHECK_BENCH:-1}" = host ]; then
+    OUT="$OUTDIR/host" sh benchmarks/gpu-host-threads.sh "$BR" >"$OUTDIR/gpu-host-threads.md" 2>"$OUTDIR/gpu-host-threads.log" || trc=1
+    grep -q FAILED "$OUTDIR/gpu-host-threads.md" && trc=1
+    echo "device: $dev   date: $(date -u +%Y-%m-%d)   commit: $commit   exit: $trc"
+    cat "$OUTDIR/gpu-host-threads.md"
     exit $trc
 fi
 if [ "${GPU_CHECK_BENCH:-1}" = study ]; then
