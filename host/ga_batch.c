@@ -66,6 +66,13 @@ static const char *same_shape(const br_genalpha *g0, const br_genalpha *g)
     return NULL;
 }
 
+/* integrator, k -> its matrix k (BR_GA_M ... BR_GA_Y), as it stores it */
+static const double *mat_of(const br_genalpha *g, int k)
+{
+    const double *m[BR_GA_NMAT] = {g->M, g->C, g->K, g->Lf, g->L, g->Z, g->Y};
+    return m[k];
+}
+
 br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind backend, char *err, size_t errlen)
 {
     br_ga_batch *b = calloc(1, sizeof *b);
@@ -123,12 +130,10 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
         b->msize[k] = msize[k];
         const double *m0 = NULL;
         int shared = 1;
+        const size_t whole = k < BR_GA_L ? nn : msize[k];
         for (int v = 0; v < nv; v++) {
-            const br_genalpha *gv = g[v];
-            const double *mv[BR_GA_NMAT] = {gv->M, gv->C, gv->K, gv->Lf, gv->L, gv->Z, gv->Y};
-            const size_t whole = k < BR_GA_L ? nn : msize[k];
-            if (v == 0) m0 = mv[k];
-            else if (whole && memcmp(mv[k], m0, whole * sizeof(double))) shared = 0;
+            if (v == 0) m0 = mat_of(g[v], k);
+            else if (whole && memcmp(mat_of(g[v], k), m0, whole * sizeof(double))) shared = 0;
         }
         const size_t copies = shared ? 1 : (size_t)nv;
         const long *const from = dense_of[k];
@@ -143,9 +148,8 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
             for (long bnd = 0; bnd < nband; bnd++) {
                 const size_t e0 = (size_t)bnd * 64, e1 = e0 + 64 < msize[k] ? e0 + 64 : msize[k];
                 for (int v = 0; v < nv; v++) {
-                    const br_genalpha *gv = g[v];
-                    const double *mv[BR_GA_NMAT] = {gv->M, gv->C, gv->K, gv->Lf, gv->L, gv->Z, gv->Y};
-                    for (size_t e = e0; e < e1; e++) b->mats[k][e * nv + v] = mv[k][from ? from[e] : (long)e];
+                    const double *mv = mat_of(g[v], k);
+                    for (size_t e = e0; e < e1; e++) b->mats[k][e * nv + v] = mv[from ? from[e] : (long)e];
                 }
             }
         }

@@ -1857,8 +1857,8 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     memset(&B, 0, sizeof B);
     const br_backend_kind fb = backend < 0 ? BR_BACKEND_AUTO : (br_backend_kind)backend;
     /* --backend cuda: every stage of the step on the GPU (the beam batch) where the variants allow
-     * it, else the field alone (said so): on an H100 a 1e4-variant S5b study ran 19 to 25 times the
-     * host's 16 cores (benchmarks/results/2026-11-27-gpu-h100.md, -sweep.md). BRISTLE_STUDY_BEAMS=host keeps
+     * it, else the field alone (said so): on an H100 a 1e4-variant S5b study ran 14.6 to 25.4 times
+     * the host's 16 cores (benchmarks/results/2026-11-27-gpu-h100.md, -sweep.md, -sweep-2.md). BRISTLE_STUDY_BEAMS=host keeps
      * the structures on the host with the field on the GPU; =cpu runs the batch on the CPU, its
      * reference. --backend auto does the same as cuda from ST_AUTO_BEAMS variants */
     st_beams W;
