@@ -36,6 +36,7 @@ struct br_beam_batch {
     double *Nset;
     int *bad;
     double *W, *Q;                   /* br_beam_batch_integrate_by_rows: its scratch (n x nv each), or NULL */
+    long lean;                       /* br_beam_batch_sample_parts: a record's doubles a sample brings back, 0: all */
     int timing;                      /* BRISTLE_BEAM_TIMING set: the phases' wall times in secs */
     double secs[BR_BEAM_NPHASE];
 #ifdef BRISTLE_HAVE_CUDA
@@ -125,7 +126,7 @@ static br_beam_batch *fail(br_beam_batch *B, char *err, size_t errlen, const cha
 /* variant v's state between its br_data and the store (to: 1 br_data -> store, 0 store -> br_data):
  * the record (nodes, body states, load values, per-set integrals, contact coupling, energies, time),
  * its frames and set results, its step */
-static void record_io(br_beam_batch *B, int v, int to)
+static void record_io(br_beam_batch *B, int v, int to, long lean)
 {
     br_beam_store *D = &B->D;
     br_data *d = B->d[v];
@@ -147,9 +148,11 @@ static void record_io(br_beam_batch *B, int v, int to)
                  {o->res_ref, &d->res_ref, 1},          {o->p_drive, &d->p_drive, 1},
                  {o->t, &d->t, 1}};
     for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+        if (lean && parts[k].off >= lean) continue; /* a lean sample: its prefix (br_beam_rec_lean) */
         if (to) memcpy(r + parts[k].off, parts[k].p, (size_t)parts[k].n * sizeof(double));
         else memcpy(parts[k].p, r + parts[k].off, (size_t)parts[k].n * sizeof(double));
     }
+    if (lean) return;
     br_frame_state *fr = D->frames + (size_t)v * B->nframe;
     br_set_result *res = D->res + (size_t)v * B->nset;
     if (to) {
@@ -282,7 +285,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
             q->frame_a += v * B->nframe, q->frame_b += v * B->nframe;
             B->Nset[(size_t)v * ns + s] = -1.0;
         }
-        record_io(B, v, 1);
+        record_io(B, v, 1, 0);
     }
     lap(B, BR_PH_SETUP_STORE, &t0);
     B->field = ns ? br_field_create(desc, ns * nv, backend, err, errlen) : NULL;
@@ -333,7 +336,7 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
         if (!br_cuda_beam_forces(B->dev, D, derr, sizeof derr)) {
             int any = 0;
             for (int v = 0; v < B->nv; v++) any |= D->code[v] > 0 && !failed[v];
-            if (any && br_cuda_beam_download(B->dev, D, 0, derr, sizeof derr)) /* their times for the messages */
+            if (any && br_cuda_beam_download(B->dev, D, 0, B->lean, derr, sizeof derr)) /* their times for the messages */
                 fprintf(stderr, "bristle: beam batch: %s\n", derr);
             for (int v = 0; v < B->nv; v++)
                 if (D->code[v] > 0 && !failed[v]) {
@@ -424,7 +427,20 @@ int br_beam_batch_integrate_by_rows(br_beam_batch *B, int on)
     return -1;
 }
 
-int br_beam_batch_fetch(br_beam_batch *B, const int *which, char *err, size_t errlen)
+void br_beam_batch_sample_parts(br_beam_batch *B, int parts)
+{
+    const int lean = !(parts & (BR_OUT_SETS | BR_OUT_OTHER));
+    B->lean = lean ? br_beam_rec_lean(&B->D.o, parts & BR_OUT_BODIES, parts & BR_OUT_LOADS, parts & BR_OUT_ENERGY) : 0;
+}
+
+long br_beam_batch_sample_bytes(const br_beam_batch *B)
+{
+    if (B->lean) return B->lean * (long)sizeof(double);
+    return B->D.o.size * (long)sizeof(double) + B->nframe * (long)sizeof(br_frame_state) +
+           B->nset * (long)sizeof(br_set_result) + (long)sizeof(long);
+}
+
+int br_beam_batch_fetch(br_beam_batch *B, const int *which, int full, char *err, size_t errlen)
 {
     int any = 0;
     for (int v = 0; v < B->nv && !any; v++) any = which[v] != 0;
@@ -432,15 +448,24 @@ int br_beam_batch_fetch(br_beam_batch *B, const int *which, char *err, size_t er
     double t0 = 0.0;
     lap(B, BR_PH_SAMPLE_COPY, &t0);
 #ifdef BRISTLE_HAVE_CUDA
-    if (B->dev && br_cuda_beam_download(B->dev, &B->D, 0, err, errlen)) return -1;
+    if (B->dev && br_cuda_beam_download(B->dev, &B->D, 0, full ? 0 : B->lean, err, errlen)) return -1;
 #else
-    (void)err, (void)errlen;
+    (void)full, (void)err, (void)errlen;
 #endif
     lap(B, BR_PH_SAMPLE_COPY, &t0);
     return 0;
 }
 
-void br_beam_batch_scatter(br_beam_batch *B, int v) { record_io(B, v, 0); }
+int br_beam_batch_fetch_one(br_beam_batch *B, int v, char *err, size_t errlen)
+{
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev && B->lean) return br_cuda_beam_download_one(B->dev, &B->D, v, err, errlen);
+#endif
+    (void)B, (void)v, (void)err, (void)errlen;
+    return 0;
+}
+
+void br_beam_batch_scatter(br_beam_batch *B, int v, int full) { record_io(B, v, 0, full ? 0 : B->lean); }
 
 void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
 {
@@ -453,10 +478,10 @@ void br_beam_batch_export(br_beam_batch *B, int v)
     br_data *d = B->d[v];
     char err[600];
 #ifdef BRISTLE_HAVE_CUDA
-    if (B->dev && br_cuda_beam_download(B->dev, &B->D, 1, err, sizeof err)) fprintf(stderr, "bristle: beam batch: %s\n", err);
+    if (B->dev && br_cuda_beam_download(B->dev, &B->D, 1, 0, err, sizeof err)) fprintf(stderr, "bristle: beam batch: %s\n", err);
 #endif
     br_ga_batch_state(B->ga, v, d->ga->u, d->ga->v, d->ga->a, err, sizeof err);
-    record_io(B, v, 0);
+    record_io(B, v, 0, 0);
     double *to[] = {d->up, d->vp, d->g, d->gext, d->gext_prev, d->uprev, d->vprev};
     const size_t vn = (size_t)B->n * B->nv;
     for (int k = 0; k < 7; k++)

@@ -44,14 +44,30 @@ void br_beam_batch_integrate(br_beam_batch *B, const int *skip);
  * kernels are checked against; 0: a variant at a time, the default); 0, or -1 out of memory */
 int br_beam_batch_integrate_by_rows(br_beam_batch *B, int on);
 
-/* batch after br_beam_batch_forces, which[v] -> the batch's state at t_n brought to the host
- * where it is on a device (once, where any variant is flagged); 0, or -1 with err */
-int br_beam_batch_fetch(br_beam_batch *B, const int *which, char *err, size_t errlen);
+/* batch, parts (host/output.h's BR_OUT_* bits: what the caller's rows read) -> the samples made lean
+ * where the parts allow it: without the sets and the rest, br_beam_batch_fetch brings back only the
+ * time, the bodies, the loads and the energy terms of each record (a strided copy on a device; 3.2 kB
+ * of a record of 5.8 kB on S5b), and br_beam_batch_scatter writes only those; BR_OUT_ALL (the
+ * default): everything */
+void br_beam_batch_sample_parts(br_beam_batch *B, int parts);
 
-/* batch after br_beam_batch_fetch, variant v -> the state at t_n that the outputs read (body
- * states, frames, set results, energies, load values, time) in its br_data (br_output_row reads
- * them there); thread safe for distinct v, so that a caller analyses each row as it is written */
-void br_beam_batch_scatter(br_beam_batch *B, int v);
+/* batch -> the bytes of a variant's sample (what br_beam_batch_fetch brings back of each variant) */
+long br_beam_batch_sample_bytes(const br_beam_batch *B);
+
+/* batch after br_beam_batch_forces, which[v], full -> the batch's state at t_n brought to the host
+ * where it is on a device (once, where any variant is flagged; only the sampled parts unless full);
+ * 0, or -1 with err */
+int br_beam_batch_fetch(br_beam_batch *B, const int *which, int full, char *err, size_t errlen);
+
+/* batch after br_beam_batch_forces, variant v -> its whole state at t_n brought to the host (a
+ * variant whose lean sample ended its run: its br_data then holds everything); 0, or -1 with err */
+int br_beam_batch_fetch_one(br_beam_batch *B, int v, char *err, size_t errlen);
+
+/* batch after br_beam_batch_fetch, variant v, full -> the state at t_n that the outputs read (body
+ * states, frames, set results, energies, load values, time; only the sampled parts unless full) in
+ * its br_data (br_output_row reads them there); thread safe for distinct v, so that a caller
+ * analyses each row as it is written */
+void br_beam_batch_scatter(br_beam_batch *B, int v, int full);
 
 /* br_beam_batch_forces, then br_beam_batch_integrate of the variants still running */
 void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride);

@@ -123,7 +123,16 @@ void br_output_colname(const br_model *m, int col, char *buf, size_t len)
     snprintf(buf, len, "energy.%s", ENERGY_COLS[col]);
 }
 
-void br_output_row(const br_model *m, const br_data *d, double *row)
+int br_output_col_part(const br_model *m, int col)
+{
+    const int sets = 1 + NB * m->nbody, loads = sets + NS * m->nset, other = loads + m->nload;
+    if (col < sets) return BR_OUT_BODIES;
+    if (col < loads) return BR_OUT_SETS;
+    if (col < other) return BR_OUT_LOADS;
+    return col < br_output_col_energy(m) ? BR_OUT_OTHER : BR_OUT_ENERGY;
+}
+
+void br_output_row_parts(const br_model *m, const br_data *d, int parts, double *row)
 {
     int c = 0;
     row[c++] = d->t;
@@ -133,6 +142,10 @@ void br_output_row(const br_model *m, const br_data *d, double *row)
         for (int j = 0; j < 3; j++) row[c++] = d->w[3 * b + j];
     }
     for (int s = 0; s < m->nset; s++) {
+        if (!(parts & BR_OUT_SETS)) {
+            for (int j = 0; j < NS; j++) row[c++] = NAN;
+            continue;
+        }
         const br_set_result *r = &d->res[s];
         for (int j = 0; j < 3; j++) row[c++] = r->Ff_A[j];
         row[c++] = br_norm3(r->Ff_A);
@@ -148,22 +161,29 @@ void br_output_row(const br_model *m, const br_data *d, double *row)
         for (int j = 0; j < 3; j++) row[c++] = Vt[j];
         for (int j = 0; j < 3; j++) row[c++] = r->M_A[j];
     }
-    for (int l = 0; l < m->nload; l++) row[c++] = d->load_val[l];
-    for (int k = 0; k < m->nspring; k++) row[c++] = d->spring_val[k];
-    for (int k = 0; k < m->nrot; k++) row[c++] = d->rot_tau[k];
-    const br_drive_data *dv = d->drv;
-    for (int i = 0; dv && i < m->drive.nshaft; i++) row[c++] = dv->w[i], row[c++] = dv->alpha[i];
-    for (int g = 0; dv && g < m->drive.ngear; g++) row[c++] = dv->lam[g];
-    for (int k = 0; dv && k < m->drive.nsrc; k++) row[c++] = dv->src_tau[k];
-    for (int k = 0; dv && k < m->drive.ncl; k++)
-        row[c++] = dv->cl_tau[k], row[c++] = dv->cl_w[k], row[c++] = dv->cl_mode[k] == BR_CL_STUCK;
+    for (int l = 0; l < m->nload; l++) row[c++] = parts & BR_OUT_LOADS ? d->load_val[l] : NAN;
+    const int ce = br_output_col_energy(m);
+    if (parts & BR_OUT_OTHER) {
+        for (int k = 0; k < m->nspring; k++) row[c++] = d->spring_val[k];
+        for (int k = 0; k < m->nrot; k++) row[c++] = d->rot_tau[k];
+        const br_drive_data *dv = d->drv;
+        for (int i = 0; dv && i < m->drive.nshaft; i++) row[c++] = dv->w[i], row[c++] = dv->alpha[i];
+        for (int g = 0; dv && g < m->drive.ngear; g++) row[c++] = dv->lam[g];
+        for (int k = 0; dv && k < m->drive.nsrc; k++) row[c++] = dv->src_tau[k];
+        for (int k = 0; dv && k < m->drive.ncl; k++)
+            row[c++] = dv->cl_tau[k], row[c++] = dv->cl_w[k], row[c++] = dv->cl_mode[k] == BR_CL_STUCK;
+    }
+    while (c < ce) row[c++] = NAN;
     const br_energy_terms *e = &d->en;
-    row[c++] = e->work_in;
-    row[c++] = e->kinetic;
-    row[c++] = e->spring + e->contact_el + e->bristle;
-    row[c++] = e->spring_loss + e->friction_loss + e->normal_loss;
-    row[c++] = e->residual;
+    const int en = parts & BR_OUT_ENERGY;
+    row[c++] = en ? e->work_in : NAN;
+    row[c++] = en ? e->kinetic : NAN;
+    row[c++] = en ? e->spring + e->contact_el + e->bristle : NAN;
+    row[c++] = en ? e->spring_loss + e->friction_loss + e->normal_loss : NAN;
+    row[c++] = en ? e->residual : NAN;
 }
+
+void br_output_row(const br_model *m, const br_data *d, double *row) { br_output_row_parts(m, d, BR_OUT_ALL, row); }
 
 void br_output_csv_header(const br_model *m, FILE *fp)
 {

@@ -32,6 +32,18 @@ void br_output_colname(const br_model *m, int col, char *buf, size_t len);
 /* model, data (after the contact and load stages of a step) -> one row of values */
 void br_output_row(const br_model *m, const br_data *d, double *row);
 
+/* The parts of br_data a row's columns read, as bits: t and the bodies' x, v, w; the sets' results,
+ * powers, energies and frames; the loads; springs, rotational elements and the drivetrain; the energy
+ * terms. */
+enum { BR_OUT_BODIES = 1, BR_OUT_SETS = 2, BR_OUT_LOADS = 4, BR_OUT_OTHER = 8, BR_OUT_ENERGY = 16, BR_OUT_ALL = 31 };
+
+/* model, column -> the part of br_data it reads (one BR_OUT_* bit; t is the bodies') */
+int br_output_col_part(const br_model *m, int col);
+
+/* model, data, parts (BR_OUT_* bits) -> br_output_row's values in the columns of those parts, NaN in
+ * every other (t and the bodies always: a study's lean samples bring back only what it reads) */
+void br_output_row_parts(const br_model *m, const br_data *d, int parts, double *row);
+
 /* model, stream -> CSV header line */
 void br_output_csv_header(const br_model *m, FILE *fp);
 

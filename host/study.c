@@ -693,6 +693,7 @@ typedef struct st_var {
     int ncols;                  /* the model's time-series columns */
     double *row;
     int col[MAXCOL], scol[MAXCOL];
+    int parts;                  /* what the columns read of br_data (output.h's BR_OUT_* bits) */
     int exload;                 /* the excitation load, or -1 */
     double vmax[MAXCOL], tmax[MAXCOL];  /* time history */
     double wlo[MAXCOL], whi[MAXCOL], wend;  /* sweep window */
@@ -811,7 +812,12 @@ static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
         }
         if (k < S->ncol) V->col[k] = found;
         else V->scol[k - S->ncol] = found;
+        V->parts |= br_output_col_part(m, found);
     }
+    /* BRISTLE_STUDY_SAMPLE=full: every column computed and, on a beam batch, whole samples (the
+     * reference a lean sample is compared with) */
+    const char *full = getenv("BRISTLE_STUDY_SAMPLE");
+    V->parts = full && !strcmp(full, "full") ? BR_OUT_ALL : V->parts | BR_OUT_BODIES;
     V->exload = -1;
     for (int k = 0; k < m->nload && V->exload < 0; k++) {
         const int kind = m->load[k].mag.kind;
@@ -975,7 +981,7 @@ static void var_step_end(const st_study *S, st_var *V, int sample, int integrate
     const long n = V->n;
     int done = S->analysis != AN_STEPPED && n == V->nsteps;
     if (sample) {
-        br_output_row(m, d, V->row);
+        br_output_row_parts(m, d, V->parts, V->row); /* the columns of other parts NaN */
         const double t = d->t;
         if (S->analysis == AN_TIME)
             for (int c = 0; c < S->ncol; c++) {
@@ -1127,13 +1133,14 @@ typedef struct st_beams {
     br_beam_batch *bb;
     double analysis_s;           /* BRISTLE_BEAM_TIMING: the sampled rows' analysis */
     int *energy, *failed, *skip;
+    int *fin;                    /* the variants whose lean sample ended their run this step */
     char *errs;                  /* 600 a variant */
 } st_beams;
 
 static void beams_free(st_beams *W)
 {
     br_beam_batch_destroy(W->bb);
-    free(W->energy), free(W->failed), free(W->skip), free(W->errs);
+    free(W->energy), free(W->failed), free(W->skip), free(W->fin), free(W->errs);
     memset(W, 0, sizeof *W);
 }
 
@@ -1149,7 +1156,8 @@ static int beams_make(st_var *V, long nv, br_backend_kind backend, st_beams *W, 
     br_data **d = malloc((size_t)nv * sizeof *d);
     W->energy = calloc((size_t)nv, sizeof(int)), W->failed = calloc((size_t)nv, sizeof(int));
     W->skip = calloc((size_t)nv, sizeof(int)), W->errs = calloc((size_t)nv, 600);
-    if (!m || !d || !W->energy || !W->failed || !W->skip || !W->errs) {
+    W->fin = calloc((size_t)nv, sizeof(int));
+    if (!m || !d || !W->energy || !W->failed || !W->skip || !W->fin || !W->errs) {
         free(m), free(d), beams_free(W);
         return snprintf(why, whylen, "out of memory"), -1;
     }
@@ -1157,6 +1165,9 @@ static int beams_make(st_var *V, long nv, br_backend_kind backend, st_beams *W, 
     W->bb = br_beam_batch_create(m, d, (int)nv, backend, why, whylen);
     free(m), free(d);
     if (!W->bb) return beams_free(W), -1;
+    int parts = 0;
+    for (long v = 0; v < nv; v++) parts |= V[v].parts;
+    br_beam_batch_sample_parts(W->bb, parts);
     return 0;
 }
 
@@ -1178,7 +1189,7 @@ static long beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
         W->energy[v] &= !W->failed[v];
     }
     char err[600];
-    if (br_beam_batch_fetch(W->bb, W->energy, err, sizeof err))
+    if (br_beam_batch_fetch(W->bb, W->energy, 0, err, sizeof err))
         for (long v = 0; v < nv; v++)
             if (V[v].status == ST_RUNNING) snprintf(V[v].err, sizeof V[v].err, "%s", err), V[v].status = ST_FAILED;
     const double ta = br_wall_seconds();
@@ -1190,12 +1201,28 @@ static long beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
     for (long v = 0; v < nv && !any_sample; v++) any_sample = W->energy[v];
 #pragma omp parallel for schedule(static) if (any_sample && nv >= ST_OMP_MIN)
     for (long v = 0; v < nv; v++) {
-        W->skip[v] = 0; /* (a variant that stopped keeps its loads: no reload) */
+        W->skip[v] = W->fin[v] = 0; /* (a variant that stopped keeps its loads: no reload) */
         if (V[v].status != ST_RUNNING) continue;
-        if (W->energy[v]) br_beam_batch_scatter(W->bb, (int)v);
+        if (W->energy[v]) br_beam_batch_scatter(W->bb, (int)v, 0);
         const int fi = V[v].fi;
         var_step_end(S, &V[v], W->energy[v], 0);
         W->skip[v] = V[v].fi != fi && V[v].status == ST_RUNNING; /* a stepped sine moved to its next frequency */
+        W->fin[v] = V[v].status == ST_DONE;
+    }
+    /* a finished variant's whole state (the summary's time, energies, friction energy), where its sample
+     * was lean: one copy of all where many finish at once (a sweep's last step), else theirs alone */
+    long nfin = 0;
+    for (long v = 0; v < nv; v++) nfin += W->fin[v];
+    if (nfin) {
+        const int all = nfin > 32 && br_beam_batch_fetch(W->bb, W->fin, 1, err, sizeof err) == 0;
+        for (long v = 0; v < nv; v++) {
+            if (!W->fin[v]) continue;
+            if (!all && br_beam_batch_fetch_one(W->bb, (int)v, err, sizeof err)) {
+                snprintf(V[v].err, sizeof V[v].err, "%s", err), V[v].status = ST_FAILED;
+                continue;
+            }
+            br_beam_batch_scatter(W->bb, (int)v, 1);
+        }
     }
     W->analysis_s += br_wall_seconds() - ta;
     for (long v = 0; v < nv; v++) /* on this thread: the device calls */
@@ -2037,6 +2064,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     const br_field *f0 = W.bb ? br_beam_batch_field(W.bb) : shared ? B.field : V[0].d ? V[0].d->field : NULL;
     cJSON_AddStringToObject(j, "backend", f0 ? br_field_backend_name(f0) : "cpu");
     cJSON_AddStringToObject(j, "structure_step", W.bb ? "batched with the field (kernels/beam_step.h)" : "per variant on the host");
+    if (W.bb) br_json_number(j, "sample_bytes_per_variant", (double)br_beam_batch_sample_bytes(W.bb));
     const char *const *phase;
     const double *psec;
     const int nphase = W.bb ? br_beam_batch_seconds(W.bb, &phase, &psec) : 0;

@@ -272,14 +272,30 @@ extern "C" int br_cuda_beam_integrate(br_cuda_beam *g, const br_beam_store *host
     return 0;
 }
 
-extern "C" int br_cuda_beam_download(br_cuda_beam *g, br_beam_store *host, int all, char *err, size_t errlen)
+extern "C" int br_cuda_beam_download(br_cuda_beam *g, br_beam_store *host, int all, long lean, char *err, size_t errlen)
 {
     const store_bytes b = sizes_of(host);
+    if (lean > 0 && !all) { /* a lean sample: each record's prefix */
+        const size_t pitch = (size_t)host->o.size * sizeof(double);
+        BR_CU(cudaMemcpy2D(host->rec, pitch, g->D.rec, pitch, (size_t)lean * sizeof(double), (size_t)host->nv,
+                           cudaMemcpyDeviceToHost));
+        return 0;
+    }
     BR_CU(cudaMemcpy(host->rec, g->D.rec, b.rec, cudaMemcpyDeviceToHost));
     BR_CU(cudaMemcpy(host->frames, g->D.frames, b.frames, cudaMemcpyDeviceToHost));
     if (b.res) BR_CU(cudaMemcpy(host->res, g->D.res, b.res, cudaMemcpyDeviceToHost));
     BR_CU(cudaMemcpy(host->step, g->D.step, b.step, cudaMemcpyDeviceToHost));
     if (all) BR_CU(cudaMemcpy(host->vec, g->D.vec, b.vec, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int br_cuda_beam_download_one(br_cuda_beam *g, br_beam_store *host, int v, char *err, size_t errlen)
+{
+    const size_t rs = (size_t)host->o.size, nf = (size_t)host->nframe, ns = (size_t)host->nset, u = (size_t)v;
+    BR_CU(cudaMemcpy(host->rec + u * rs, g->D.rec + u * rs, rs * sizeof(double), cudaMemcpyDeviceToHost));
+    BR_CU(cudaMemcpy(host->frames + u * nf, g->D.frames + u * nf, nf * sizeof(br_frame_state), cudaMemcpyDeviceToHost));
+    if (ns) BR_CU(cudaMemcpy(host->res + u * ns, g->D.res + u * ns, ns * sizeof(br_set_result), cudaMemcpyDeviceToHost));
+    BR_CU(cudaMemcpy(host->step + u, g->D.step + u, sizeof(long), cudaMemcpyDeviceToHost));
     return 0;
 }
 

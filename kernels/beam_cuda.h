@@ -35,9 +35,13 @@ void br_cuda_beam_timing(br_cuda_beam *g, int on, double *secs);
  * and its time added to secs[BR_PH_INTEGRATE] when timing); 0, or -1 */
 int br_cuda_beam_integrate(br_cuda_beam *g, const br_beam_store *host, char *err, size_t errlen);
 
-/* -> the device's records, frames, set results and steps (and with all the structure vectors)
- * copied into the host store, one copy each; 0, or -1 with err */
-int br_cuda_beam_download(br_cuda_beam *g, br_beam_store *host, int all, char *err, size_t errlen);
+/* all, lean -> the device's records, frames, set results and steps (and with all the structure
+ * vectors) copied into the host store, one copy each; with lean > 0 (and not all) only the first lean
+ * doubles of each record (one strided copy: host/beam_batch.c's lean samples); 0, or -1 with err */
+int br_cuda_beam_download(br_cuda_beam *g, br_beam_store *host, int all, long lean, char *err, size_t errlen);
+
+/* variant v -> its record, frames, set results and step copied into the host store; 0, or -1 with err */
+int br_cuda_beam_download_one(br_cuda_beam *g, br_beam_store *host, int v, char *err, size_t errlen);
 
 /* variant v -> its load magnitudes (host->mag) uploaded; 0, or -1 with err */
 int br_cuda_beam_upload_loads(br_cuda_beam *g, const br_beam_store *host, int v, char *err, size_t errlen);

@@ -16,7 +16,9 @@ typedef struct br_beam_sizes {
     int n, nnode, nbody, nload, nset, nframe;
 } br_beam_sizes;
 
-/* offsets of a variant's record (doubles) */
+/* offsets of a variant's record (doubles); the time, the bodies, the loads and the energy terms come
+ * first, so that a study whose columns read only those brings back that prefix of each record
+ * (br_beam_rec_lean) */
 typedef struct br_beam_rec {
     long xnode, bx, bv, bw, load_val, E_upto, End_upto, setP, setPnd, setE, setEnd;
     long imp_E, imp_du, imp_dv, imp_dm, en, res_ref, p_drive, t, E, E_nd, size;
@@ -27,11 +29,13 @@ BR_HD br_beam_rec br_beam_rec_make(const br_beam_sizes *z)
 {
     br_beam_rec o;
     long k = 0;
-    o.xnode = k, k += 3L * z->nnode;
+    o.t = k++;
     o.bx = k, k += 3L * z->nbody;
     o.bv = k, k += 3L * z->nbody;
     o.bw = k, k += 3L * z->nbody;
     o.load_val = k, k += z->nload;
+    o.en = k, k += (long)(sizeof(br_energy_terms) / sizeof(double));
+    o.xnode = k, k += 3L * z->nnode;
     o.E_upto = k, k += z->nset;
     o.End_upto = k, k += z->nset;
     o.setP = k, k += z->nset;
@@ -42,14 +46,19 @@ BR_HD br_beam_rec br_beam_rec_make(const br_beam_sizes *z)
     o.imp_du = k, k += 6L * z->nset;
     o.imp_dv = k, k += 6L * z->nset;
     o.imp_dm = k, k += 6L * z->nset;
-    o.en = k, k += (long)(sizeof(br_energy_terms) / sizeof(double));
     o.res_ref = k++;
     o.p_drive = k++;
-    o.t = k++;
     o.E = k, k += z->nset;
     o.E_nd = k, k += z->nset;
     o.size = k;
     return o;
+}
+
+/* record offsets, what a study reads (host/output.h's BR_OUT_* bits: bodies, loads, energy) -> the
+ * doubles of each record's prefix that hold it (t always) */
+BR_HD long br_beam_rec_lean(const br_beam_rec *o, int bodies, int loads, int energy)
+{
+    return energy ? o->xnode : loads ? o->en : bodies ? o->load_val : o->bx;
 }
 
 /* a batch's arrays (host or device) */

@@ -469,14 +469,17 @@ Test(cli, study_is_bitwise_the_same_for_any_thread_count)
 /* The study's beam batch (every stage of a step batched over the variants, the path --backend cuda
  * takes on a GPU; BRISTLE_STUDY_BEAMS=cpu runs it on the CPU) gives study.csv and every frf.csv
  * bitwise as the usual path, both solving the Woodbury system with the portable LU
- * (BRISTLE_PORTABLE_LU): name, study text, variants */
+ * (BRISTLE_PORTABLE_LU), with its lean samples (only the columns' parts of each variant's record:
+ * their bytes in summary.json less than whole samples') and with whole ones (BRISTLE_STUDY_SAMPLE=full):
+ * name, study text, variants */
 static void beams_as_usual(const char *name, const char *text, int nvar)
 {
-    char args[1400], err[4096], a[2][65536], file[64];
+    char args[1400], err[4096], a[3][65536], file[64];
     snprintf(file, sizeof file, "%s.yaml", name);
     const char *path = write_file(file, text);
-    const char *env[2] = {"BRISTLE_PORTABLE_LU=1", "BRISTLE_STUDY_BEAMS=cpu"};
-    for (int k = 0; k < 2; k++) {
+    const char *env[3] = {"BRISTLE_PORTABLE_LU=1", "BRISTLE_PORTABLE_LU=1 BRISTLE_STUDY_BEAMS=cpu",
+                          "BRISTLE_PORTABLE_LU=1 BRISTLE_STUDY_BEAMS=cpu BRISTLE_STUDY_SAMPLE=full"};
+    for (int k = 0; k < 3; k++) {
         /* one thread: the batch on the CPU meets four barriers a step, slow where the cores are shared */
         snprintf(args, sizeof args, "study '%s' --out '%s/%s%d' --threads 1 --quiet", path, dir, name, k);
         cr_assert_eq(testdir_run(dir, BRISTLE_EXE, env[k], args, err, sizeof err), 0, "stderr: %s", err);
@@ -485,18 +488,29 @@ static void beams_as_usual(const char *name, const char *text, int nvar)
         snprintf(a[k], sizeof a[k], "%s", read_text(rel));
     }
     cr_expect_str_eq(a[0], a[1]);
+    cr_expect_str_eq(a[0], a[2]);
     char rel[128];
-    snprintf(rel, sizeof rel, "%s1/summary.json", name);
-    cr_expect(strstr(read_text(rel), "batched with the field"), "the beam batch ran");
+    double bytes[3] = {0};
+    for (int k = 1; k < 3; k++) {
+        snprintf(rel, sizeof rel, "%s%d/summary.json", name, k);
+        cr_expect(strstr(read_text(rel), "batched with the field"), "the beam batch ran");
+        const char *b = strstr(read_text(rel), "\"sample_bytes_per_variant\":");
+        cr_assert(b, "summary.json has sample_bytes_per_variant");
+        bytes[k] = strtod(b + strlen("\"sample_bytes_per_variant\":"), NULL);
+    }
+    cr_expect(bytes[1] > 0 && bytes[1] < bytes[2], "a lean sample: %g bytes a variant against %g whole", bytes[1], bytes[2]);
     snprintf(rel, sizeof rel, "%s0/summary.json", name);
     cr_expect(strstr(read_text(rel), "per variant on the host"), "the usual path ran");
     for (int v = 0; v < nvar; v++) {
         snprintf(rel, sizeof rel, "%s0/variants/%05d/frf.csv", name, v);
         snprintf(a[0], sizeof a[0], "%s", read_text(rel));
-        snprintf(rel, sizeof rel, "%s1/variants/%05d/frf.csv", name, v);
-        cr_expect_str_eq(a[0], read_text(rel), "variant %d", v);
+        for (int k = 1; k < 3; k++) {
+            snprintf(rel, sizeof rel, "%s%d/variants/%05d/frf.csv", name, k, v);
+            cr_expect_str_eq(a[0], read_text(rel), "variant %d, run %d", v, k);
+        }
     }
-    printf("%s on the beam batch (CPU) and the usual path: study.csv and %d frf.csv bitwise equal\n", name, nvar);
+    printf("%s on the beam batch (CPU; samples of %g and %g bytes a variant) and the usual path: study.csv and %d "
+           "frf.csv bitwise equal\n", name, bytes[1], bytes[2], nvar);
 }
 
 Test(cli, study_on_the_beam_batch_is_bitwise_the_usual_path)
