@@ -150,13 +150,19 @@ sweep_table() {
     echo "| variants | path | steps | study wall [s] | steps | study wall [s] | per step [ms] | variant-steps/s |"
     echo "|---|---|---|---|---|---|---|---|"
     for nv in ${GPU_CHECK_COUNTS:-100 1000 10000 100000}; do
-        for path in beams cpu; do
+        # beams-full (at GPU_CHECK_FULL_AT variants, default 1e4): the beam batch with whole samples
+        # (BRISTLE_STUDY_SAMPLE=full, as before the lean samples of 2b913e8), in the same call
+        full=""
+        [ "$nv" = "${GPU_CHECK_FULL_AT:-10000}" ] && full=beams-full
+        for path in beams $full cpu; do
             s1=100 s2=300
             [ "$path" = cpu ] && [ "$nv" -ge 100000 ] && s1=20 s2=60
+            p=$path smp=""
+            [ "$path" = beams-full ] && p=beams smp=full
             w=""
             for st in $s1 $s2; do
-                line=$(OUT="$OUTDIR/profile" GPU_PROFILE_COUNTS=$nv GPU_PROFILE_STEPS=$st GPU_PROFILE_PATHS=$path \
-                    sh benchmarks/gpu-profile.sh "$BR" 2>&1 | grep "^$nv variants")
+                line=$(OUT="$OUTDIR/profile" BRISTLE_STUDY_SAMPLE=$smp GPU_PROFILE_COUNTS=$nv GPU_PROFILE_STEPS=$st \
+                    GPU_PROFILE_PATHS=$p sh benchmarks/gpu-profile.sh "$BR" 2>&1 | grep "^$nv variants")
                 echo "$line" >>"$OUTDIR/gpu-sweep.log"
                 w="$w $(echo "$line" | sed -n 's/.*"wall_time_s":\([0-9.e+-]*\).*/\1/p')"
             done
