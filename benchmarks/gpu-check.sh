@@ -157,11 +157,11 @@ sweep_table() {
         for path in beams $full cpu; do
             s1=100 s2=300
             [ "$path" = cpu ] && [ "$nv" -ge 100000 ] && s1=20 s2=60
-            p=$path smp=""
-            [ "$path" = beams-full ] && p=beams smp=full
+            p=$path smp="" o="$OUTDIR/profile"
+            [ "$path" = beams-full ] && p=beams smp=full o="$OUTDIR/profile-full"
             w=""
             for st in $s1 $s2; do
-                line=$(OUT="$OUTDIR/profile" BRISTLE_STUDY_SAMPLE=$smp GPU_PROFILE_COUNTS=$nv GPU_PROFILE_STEPS=$st \
+                line=$(OUT="$o" BRISTLE_STUDY_SAMPLE=$smp GPU_PROFILE_COUNTS=$nv GPU_PROFILE_STEPS=$st \
                     GPU_PROFILE_PATHS=$p sh benchmarks/gpu-profile.sh "$BR" 2>&1 | grep "^$nv variants")
                 echo "$line" >>"$OUTDIR/gpu-sweep.log"
                 w="$w $(echo "$line" | sed -n 's/.*"wall_time_s":\([0-9.e+-]*\).*/\1/p')"
@@ -171,6 +171,15 @@ sweep_table() {
             if [ $# -ne 2 ]; then echo "| $nv | $path | $s1 | FAILED | $s2 | | | |"; trc=1; continue; fi
             python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); d = (b - a) / ($s2 - $s1)
 print('| $nv | $path | $s1 | %.3f | $s2 | %.3f | %.3f | %.3g |' % (a, b, 1e3 * d, $nv / d if d > 0 else 0))" "$1" "$2"
+            # lean and whole samples give the same study.csv, bitwise (the 300-step studies)
+            if [ "$path" = beams-full ]; then
+                if cmp -s "$OUTDIR/profile/r-$nv-beams/study.csv" "$OUTDIR/profile-full/r-$nv-beams/study.csv"; then
+                    echo "| $nv | lean and whole samples: study.csv bitwise equal | | | | | | |"
+                else
+                    echo "| $nv | lean and whole samples: study.csv DIFFERS | | | | | | |"
+                    trc=1
+                fi
+            fi
         done
     done
 }

@@ -456,12 +456,17 @@ int br_beam_batch_fetch(br_beam_batch *B, const int *which, int full, char *err,
     return 0;
 }
 
+int br_beam_batch_is_lean(const br_beam_batch *B) { return B->lean > 0; }
+
 int br_beam_batch_fetch_one(br_beam_batch *B, int v, char *err, size_t errlen)
 {
+    double t0 = 0.0;
+    lap(B, BR_PH_SAMPLE_COPY, &t0);
 #ifdef BRISTLE_HAVE_CUDA
-    if (B->dev && B->lean) return br_cuda_beam_download_one(B->dev, &B->D, v, err, errlen);
+    if (B->dev && br_cuda_beam_download_one(B->dev, &B->D, v, err, errlen)) return -1;
 #endif
-    (void)B, (void)v, (void)err, (void)errlen;
+    (void)v, (void)err, (void)errlen;
+    lap(B, BR_PH_SAMPLE_COPY, &t0);
     return 0;
 }
 

@@ -46,10 +46,13 @@ int br_beam_batch_integrate_by_rows(br_beam_batch *B, int on);
 
 /* batch, parts (host/output.h's BR_OUT_* bits: what the caller's rows read) -> the samples made lean
  * where the parts allow it: without the sets and the rest, br_beam_batch_fetch brings back only the
- * time, the bodies, the loads and the energy terms of each record (a strided copy on a device; 3.2 kB
- * of a record of 5.8 kB on S5b), and br_beam_batch_scatter writes only those; BR_OUT_ALL (the
- * default): everything */
+ * time, the bodies, the loads and the energy terms of each record (a strided copy on a device: 440
+ * bytes of an S5b variant's 5816 with its frames and set results, where the rows read bodies only),
+ * and br_beam_batch_scatter writes only those; BR_OUT_ALL (the default): everything */
 void br_beam_batch_sample_parts(br_beam_batch *B, int parts);
+
+/* batch -> 1 if its samples are lean (br_beam_batch_sample_parts) */
+int br_beam_batch_is_lean(const br_beam_batch *B);
 
 /* batch -> the bytes of a variant's sample (what br_beam_batch_fetch brings back of each variant) */
 long br_beam_batch_sample_bytes(const br_beam_batch *B);

@@ -1209,10 +1209,13 @@ static long beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
         W->skip[v] = V[v].fi != fi && V[v].status == ST_RUNNING; /* a stepped sine moved to its next frequency */
         W->fin[v] = V[v].status == ST_DONE;
     }
+    W->analysis_s += br_wall_seconds() - ta;
     /* a finished variant's whole state (the summary's time, energies, friction energy), where its sample
-     * was lean: one copy of all where many finish at once (a sweep's last step), else theirs alone */
+     * was lean: one copy of all where many finish at once (a sweep's last step), else theirs alone. A
+     * variant ends only on a sampled step (var_sample samples a fixed-length run's last step; a stepped
+     * sine ends in its sample's analysis) */
     long nfin = 0;
-    for (long v = 0; v < nv; v++) nfin += W->fin[v];
+    for (long v = 0; v < nv && br_beam_batch_is_lean(W->bb); v++) nfin += W->fin[v];
     if (nfin) {
         const int all = nfin > 32 && br_beam_batch_fetch(W->bb, W->fin, 1, err, sizeof err) == 0;
         for (long v = 0; v < nv; v++) {
@@ -1224,7 +1227,6 @@ static long beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
             br_beam_batch_scatter(W->bb, (int)v, 1);
         }
     }
-    W->analysis_s += br_wall_seconds() - ta;
     for (long v = 0; v < nv; v++) /* on this thread: the device calls */
         if (W->skip[v] && br_beam_batch_reload(W->bb, (int)v, V[v].err, sizeof V[v].err)) V[v].status = ST_FAILED;
     long running = 0;
