@@ -494,9 +494,11 @@ static void beams_as_usual(const char *name, const char *text, int nvar)
     for (int k = 1; k < 3; k++) {
         snprintf(rel, sizeof rel, "%s%d/summary.json", name, k);
         cr_expect(strstr(read_text(rel), "batched with the field"), "the beam batch ran");
-        const char *b = strstr(read_text(rel), "\"sample_bytes_per_variant\":");
-        cr_assert(b, "summary.json has sample_bytes_per_variant");
-        bytes[k] = strtod(b + strlen("\"sample_bytes_per_variant\":"), NULL);
+        cJSON *j = cJSON_Parse(read_text(rel));
+        const cJSON *b = cJSON_GetObjectItem(j, "sample_bytes_per_variant");
+        cr_assert(cJSON_IsNumber(b), "summary.json has sample_bytes_per_variant");
+        bytes[k] = b->valuedouble;
+        cJSON_Delete(j);
     }
     cr_expect(bytes[1] > 0 && bytes[1] < bytes[2], "a lean sample: %g bytes a variant against %g whole", bytes[1], bytes[2]);
     snprintf(rel, sizeof rel, "%s0/summary.json", name);
