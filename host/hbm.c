@@ -10,11 +10,14 @@
 #include <cjson/cJSON.h>
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
+#include "laws.h"
 #include "output.h"
 #include "parse.h"
 #include "plot.h"
@@ -378,26 +381,38 @@ static double run_column(const hb *h, int c, const double *u)
     return x;
 }
 
-/* solver at a solution (y at frequency w), the model (its loads are driven at w from here on), periods P ->
- * the model integrated in time (`bristle run`'s step) for P periods from the solution's periodic state: every
- * DOF's displacement, velocity and acceleration at t = 0 of the period from the harmonics (Z_k Q_k = F_k +
- * G_k), the contact field's states those the AFT ends its period with, the time a whole number of periods
- * after the loads' ramps; out[0] the first column's first harmonic by harmonic balance, out[1], out[2] fitted
- * (least squares, mean, cos, sin) over the run's first and last period; 0, or -1 with err */
-static int check_by_run(hb *h, br_model *m, int periods, double *out, char *err, size_t errlen)
+/* period T, the model's step dt -> the step no longer than dt that makes T a whole number of steps (their count in
+ * *K): a run from a periodic state then lands on the phase it started from */
+static double whole_period_step(double T, double dt, long *K)
+{
+    *K = (long)ceil(T / dt - 1e-9);
+    if (*K < 1) *K = 1;
+    return T / (double)*K;
+}
+
+/* solver at a solution (h->y at h->w), the model -> *dout: the model's data (CPU) at the solution's periodic state
+ * at t = 0 of a period: every DOF's displacement, velocity and acceleration from the harmonics
+ * (Z_k Q_k = F_k + G_k), the contact field's states those the AFT ends its period with, the time a whole number
+ * of periods after the loads' ramps; *x0out the bodies' positions at creation (run_dofs' origin), amp (NULL, or n)
+ * each DOF's sum over k >= 1 of |Q_k|; the model's loads are driven at h->w from here on; its step m->dt must
+ * divide the period (whole_period_step); 0, or -1 with err */
+static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, double *amp, char *err, size_t errlen)
 {
     const br_hbm_sys *s = &h->s;
     const int n = s->ndof, nl = s->nnl, H = h->H;
     const double w = h->w, T = 2 * M_PI / w;
+    *dout = NULL, *x0out = NULL;
     if (set_param(h, w, err, errlen) || residual(h, h->y, w, h->R, err, errlen)) return -1; /* the AFT's states */
     double complex *Z = malloc((size_t)n * n * sizeof *Z), *q = malloc((size_t)n * sizeof *q);
     double *u = calloc((size_t)3 * n + 1, sizeof(double)), *v = u + n, *acc = u + 2 * n, *x0 = NULL, *st = NULL;
     int *piv = malloc((size_t)n * sizeof(int)), rc = -1;
     br_data *d = NULL;
     if (!Z || !q || !u || !piv) {
-        snprintf(err, errlen, "hbm: out of memory for the check by a run");
+        snprintf(err, errlen, "hbm: out of memory for a run from the periodic state");
         goto out;
     }
+    if (amp)
+        for (int a = 0; a < n; a++) amp[a] = 0.0;
     for (int k = 0; k <= H; k++) {
         const double complex iw = I * k * w;
         for (size_t e = 0; e < (size_t)n * n; e++) Z[e] = s->K[e] + iw * s->C[e] + iw * iw * s->M[e];
@@ -409,35 +424,63 @@ static int check_by_run(hb *h, br_model *m, int periods, double *out, char *err,
             goto out;
         }
         for (int a = 0; a < n; a++) u[a] += creal(q[a]), v[a] += creal(iw * q[a]), acc[a] += creal(iw * iw * q[a]);
+        if (amp && k > 0)
+            for (int a = 0; a < n; a++) amp[a] += cabs(q[a]);
     }
     double t0 = 0.0;
     for (int l = 0; l < m->nload; l++) t0 = fmax(t0, tf_settled(&m->load[l].mag));
     for (int l = 0; l < m->nload; l++) tf_drive_at(&m->load[l].mag, w / (2 * M_PI));
     d = br_data_create(m, BR_BACKEND_CPU, err, errlen);
     x0 = malloc((size_t)3 * (m->nbody + 1) * sizeof(double));
-    if (!d || !x0) {
-        if (d) snprintf(err, errlen, "hbm: out of memory for the check by a run");
+    st = malloc((size_t)(h->aft.nstate + 1) * sizeof(double));
+    if (!d || !x0 || !st) {
+        if (d) snprintf(err, errlen, "hbm: out of memory for a run from the periodic state");
         goto out;
     }
     memcpy(x0, d->x, (size_t)3 * m->nbody * sizeof(double));
-    d->t = ceil(t0 / T + 1e-9) * T;
+    /* the step count carries the time (br_step: t = step h), so the loads' ramps stay ended */
+    d->step = (long)ceil(t0 / T + 1e-9) * lround(T / m->dt);
+    d->t = (double)d->step * m->dt;
     for (int i = 0; i < s->nst; i++) d->ga->u[i] = u[i], d->ga->v[i] = v[i], d->ga->a[i] = acc[i];
     for (int b = 0; b < m->nbody; b++)
         for (int j = 0; j < 3; j++)
             if (s->bdof[3 * b + j] >= 0) d->x[3 * b + j] = x0[3 * b + j] + u[s->bdof[3 * b + j]], d->v[3 * b + j] = v[s->bdof[3 * b + j]];
-    st = malloc((size_t)(h->aft.nstate + 1) * sizeof(double));
-    if (!st) goto out;
     for (int c = 0; c < m->nset; c++)
         if (br_field_get_state(h->aft.field, c, st) || br_field_set_state(d->field, c, st)) {
             snprintf(err, errlen, "hbm: the contact states of set %d could not be carried into the run", c);
             goto out;
         }
+    rc = 0;
+out:
+    if (rc) br_data_free(d), free(x0);
+    else *dout = d, *x0out = x0;
+    free(Z), free(q), free(u), free(piv), free(st);
+    return rc;
+}
+
+/* solver at a solution (y at frequency w), the model (its loads are driven at w from here on), periods P ->
+ * the model integrated in time (`bristle run`'s step) for P periods from the solution's periodic state
+ * (periodic_data); out[0] the first column's first harmonic by harmonic balance, out[1], out[2] fitted (least
+ * squares, mean, cos, sin) over the run's first and last period; 0, or -1 with err */
+static int check_by_run(hb *h, br_model *m, int periods, double *out, char *err, size_t errlen)
+{
+    const double w = h->w, T = 2 * M_PI / w, dt0 = m->dt;
+    br_data *d = NULL;
+    double *x0 = NULL, *u = malloc((size_t)(h->s.ndof + 1) * sizeof(double));
+    int rc = -1;
+    if (!u) {
+        snprintf(err, errlen, "hbm: out of memory for the check by a run");
+        goto out;
+    }
+    long K;
+    m->dt = whole_period_step(T, dt0, &K);
+    if (periodic_data(h, m, &d, &x0, NULL, err, errlen)) goto out;
     /* least squares of the first column over the first and the last period: x = c0 + a cos + b sin */
     double S[2][12] = {{0}};
-    const double tstart = d->t, tend = tstart + periods * T;
-    while (d->t < tend - 0.5 * m->dt) {
+    const double tstart = d->t;
+    for (long k = 1; k <= periods * K; k++) {
         if (br_step(m, d, err, errlen)) goto out;
-        const int which = d->t <= tstart + T + 1e-12 ? 0 : d->t > tend - T - 1e-12 ? 1 : -1;
+        const int which = k <= K ? 0 : k > (periods - 1) * K ? 1 : -1;
         if (which < 0) continue;
         run_dofs(h, d, x0, u);
         const double x = run_column(h, 0, u), r[3] = {1.0, cos(w * (d->t - tstart)), sin(w * (d->t - tstart))};
@@ -459,8 +502,175 @@ static int check_by_run(hb *h, br_model *m, int periods, double *out, char *err,
     }
     rc = 0;
 out:
+    m->dt = dt0;
     br_data_free(d);
-    free(Z), free(q), free(u), free(piv), free(x0), free(st);
+    free(u), free(x0);
+    return rc;
+}
+
+/* ---- stability: the monodromy matrix of one period by time integration ---- */
+
+/* the run's state as the map over a period sees it: x = (u (n), v (n), z (the contact states, set by set)) */
+static long floq_dim(const hb *h) { return 2L * h->s.ndof + h->aft.nstate; }
+
+/* data d, origin x0 -> x (floq_dim); 0, or -1 (the field's states not readable) */
+static int floq_gather(const hb *h, br_data *d, const double *x0, double *x)
+{
+    const br_hbm_sys *s = &h->s;
+    const int n = s->ndof;
+    run_dofs(h, d, x0, x);
+    for (int i = 0; i < s->nst; i++) x[n + i] = d->ga->v[i];
+    for (int b = 0; b < s->m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * b + j] >= 0) x[n + s->bdof[3 * b + j]] = d->v[3 * b + j];
+    double *z = x + 2 * n;
+    for (int c = 0; c < s->m->nset; c++) {
+        if (br_field_get_state(d->field, c, z)) return -1;
+        z += (long)br_law_nstate(h->aft.desc[c].law, &h->aft.desc[c].fric) * h->aft.desc[c].npoints;
+    }
+    return 0;
+}
+
+/* x (floq_dim), origin x0 -> d's DOFs, velocities and contact states; 0 or -1 */
+static int floq_scatter(const hb *h, br_data *d, const double *x0, const double *x)
+{
+    const br_hbm_sys *s = &h->s;
+    const int n = s->ndof;
+    for (int i = 0; i < s->nst; i++) d->ga->u[i] = x[i], d->ga->v[i] = x[n + i];
+    for (int b = 0; b < s->m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * b + j] >= 0)
+                d->x[3 * b + j] = x0[3 * b + j] + x[s->bdof[3 * b + j]], d->v[3 * b + j] = x[n + s->bdof[3 * b + j]];
+    const double *z = x + 2 * n;
+    for (int c = 0; c < s->m->nset; c++) {
+        if (br_field_set_state(d->field, c, z)) return -1;
+        z += (long)br_law_nstate(h->aft.desc[c].law, &h->aft.desc[c].fric) * h->aft.desc[c].npoints;
+    }
+    return 0;
+}
+
+/* the snapshot (buf, len) -> d as it was when the snapshot was taken; 0 or -1 */
+static int floq_restore(const br_model *m, br_data *d, char *buf, size_t len)
+{
+    br_ckpt c = {.fp = fmemopen(buf, len, "r"), .writing = 0};
+    if (!c.fp) return -1;
+    const int rc = br_data_checkpoint(m, d, &c);
+    fclose(c.fp);
+    return rc;
+}
+
+/* d, K steps -> d integrated over them; 0, or -1 with err */
+static int floq_steps(const br_model *m, br_data *d, long K, char *err, size_t errlen)
+{
+    for (long k = 0; k < K; k++)
+        if (br_step(m, d, err, errlen)) return -1;
+    return 0;
+}
+
+/* model, snapshot (buf, len) of its periodic data, origin x0, perturbations e, the unperturbed period's end xb,
+ * K steps, columns j0 <= j < j1 -> those columns of the monodromy matrix M (dim rows each) by forward
+ * differences, on data of their own; 0, or -1 with err */
+static int floq_columns(const hb *h, const br_model *m, char *buf, size_t len, const double *x0, const double *e,
+                        const double *xb, long K, long j0, long j1, double *M, char *err, size_t errlen)
+{
+    const long dim = floq_dim(h);
+    br_data *d = br_data_create(m, BR_BACKEND_CPU, err, errlen);
+    double *x = malloc((size_t)(dim + 1) * sizeof(double));
+    int rc = d && x ? 0 : -1;
+    if (d && !x) snprintf(err, errlen, "hbm: out of memory for the monodromy matrix");
+    for (long j = j0; j < j1 && rc == 0; j++) {
+        if (floq_restore(m, d, buf, len) || floq_gather(h, d, x0, x)) {
+            snprintf(err, errlen, "hbm: the periodic state could not be restored for the monodromy matrix");
+            rc = -1;
+            break;
+        }
+        x[j] += e[j];
+        if (floq_scatter(h, d, x0, x) || floq_steps(m, d, K, err, errlen) || floq_gather(h, d, x0, x)) {
+            if (!*err) snprintf(err, errlen, "hbm: a perturbed period of the monodromy matrix failed");
+            rc = -1;
+            break;
+        }
+        for (long i = 0; i < dim; i++) M[(size_t)j * dim + i] = (x[i] - xb[i]) / e[j];
+    }
+    br_data_free(d);
+    free(x);
+    return rc;
+}
+
+/* solver at a solution (h->y at h->w), the model -> out[0] the largest modulus of the Floquet multipliers of the
+ * periodic state: the eigenvalues of the monodromy matrix, the run's map over one period (`bristle run`'s step,
+ * shortened so that a whole number K of them make the period) differentiated by forward differences in every
+ * DOF's displacement and velocity and every contact state, on every thread; out[1] the periodicity defect (the
+ * unperturbed period's largest change of a displacement, over that DOF's harmonic amplitude); out[2] K; the
+ * model's loads are driven at h->w from here on; 0, or -1 with err */
+static int floquet(hb *h, br_model *m, double *out, char *err, size_t errlen)
+{
+    const int n = h->s.ndof;
+    const long dim = floq_dim(h);
+    const double T = 2 * M_PI / h->w, dt0 = m->dt;
+    long K;
+    const double dtK = whole_period_step(T, dt0, &K);
+    br_data *d = NULL;
+    double *x0 = NULL, *amp = malloc((size_t)(n + 1) * sizeof(double));
+    double *x = malloc((size_t)(3 * dim + 1) * sizeof(double)), *xb = x + dim, *e = x + 2 * dim;
+    double *M = malloc((size_t)dim * dim * sizeof(double)), *wr = malloc((size_t)(2 * dim + 1) * sizeof(double)), *wi = wr + dim;
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = -1;
+    if (!amp || !x || !M || !wr) {
+        snprintf(err, errlen, "hbm: out of memory for the monodromy matrix (%ld states)", dim);
+        goto out;
+    }
+    m->dt = dtK;
+    if (periodic_data(h, m, &d, &x0, amp, err, errlen)) goto out;
+    br_ckpt c = {.fp = open_memstream(&buf, &len), .writing = 1};
+    const int kept = c.fp && br_data_checkpoint(m, d, &c) == 0;
+    if (c.fp) fclose(c.fp);
+    if (!kept || floq_gather(h, d, x0, x)) {
+        snprintf(err, errlen, "hbm: the periodic state could not be kept for the monodromy matrix");
+        goto out;
+    }
+    /* perturbations: 1e-6 of each DOF's harmonic amplitude (at least 1e-3 of the largest's), w times that for its
+     * velocity, 1e-6 of the largest contact state */
+    double umax = 0, zmax = 0;
+    for (int a = 0; a < n; a++) umax = fmax(umax, amp[a]);
+    for (long j = 2 * n; j < dim; j++) zmax = fmax(zmax, fabs(x[j]));
+    if (!(umax > 0)) umax = 1e-9;
+    if (!(zmax > 0)) zmax = 1e-3 * umax;
+    for (int a = 0; a < n; a++) e[a] = 1e-6 * fmax(amp[a], 1e-3 * umax), e[n + a] = h->w * e[a];
+    for (long j = 2 * n; j < dim; j++) e[j] = 1e-6 * zmax;
+    /* the unperturbed period and its defect */
+    if (floq_steps(m, d, K, err, errlen) || floq_gather(h, d, x0, xb)) {
+        if (!*err) snprintf(err, errlen, "hbm: the period of the monodromy matrix failed");
+        goto out;
+    }
+    double defect = 0;
+    for (int a = 0; a < n; a++) defect = fmax(defect, fabs(xb[a] - x[a]) / fmax(amp[a], 1e-3 * umax));
+    int bad = 0;
+#pragma omp parallel
+    {
+        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        char terr[512] = "";
+        if (floq_columns(h, m, buf, len, x0, e, xb, K, dim * t / nt, dim * (t + 1) / nt, M, terr, sizeof terr))
+#pragma omp critical(hbm_floquet)
+        {
+            if (!bad) snprintf(err, errlen, "%s", terr);
+            bad = 1;
+        }
+    }
+    if (bad) goto out;
+    if (LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', (int)dim, M, (int)dim, wr, wi, NULL, 1, NULL, 1)) {
+        snprintf(err, errlen, "hbm: the monodromy matrix's eigenvalues did not converge at %.9g Hz", h->w / (2 * M_PI));
+        goto out;
+    }
+    double mu = 0;
+    for (long j = 0; j < dim; j++) mu = fmax(mu, hypot(wr[j], wi[j]));
+    out[0] = mu, out[1] = defect, out[2] = (double)K;
+    rc = 0;
+out:
+    m->dt = dt0;
+    br_data_free(d);
+    free(x0), free(amp), free(x), free(M), free(wr), free(buf);
     return rc;
 }
 
@@ -484,6 +694,8 @@ static int usage(FILE *o)
                "  --levels L,... one curve per excitation level: every harmonic load times L (up to 32 levels)\n"
                "  --check P      integrate the model in time for P periods from the periodic state where the first\n"
                "                 column peaks, and compare its first harmonic (summary.json's check_by_run)\n"
+               "  --stability    every point's Floquet multipliers: the monodromy matrix of one period of the run's\n"
+               "                 time integration by finite differences (frf.csv's floquet_max and stable columns)\n"
                "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
                "  writes frf.csv (per point: [level,] frequency, each column's harmonic amplitudes, peak-to-peak and\n"
                "  first harmonic's phase, each contact set's friction energy per cycle and fewest points in contact),\n"
@@ -502,6 +714,7 @@ typedef struct hb_opts {
     double at, l0, l1;        /* --at F --level-from L0 --level-to L1: continuation in the level at F */
     int have_at, have_l0, have_l1;
     long check;               /* --check P: the first column's peak integrated in time over P periods */
+    int stability;            /* --stability: every point's Floquet multipliers */
 } hb_opts;
 
 /* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
@@ -512,8 +725,9 @@ static int parse_args(int argc, char **argv, hb_opts *o)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 1;
-        if (!strcmp(a, "--quiet")) {
-            o->quiet = 1;
+        if (!strcmp(a, "--quiet") || !strcmp(a, "--stability")) {
+            if (a[2] == 'q') o->quiet = 1;
+            else o->stability = 1;
             continue;
         }
         if (a[0] == '-' && i + 1 >= argc) {
@@ -593,8 +807,9 @@ static int parse_args(int argc, char **argv, hb_opts *o)
         } else o->scen = a;
     }
     if (!o->scen) return usage(stderr);
-    if (o->check && (o->have_at || o->nlev)) {
-        fprintf(stderr, "bristle hbm: --check takes a curve in frequency at the scenario's load (no --at or --levels)\n");
+    if ((o->check || o->stability) && (o->have_at || o->nlev)) {
+        fprintf(stderr, "bristle hbm: %s takes a curve in frequency at the scenario's load (no --at or --levels; set the load "
+                        "with --set)\n", o->check ? "--check" : "--stability");
         return 2;
     }
     if (o->have_at || o->have_l0 || o->have_l1) { /* continuation in the level */
@@ -648,7 +863,8 @@ static void point_row(hb *h, double w, int its, double *row)
     for (int s = 0; s < h->s.m->nset; s++) row[c++] = (double)h->aft.nmin[s];
 }
 
-void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
+/* the header's names without the line's end */
+static void header_names(const br_hbm *h, FILE *fp, const char *lead)
 {
     fprintf(fp, "%s%sf_Hz,newton", lead ? lead : "", lead ? "," : "");
     for (int k = 0; k < h->ncol; k++) {
@@ -657,17 +873,28 @@ void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
     }
     for (int s = 0; s < h->s.m->nset; s++) fprintf(fp, ",%s.W", h->s.m->cset[s].name);
     for (int s = 0; s < h->s.m->nset; s++) fprintf(fp, ",%s.ncontact_min", h->s.m->cset[s].name);
+}
+
+void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
+{
+    header_names(h, fp, lead);
     fprintf(fp, "\n");
 }
 
+/* --stability: a point whose largest Floquet multiplier exceeds 1 + HB_FLOQ_TOL in modulus is unstable. The
+ * forward differences are good to about 1e-6 of a multiplier; a friction contact's stuck states are close to
+ * neutral (a Jenkins element's exactly: its multipliers are 1), so the margin is 1e-3 */
+#define HB_FLOQ_TOL 1e-3
+#define HB_FLOQ_MAX 4000 /* states (2 per DOF, and the contact states) the monodromy matrix may have */
+
 /* --check's figures (f, P, harmonic balance's h1, the run's over its first and last period) -> "stays" (the
- * last period within 1 %) or "leaves"; the first period carries the start's transient (the harmonics' truncation
- * sets stiff contact modes ringing: on S2 off its resonance +36 % over the first period, gone within 20,
- * docs/hbm.md) and decides nothing */
+ * last period within 1 %) or "leaves"; the first period is reported beside them (within 0.02 % where the state is
+ * stable, docs/hbm.md) */
 static const char *check_verdict(const double *chk) { return fabs(chk[4] / chk[2] - 1) <= 0.01 ? "stays" : "leaves"; }
 
 static int write_summary(const char *path, const hb *h, const hb_opts *o, long npoint, const double *folds, int nfold,
-                         double wall, const char *status, const char *warning, const double *chk)
+                         double wall, const char *status, const char *warning, const double *chk, const double *mu,
+                         double mu_wall)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "scenario", h->s.m->name);
@@ -717,6 +944,18 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
         br_json_number(c, "run_h1_last_period", chk[4]);
         cJSON_AddStringToObject(c, "verdict", check_verdict(chk));
     }
+    if (mu) { /* --stability */
+        cJSON *c = cJSON_AddObjectToObject(j, "stability");
+        cJSON_AddStringToObject(c, "method", "Floquet multipliers: monodromy matrix of one period of the run's time integration, "
+                                             "forward differences in every DOF's displacement and velocity and every contact state");
+        br_json_number(c, "states", (double)floq_dim(h));
+        br_json_number(c, "threshold", 1.0 + HB_FLOQ_TOL);
+        long nun = 0, nfail = 0;
+        for (long p = 0; p < npoint; p++) nun += mu[p] > 1.0 + HB_FLOQ_TOL, nfail += !(mu[p] >= 0.0);
+        br_json_number(c, "unstable_points", (double)nun);
+        br_json_number(c, "failed_points", (double)nfail);
+        br_json_number(c, "wall_seconds", mu_wall);
+    }
     cJSON *wa = cJSON_AddArrayToObject(j, "warnings");
     if (warning && *warning) cJSON_AddItemToArray(wa, cJSON_CreateString(warning));
     char *text = cJSON_Print(j);
@@ -732,12 +971,12 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
  * each level's rows start (lstart[nlev] the end) -> one PNG per column: half its peak-to-peak against frequency,
  * with levels one curve each, per unit level */
 static void plots(const char *dir, const hb *h, const double *rows, int width, const double *levels, int nlev,
-                  const long *lstart)
+                  const long *lstart, const double *mu)
 {
     const int lc = levels != NULL;
     const long np = lstart[nlev];
-    double *x = malloc((size_t)(np + 1) * sizeof(double)), *y = malloc((size_t)(np + 1) * sizeof(double));
-    br_series sr[HB_MAXLEV];
+    double *x = malloc((size_t)(np + 1) * sizeof(double)), *y = malloc((size_t)(2 * np + 1) * sizeof(double));
+    br_series sr[HB_MAXLEV + 1];
     char names[HB_MAXLEV][48];
     for (int k = 0; x && y && k < h->ncol; k++) {
         const int c = lc + 2 + k * (h->H + 3) + h->H + 1;
@@ -748,11 +987,16 @@ static void plots(const char *dir, const hb *h, const double *rows, int width, c
             else snprintf(names[lv], sizeof names[lv], "%.40s", h->col[k].name);
             sr[lv] = (br_series){names[lv], lstart[lv + 1] - lstart[lv], x + lstart[lv], y + lstart[lv], lc ? lv % 8 : 0, 0, 0};
         }
+        int ns = nlev;
+        if (mu && !lc) { /* --stability: the unstable points, circles over the curve */
+            for (long p = 0; p < np; p++) y[np + p] = mu[p] > 1.0 + HB_FLOQ_TOL ? y[p] : NAN;
+            sr[ns++] = (br_series){"unstable (Floquet)", np, x, y + np, 1, 0, 1};
+        }
         char path[1200], title[200];
         snprintf(path, sizeof path, "%s/frf_%s.png", dir, h->col[k].name);
         snprintf(title, sizeof title, "%s: %s by harmonic balance (H = %d)", h->s.m->name, h->col[k].name, h->H);
         br_plot_series_png(path, title, "frequency [Hz]", lc ? "half peak-to-peak per unit level [m]" : "half peak-to-peak [m]",
-                           0, sr, nlev);
+                           0, sr, ns);
     }
     free(x), free(y);
 }
@@ -929,16 +1173,24 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
         if (r->n == r->cap) {
             const long cap = r->cap ? 2 * r->cap : 256;
             double *r2 = realloc(r->v, (size_t)cap * width * sizeof(double));
-            if (!r2) {
+            if (r2) r->v = r2;
+            double *s2 = r2 && r->keep ? realloc(r->sol, (size_t)cap * (nu + 2) * sizeof(double)) : NULL;
+            if (s2) r->sol = s2;
+            if (!r2 || (r->keep && !s2)) {
                 rc = -2, snprintf(err, errlen, "hbm: out of memory for the curve's points");
                 break;
             }
-            r->v = r2, r->cap = cap;
+            r->cap = cap;
         }
         const long np = r->n - start + 1; /* points of this curve */
         const double lv = h->plevel ? w : lead, wf = h->plevel ? h->wfix : w;
         if (lc) r->v[r->n * width] = lv;
         point_row(h, wf, its, r->v + r->n * width + lc);
+        if (r->keep) {
+            double *sv = r->sol + r->n * (nu + 2);
+            sv[0] = wf, sv[1] = h->lev;
+            memcpy(sv + 2, y, (size_t)nu * sizeof(double));
+        }
         if (h->ncol > 0 && r->v[r->n * width + lc + 3] > h->pk) /* column 0's h1 */
             h->pk = r->v[r->n * width + lc + 3], h->wpk = w, memcpy(h->ypk, y, (size_t)nu * sizeof(double));
         r->n++;
@@ -1115,7 +1367,13 @@ int br_hbm_main(int argc, char **argv)
     const int lc = o.nlev > 0 || o.have_at, nlev = o.nlev > 0 ? o.nlev : 1;
     const int width = lc + br_hbm_row_width(h);
     long lstart[HB_MAXLEV + 1] = {0};
-    br_hbm_rows rows = {.lead = lc};
+    br_hbm_rows rows = {.lead = lc, .keep = o.stability};
+    if (o.stability && floq_dim(h) > HB_FLOQ_MAX) {
+        fprintf(stderr, "bristle hbm: --stability: the monodromy matrix would have %ld states (2 x %d DOFs and %ld contact "
+                        "states), more than %d\n", floq_dim(h), h->s.ndof, h->aft.nstate, HB_FLOQ_MAX);
+        br_hbm_free(h), br_model_free(m);
+        return 2;
+    }
     char dir[1024], stage[1100];
     if (o.out) snprintf(dir, sizeof dir, "%s", o.out);
     else snprintf(dir, sizeof dir, "runs/%s-hbm", m->name);
@@ -1152,17 +1410,48 @@ int br_hbm_main(int argc, char **argv)
         fprintf(stderr, "bristle hbm: %s\n", *err ? err : "no convergence");
         status = "failed";
     }
+    /* --stability: every point's largest Floquet multiplier (NaN where its computation failed) */
+    double *mu = NULL, mu_wall = 0.0;
+    if (o.stability && !failed && np > 0) {
+        const double t_mu = br_wall_seconds();
+        mu = malloc((size_t)np * sizeof(double));
+        for (long p = 0; mu && p < np; p++) {
+            const double *sv = rows.sol + p * (h->nu + 2);
+            double fq[3];
+            h->w = sv[0], h->lev = sv[1];
+            memcpy(h->y, sv + 2, (size_t)h->nu * sizeof(double));
+            if (tty) fprintf(stderr, "\rhbm: stability at %.6g Hz, point %ld of %ld   ", sv[0] / (2 * M_PI), p + 1, np);
+            *err = 0;
+            if (floquet(h, m, fq, err, sizeof err)) {
+                mu[p] = NAN;
+                if (!strstr(warning, "Floquet"))
+                    snprintf(warning + strlen(warning), sizeof warning - strlen(warning), "%sno Floquet multipliers at %.9g Hz: %.400s",
+                             *warning ? "; " : "", sv[0] / (2 * M_PI), err);
+            } else mu[p] = fq[0];
+        }
+        if (tty) fprintf(stderr, "\n");
+        if (!mu) snprintf(warning + strlen(warning), sizeof warning - strlen(warning), "%sout of memory for --stability",
+                          *warning ? "; " : "");
+        mu_wall = br_wall_seconds() - t_mu;
+    }
     /* frf.csv, the plots, the summary */
     char path[1200];
     snprintf(path, sizeof path, "%s/frf.csv", stage);
     FILE *fp = fopen(path, "w");
-    if (fp) {
-        br_hbm_write_header(h, fp, lc ? "level" : NULL);
-        for (long p = 0; p < np; p++) br_output_csv_row(rows.v + p * width, width, fp);
+    double *line = malloc((size_t)(width + 2) * sizeof(double));
+    if (fp && line) {
+        header_names(h, fp, lc ? "level" : NULL);
+        fprintf(fp, "%s\n", mu ? ",floquet_max,stable" : "");
+        for (long p = 0; p < np; p++) {
+            memcpy(line, rows.v + p * width, (size_t)width * sizeof(double));
+            if (mu) line[width] = mu[p], line[width + 1] = mu[p] >= 0 ? (double)(mu[p] <= 1.0 + HB_FLOQ_TOL) : NAN;
+            br_output_csv_row(line, width + (mu ? 2 : 0), fp);
+        }
     }
-    int wrc = fp && fclose(fp) == 0 ? 0 : -1;
+    free(line);
+    int wrc = fp && line && fclose(fp) == 0 ? 0 : -1;
     if (np > 0 && o.have_at) plots_level(stage, h, rows.v, width, np, o.at, o.l0, o.l1);
-    else if (np > 0) plots(stage, h, rows.v, width, o.nlev ? o.levels : NULL, nlev, lstart);
+    else if (np > 0) plots(stage, h, rows.v, width, o.nlev ? o.levels : NULL, nlev, lstart, mu);
     snprintf(path, sizeof path, "%s/summary.json", stage);
     /* --check: the peak's periodic state integrated in time */
     double chk[5], *chkp = NULL;
@@ -1182,7 +1471,7 @@ int br_hbm_main(int argc, char **argv)
                        chk[0], h->col[0].name, r3[0], r3[1], r3[2], o.check, 100 * (r3[2] / r3[0] - 1), check_verdict(chk));
         }
     }
-    if (write_summary(path, h, &o, np, rows.folds, rows.nfold, wall, status, warning, chkp)) wrc = -1;
+    if (write_summary(path, h, &o, np, rows.folds, rows.nfold, wall, status, warning, chkp, mu, mu_wall)) wrc = -1;
     if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
         fprintf(stderr, "bristle hbm: %s\n", err);
         wrc = -1;
@@ -1197,7 +1486,12 @@ int br_hbm_main(int argc, char **argv)
                "%.3g field updates/s)%s%s -> %s\n",
                np, o.f0, rows.v[(np - 1) * width + lc], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
                *warning ? "; " : "", warning, dir);
+    if (!o.quiet && mu) {
+        long nun = 0;
+        for (long p = 0; p < np; p++) nun += mu[p] > 1.0 + HB_FLOQ_TOL;
+        printf("bristle hbm: stability of %ld points in %.3g s (%ld states): %ld unstable\n", np, mu_wall, floq_dim(h), nun);
+    }
     br_hbm_free(h), br_model_free(m);
-    free(rows.v);
+    free(rows.v), free(rows.sol), free(mu);
     return failed || wrc ? 1 : 0;
 }

@@ -166,6 +166,8 @@ typedef struct br_hbm_rows {
     int lead;                      /* 1: each row starts with the curve's lead value (a level) */
     double folds[BR_HBM_MAXFOLD];  /* turning points [Hz] */
     int nfold;
+    int keep;                      /* 1: each point's solution kept in sol */
+    double *sol;                   /* with keep: per point w [rad/s], the level, then the nu unknowns */
 } br_hbm_rows;
 
 /* solver (its loads as they are), F0, F1 [Hz], about `points` points where the curve is flat, lead value,
