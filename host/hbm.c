@@ -510,6 +510,12 @@ out:
 
 /* ---- stability: the monodromy matrix of one period by time integration ---- */
 
+/* --stability: a point whose largest Floquet multiplier exceeds 1 + HB_FLOQ_TOL in modulus is unstable. The
+ * forward differences are good to about 1e-6 of a multiplier; a friction contact's stuck states are close to
+ * neutral (a Jenkins element's exactly: its multipliers are 1), so the margin is 1e-3 */
+#define HB_FLOQ_TOL 1e-3
+#define HB_FLOQ_MAX 4000 /* states (2 per DOF, and the contact states) the monodromy matrix may have */
+
 /* the run's state as the map over a period sees it: x = (u (n), v (n), z (the contact states, set by set)) */
 static long floq_dim(const hb *h) { return 2L * h->s.ndof + h->aft.nstate; }
 
@@ -672,6 +678,24 @@ out:
     br_data_free(d);
     free(x0), free(amp), free(x), free(M), free(wr), free(buf);
     return rc;
+}
+
+int br_hbm_peak_floquet(br_hbm *h, br_model *m, double *mu, char *err, size_t errlen)
+{
+    if (h->pk < 0) {
+        snprintf(err, errlen, "hbm: no curve, so no peak");
+        return -1;
+    }
+    if (floq_dim(h) > HB_FLOQ_MAX) {
+        snprintf(err, errlen, "hbm: the monodromy matrix would have %ld states, more than %d", floq_dim(h), HB_FLOQ_MAX);
+        return -1;
+    }
+    memcpy(h->y, h->ypk, (size_t)h->nu * sizeof(double));
+    h->w = h->wpk;
+    double fq[3];
+    if (floquet(h, m, fq, err, errlen)) return -1;
+    *mu = fq[0];
+    return 0;
 }
 
 /* ---- the command ---- */
@@ -880,12 +904,6 @@ void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
     header_names(h, fp, lead);
     fprintf(fp, "\n");
 }
-
-/* --stability: a point whose largest Floquet multiplier exceeds 1 + HB_FLOQ_TOL in modulus is unstable. The
- * forward differences are good to about 1e-6 of a multiplier; a friction contact's stuck states are close to
- * neutral (a Jenkins element's exactly: its multipliers are 1), so the margin is 1e-3 */
-#define HB_FLOQ_TOL 1e-3
-#define HB_FLOQ_MAX 4000 /* states (2 per DOF, and the contact states) the monodromy matrix may have */
 
 /* --check's figures (f, P, harmonic balance's h1, the run's over its first and last period) -> "stays" (the
  * last period within 1 %) or "leaves"; the first period is reported beside them (within 0.02 % where the state is

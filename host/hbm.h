@@ -186,6 +186,11 @@ int br_hbm_curve_level(br_hbm *h, double f, double l0, double l1, int points, in
 /* every harmonic load of the solver times level (1: as the scenario has them), for br_hbm_point and br_hbm_curve */
 void br_hbm_set_level(br_hbm *h, double level);
 
+/* solver after a curve in frequency at level 1, its model -> *mu the largest modulus of the Floquet multipliers of
+ * the periodic state where the first column's first harmonic peaked (bristle hbm --stability's, docs/hbm.md); the
+ * model's loads are driven at that frequency from here on; 0, or -1 with err (no curve, too many states) */
+int br_hbm_peak_floquet(br_hbm *h, br_model *m, double *mu, char *err, size_t errlen);
+
 /* arguments after "hbm" -> exit status (0, 1 failure, 2 bad input) */
 int br_hbm_main(int argc, char **argv);
 

@@ -104,6 +104,7 @@ typedef struct st_study {
     int min_cycles, max_cycles, fit_cycles;
     double hf0, hf1;            /* hbm: the frequency range [Hz] */
     int hH, hN, hpoints, hmaxper; /* hbm: harmonics, samples a period, points, the AFT's period cap */
+    int hstab;                    /* hbm: 1 (stability: peak) the Floquet multipliers at the first column's peak */
     int plots, nseries;
     int hdf5;                   /* output.format: hdf5: study.h5 instead of study.csv and the variants' CSV files */
     char series[MAXCOL][KEYLEN];
@@ -298,7 +299,7 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
 {
     static const char *const K[] = {"type", "columns", "excitation", "window", "from", "frequencies", "tolerance",
                                     "start", "min_cycles", "max_cycles", "fit_cycles", "to", "harmonics", "samples",
-                                    "points", "periods_max", NULL};
+                                    "points", "periods_max", "stability", NULL};
     if (!an) {
         fail(c, yaml_document_get_root_node(&c->doc), "missing key 'analysis' (type: time_history, sweep, stepped_sine or hbm)");
         return;
@@ -348,7 +349,7 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
         for (int i = 0; !c->failed && i < S->nfreq; i++)
             if (!(S->freq[i] > 0)) fail(c, fr, "frequencies must be positive (got %g)", S->freq[i]);
     } else if (fr) fail(c, fr, "frequencies belong to a stepped_sine analysis");
-    static const char *const HK[] = {"to", "harmonics", "samples", "points", "periods_max", NULL};
+    static const char *const HK[] = {"to", "harmonics", "samples", "points", "periods_max", "stability", NULL};
     if (S->analysis != AN_HBM) {
         for (int k = 0; HK[k] && !c->failed; k++)
             if (get(c, an, HK[k])) fail(c, get(c, an, HK[k]), "'%s' belongs to an hbm analysis", HK[k]);
@@ -365,6 +366,12 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
     S->hN = oint(c, an, "samples", 16 * (S->hH > 0 ? S->hH : 1), -1000000, 1 << 20);
     S->hpoints = oint(c, an, "points", 100, 1, 100000);
     S->hmaxper = oint(c, an, "periods_max", 200, 2, 1000000);
+    yaml_node_t *hs = get(c, an, "stability");
+    if (hs) {
+        const char *v = hs->type == YAML_SCALAR_NODE ? sval(hs) : "";
+        if (!strcmp(v, "peak")) S->hstab = 1;
+        else if (strcmp(v, "none")) fail(c, hs, "stability must be peak or none (got '%s')", v);
+    }
     if (c->failed) return;
     if (!(S->hf0 > 0)) fail(c, nf, "from must be a positive frequency [Hz] (got %g)", S->hf0);
     else if (!(S->hf1 > 0)) fail(c, nt, "to must be a positive frequency [Hz] (got %g)", S->hf1);
@@ -715,6 +722,7 @@ typedef struct st_var {
     double updates, hwall;
     int nturn;
     double Wpk[64];             /* per set: friction energy per cycle at the first column's peak [J] */
+    double mupk;                /* hbm with stability: peak: the largest Floquet multiplier there (NaN: none) */
 } st_var;
 
 /* ncolumns of a frequency-point record: f, cycles, converged, then amplitude and phase per column */
@@ -1304,6 +1312,13 @@ static void hbm_variant(const st_study *S, long v, st_var *V, const char *dir)
             V->oom = 1; /* the study's output is incomplete */
         }
     }
+    /* stability: peak: the Floquet multipliers at the first column's peak (docs/hbm.md; on this variant's
+     * thread: a nested OpenMP region runs on it alone) */
+    V->mupk = NAN;
+    if (rc == 0 && !V->oom && S->hstab && r.n > 0 && br_hbm_peak_floquet(h, V->m, &V->mupk, err, sizeof err)) {
+        V->mupk = NAN; /* the curve stands; study.csv's cell stays empty, and says why here */
+        fprintf(stderr, "bristle study: variant %ld: no Floquet multipliers at the peak: %s\n", v, err);
+    }
     if (rc == 0 && !V->oom) V->status = ST_DONE;
     br_hbm_free(h);
     free(r.v);
@@ -1322,6 +1337,7 @@ typedef struct st_res {
     double E[64];
     int status;
     int nturn;                  /* hbm: turning points of the curve */
+    double mupk;                /* hbm with stability: peak: the largest Floquet multiplier at the peak */
 } st_res;
 
 /* frequency points i-1, i, i+1 of column c -> the frequency of the vertex of the parabola through
@@ -1349,7 +1365,7 @@ static void results(const st_study *S, st_var *V, st_res *r)
             r->fpeak[c] = V->peak[c] >= 0 ? peak_frequency(S, V, c, V->ipeak[c]) : NAN;
         }
         for (int s = 0; V->m && s < V->m->nset && s < 64; s++) r->E[s] = V->Wpk[s];
-        r->nturn = V->nturn;
+        r->nturn = V->nturn, r->mupk = V->mupk;
         return;
     }
     r->t = V->d ? V->d->t : 0.0;
@@ -1381,7 +1397,8 @@ static int write_table(const st_study *S, const br_model *m0, st_var *V, const s
     for (int c = 0; c < S->ncol; c++) fprintf(fp, ",%s.%s,%s.%s", S->col[c], pk, S->col[c], fk);
     if (S->analysis != AN_TIME) fprintf(fp, ",AF");
     for (int s = 0; s < m0->nset && s < 64; s++) fprintf(fp, hb ? ",%s.W_at_peak" : ",%s.friction_energy", m0->cset[s].name);
-    fprintf(fp, hb ? ",turning_points,error\n" : ",energy_residual,error\n");
+    if (hb && S->hstab) fprintf(fp, ",turning_points,%s.peak_floquet_max,error\n", S->col[0]);
+    else fprintf(fp, hb ? ",turning_points,error\n" : ",energy_residual,error\n");
     for (long v = 0; v < S->nvar; v++) {
         fprintf(fp, "%ld", v);
         int gi[MAXAX];
@@ -1397,7 +1414,8 @@ static int write_table(const st_study *S, const br_model *m0, st_var *V, const s
         if (S->analysis != AN_TIME) csv_num(fp, R[v].af);
         for (int s = 0; s < m0->nset && s < 64; s++) csv_num(fp, R[v].status == ST_DONE ? R[v].E[s] : NAN);
         if (hb) fprintf(fp, R[v].status == ST_DONE ? ",%d" : ",", R[v].nturn);
-        else csv_num(fp, R[v].status == ST_DONE ? R[v].residual : NAN);
+        if (hb && S->hstab) csv_num(fp, R[v].status == ST_DONE ? R[v].mupk : NAN);
+        if (!hb) csv_num(fp, R[v].status == ST_DONE ? R[v].residual : NAN);
         fputc(',', fp);
         if (R[v].status != ST_DONE) { /* the reason, quoted, without line breaks */
             fputc('"', fp);

@@ -1107,3 +1107,50 @@ Test(hbm, floquet_multipliers_and_the_middle_branch, .timeout = 900) /* 20 s her
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* An hbm study with `stability: peak`: each variant's largest Floquet multiplier at its first column's peak in
+ * study.csv (`<col>.peak_floquet_max`). S5b's mistuned bundle 16 (its three moduli in the study's set) from 53.45
+ * to 53.49 Hz: at 1 N (variant 0, the scenario's load, and variant 2) the peak is the unstable state of
+ * a_state_is_checked_by_a_run (a multiplier above 2); at 0.01 N (variant 1) the contacts stay stuck and the
+ * peak is stable. The same on 1 and 2 threads, bitwise; stability other than peak or none exits with 2. */
+Test(hbm, a_study_reports_the_stability_of_each_peak, .timeout = 900) /* 30 s here */
+{
+    char dir[] = "/tmp/bristle_hbm_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char text[2048], full[2048], args[600], msg[1024], p[400];
+    snprintf(text, sizeof text,
+             "scenario: %%s\n"
+             "set: {beams.blade_L.E: 207743765337.77432, beams.blade_C.E: 218681722520.69943,\n"
+             "      beams.blade_R.E: 213545088735.96429}\n"
+             "grid: {loads.excitation.magnitude.harmonic.amplitude: [0.01, 1]}\n"
+             "analysis: {type: hbm, columns: [tip_C.x], excitation: excitation, from: 53.45, to: 53.49, harmonics: 3,\n"
+             "           samples: 64, points: 2, tolerance: 1.0e-6, stability: %s}\n",
+             "peak");
+    snprintf(full, sizeof full, text, SCEN("blades_sine_lugre"));
+    snprintf(args, sizeof args, "--out '%s/t1' --threads 1", dir);
+    cr_assert_eq(run_study(dir, "st.yaml", full, args, msg, sizeof msg), 0, "%s", msg);
+    snprintf(args, sizeof args, "--out '%s/t2' --threads 2", dir);
+    cr_assert_eq(run_study(dir, "st.yaml", full, args, msg, sizeof msg), 0, "%s", msg);
+    char cmd[900];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s/t1/study.csv' '%s/t2/study.csv'", dir, dir);
+    cr_assert_eq(system(cmd), 0, "study.csv differs between 1 and 2 threads");
+    snprintf(p, sizeof p, "%s/t1/study.csv", dir);
+    csv_table *st = csv_read(p);
+    cr_assert(st && st->nrows == 3, "%s", p);
+    const int cm = csv_col(st, "tip_C.x.peak_floquet_max");
+    cr_assert(cm >= 0, "study.csv has tip_C.x.peak_floquet_max");
+    for (int v = 0; v < 3; v++) {
+        const double mu = csv_at(st, v, cm);
+        cr_log_info("study, variant %d (%s N): largest Floquet multiplier at the peak %.6g", v, v == 1 ? "0.01" : "1", mu);
+        if (v == 1) cr_assert(mu > 0.9 && mu <= 1.0, "%g", mu);
+        else cr_assert(mu > 2.0, "%g", mu);
+    }
+    csv_free(st);
+    snprintf(text + strlen(text) - strlen("peak}\n"), 64, "often}\n");
+    snprintf(full, sizeof full, text, SCEN("blades_sine_lugre"));
+    snprintf(args, sizeof args, "--out '%s/t3'", dir);
+    cr_assert_eq(run_study(dir, "bad.yaml", full, args, msg, sizeof msg), 2, "%s", msg);
+    cr_assert(strstr(msg, "bad.yaml:") && strstr(msg, "stability must be peak or none"), "%s", msg);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
