@@ -427,8 +427,10 @@ static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, dou
         if (amp && k > 0)
             for (int a = 0; a < n; a++) amp[a] += cabs(q[a]);
     }
-    double t0 = 0.0;
+    double t0 = 0.0; /* the end of the loads' ramps and the prescribed normal forces' */
     for (int l = 0; l < m->nload; l++) t0 = fmax(t0, tf_settled(&m->load[l].mag));
+    for (int c = 0; c < m->nset; c++)
+        if (m->cset[c].prescribed) t0 = fmax(t0, tf_settled(&m->cset[c].normal_force));
     for (int l = 0; l < m->nload; l++) tf_drive_at(&m->load[l].mag, w / (2 * M_PI));
     d = br_data_create(m, BR_BACKEND_CPU, err, errlen);
     x0 = malloc((size_t)3 * (m->nbody + 1) * sizeof(double));
@@ -444,7 +446,10 @@ static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, dou
     for (int i = 0; i < s->nst; i++) d->ga->u[i] = u[i], d->ga->v[i] = v[i], d->ga->a[i] = acc[i];
     for (int b = 0; b < m->nbody; b++)
         for (int j = 0; j < 3; j++)
-            if (s->bdof[3 * b + j] >= 0) d->x[3 * b + j] = x0[3 * b + j] + u[s->bdof[3 * b + j]], d->v[3 * b + j] = v[s->bdof[3 * b + j]];
+            if (s->bdof[3 * b + j] >= 0) {
+                const int k = s->bdof[3 * b + j];
+                d->x[3 * b + j] = x0[3 * b + j] + u[k], d->v[3 * b + j] = v[k], d->acc[6 * b + j] = acc[k];
+            }
     for (int c = 0; c < m->nset; c++)
         if (br_field_get_state(h->aft.field, c, st) || br_field_set_state(d->field, c, st)) {
             snprintf(err, errlen, "hbm: the contact states of set %d could not be carried into the run", c);
@@ -514,6 +519,8 @@ out:
  * forward differences are good to about 1e-6 of a multiplier; a friction contact's stuck states are close to
  * neutral (a Jenkins element's exactly: its multipliers are 1), so the margin is 1e-3 */
 #define HB_FLOQ_TOL 1e-3
+#define HB_FLOQ_EPS 1e-5 /* the perturbations' size, relative (S5c: the same multipliers to 1e-7 from 1e-6 to 1e-4; 1e-8
+                          * is roundoff's: a false 1.6) */
 #define HB_FLOQ_MAX 4000 /* states (2 per DOF, and the contact states) the monodromy matrix may have */
 
 /* the run's state as the map over a period sees it: x = (u (n), v (n), z (the contact states, set by set)) */
@@ -636,15 +643,27 @@ static int floquet(hb *h, br_model *m, double *out, char *err, size_t errlen)
         snprintf(err, errlen, "hbm: the periodic state could not be kept for the monodromy matrix");
         goto out;
     }
-    /* perturbations: 1e-6 of each DOF's harmonic amplitude (at least 1e-3 of the largest's), w times that for its
-     * velocity, 1e-6 of the largest contact state */
-    double umax = 0, zmax = 0;
+    /* perturbations: HB_FLOQ_EPS of each DOF's harmonic amplitude (at least 1e-3 of the largest's), w times that
+     * for its velocity, and of each contact state's largest value over its set's points (a state of a law may
+     * be a displacement or a velocity; at least 1e-3 of the set's largest) */
+    double umax = 0;
     for (int a = 0; a < n; a++) umax = fmax(umax, amp[a]);
-    for (long j = 2 * n; j < dim; j++) zmax = fmax(zmax, fabs(x[j]));
     if (!(umax > 0)) umax = 1e-9;
-    if (!(zmax > 0)) zmax = 1e-3 * umax;
-    for (int a = 0; a < n; a++) e[a] = 1e-6 * fmax(amp[a], 1e-3 * umax), e[n + a] = h->w * e[a];
-    for (long j = 2 * n; j < dim; j++) e[j] = 1e-6 * zmax;
+    for (int a = 0; a < n; a++) e[a] = HB_FLOQ_EPS * fmax(amp[a], 1e-3 * umax), e[n + a] = h->w * e[a];
+    for (long c = 0, j = 2 * n; c < m->nset; c++) {
+        const int ns = br_law_nstate(h->aft.desc[c].law, &h->aft.desc[c].fric);
+        const long np = h->aft.desc[c].npoints;
+        double all = 0, *zs = x + j;
+        for (long i = 0; i < ns * np; i++) all = fmax(all, fabs(zs[i]));
+        for (int k = 0; k < ns; k++) {
+            double big = 0;
+            for (long i = 0; i < np; i++) big = fmax(big, fabs(zs[k * np + i]));
+            big = fmax(big, 1e-3 * all);
+            if (!(big > 0)) big = 1e-3 * umax;
+            for (long i = 0; i < np; i++) e[j + k * np + i] = HB_FLOQ_EPS * big;
+        }
+        j += ns * np;
+    }
     /* the unperturbed period and its defect */
     if (floq_steps(m, d, K, err, errlen) || floq_gather(h, d, x0, xb)) {
         if (!*err) snprintf(err, errlen, "hbm: the period of the monodromy matrix failed");
@@ -906,13 +925,13 @@ void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
 }
 
 /* --check's figures (f, P, harmonic balance's h1, the run's over its first and last period) -> "stays" (the
- * last period within 1 %) or "leaves"; the first period is reported beside them (within 0.02 % where the state is
+ * last period within 1 %) or "leaves"; the first period is reported beside them (within 0.03 % where the state is
  * stable, docs/hbm.md) */
 static const char *check_verdict(const double *chk) { return fabs(chk[4] / chk[2] - 1) <= 0.01 ? "stays" : "leaves"; }
 
 static int write_summary(const char *path, const hb *h, const hb_opts *o, long npoint, const double *folds, int nfold,
                          double wall, const char *status, const char *warning, const double *chk, const double *mu,
-                         double mu_wall)
+                         double mu_wall, double defect)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "scenario", h->s.m->name);
@@ -973,6 +992,7 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
         br_json_number(c, "unstable_points", (double)nun);
         br_json_number(c, "failed_points", (double)nfail);
         br_json_number(c, "wall_seconds", mu_wall);
+        br_json_number(c, "periodicity_defect_max", defect);
     }
     cJSON *wa = cJSON_AddArrayToObject(j, "warnings");
     if (warning && *warning) cJSON_AddItemToArray(wa, cJSON_CreateString(warning));
@@ -1428,8 +1448,11 @@ int br_hbm_main(int argc, char **argv)
         fprintf(stderr, "bristle hbm: %s\n", *err ? err : "no convergence");
         status = "failed";
     }
-    /* --stability: every point's largest Floquet multiplier (NaN where its computation failed) */
-    double *mu = NULL, mu_wall = 0.0;
+    /* the AFT's counts as the curve left them: --stability and --check evaluate it again, outside wall */
+    const br_hbm_aft cnt = h->aft;
+    /* --stability: every point's largest Floquet multiplier (NaN where its computation failed) and periodicity
+     * defect */
+    double *mu = NULL, mu_wall = 0.0, defect = 0.0;
     if (o.stability && !failed && np > 0) {
         const double t_mu = br_wall_seconds();
         mu = malloc((size_t)np * sizeof(double));
@@ -1445,7 +1468,7 @@ int br_hbm_main(int argc, char **argv)
                 if (!strstr(warning, "Floquet"))
                     snprintf(warning + strlen(warning), sizeof warning - strlen(warning), "%sno Floquet multipliers at %.9g Hz: %.400s",
                              *warning ? "; " : "", sv[0] / (2 * M_PI), err);
-            } else mu[p] = fq[0];
+            } else mu[p] = fq[0], defect = fmax(defect, fq[1]);
         }
         if (tty) fprintf(stderr, "\n");
         if (!mu) snprintf(warning + strlen(warning), sizeof warning - strlen(warning), "%sout of memory for --stability",
@@ -1466,8 +1489,9 @@ int br_hbm_main(int argc, char **argv)
             br_output_csv_row(line, width + (mu ? 2 : 0), fp);
         }
     }
+    int wrc = fp && line ? 0 : -1;
+    if (fp && fclose(fp)) wrc = -1;
     free(line);
-    int wrc = fp && line && fclose(fp) == 0 ? 0 : -1;
     if (np > 0 && o.have_at) plots_level(stage, h, rows.v, width, np, o.at, o.l0, o.l1);
     else if (np > 0) plots(stage, h, rows.v, width, o.nlev ? o.levels : NULL, nlev, lstart, mu);
     snprintf(path, sizeof path, "%s/summary.json", stage);
@@ -1489,7 +1513,9 @@ int br_hbm_main(int argc, char **argv)
                        chk[0], h->col[0].name, r3[0], r3[1], r3[2], o.check, 100 * (r3[2] / r3[0] - 1), check_verdict(chk));
         }
     }
-    if (write_summary(path, h, &o, np, rows.folds, rows.nfold, wall, status, warning, chkp, mu, mu_wall)) wrc = -1;
+    h->aft.evals = cnt.evals, h->aft.periods = cnt.periods, h->aft.max_periods_seen = cnt.max_periods_seen;
+    h->aft.capped = cnt.capped, h->aft.extrapolated = cnt.extrapolated, h->aft.updates = cnt.updates;
+    if (write_summary(path, h, &o, np, rows.folds, rows.nfold, wall, status, warning, chkp, mu, mu_wall, defect)) wrc = -1;
     if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
         fprintf(stderr, "bristle hbm: %s\n", err);
         wrc = -1;

