@@ -57,7 +57,14 @@ print(f"Study `{study}` on 2 threads: {ts:.1f} s. Harmonic balance (H = {H}, N =
 print("| F [N] | hbm s | points | largest difference tip_C.x | tip_L.x | tip_R.x | stepped-sine peak tip_C.x | "
       "harmonic balance peak | peak frequency difference | not converged |")
 print("|---|---|---|---|---|---|---|---|---|---|")
-for v, F in enumerate(levels):
+# each level's variant by its amplitude in study.csv (variant 0 is the scenario as it is, 1 N, the grid's follow)
+with open(f"{out}/study/study.csv") as fh:
+    amp = {}
+    for r in csv.DictReader(fh):
+        a = r["loads.excitation.magnitude.harmonic.amplitude"]
+        if a != "": amp[float(a)] = int(r["variant"])
+for F in levels:
+    v = amp[float(F)]
     ss = rows(f"{out}/study/variants/{v:05d}/frf.csv")
     hb = rows(f"{out}/hbm/F{F}/frf.csv")
     sm = json.load(open(f"{out}/hbm/F{F}/summary.json"))

@@ -392,8 +392,8 @@ static double whole_period_step(double T, double dt, long *K)
 
 /* solver at a solution (h->y at h->w), the model -> *dout: the model's data (CPU) at the solution's periodic state
  * at t = 0 of a period: every DOF's displacement, velocity and acceleration from the harmonics
- * (Z_k Q_k = F_k + G_k), the contact field's states those the AFT ends its period with, the time a whole number
- * of periods after the loads' ramps; *x0out the bodies' positions at creation (run_dofs' origin), amp (NULL, or n)
+ * (Z_k Q_k = F_k + G_k), a free body's last acceleration too, the contact field's states those the AFT ends its
+ * period with, the time a whole number of periods after the loads' and prescribed normal forces' ramps; *x0out the bodies' positions at creation (run_dofs' origin), amp (NULL, or n)
  * each DOF's sum over k >= 1 of |Q_k|; the model's loads are driven at h->w from here on; its step m->dt must
  * divide the period (whole_period_step); 0, or -1 with err */
 static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, double *amp, char *err, size_t errlen)
