@@ -523,6 +523,13 @@ out:
                           * is roundoff's: a false 1.6) */
 #define HB_FLOQ_MAX 4000 /* states (2 per DOF, and the contact states) the monodromy matrix may have */
 
+/* solver after a curve -> its present solution the one where the first column's first harmonic peaked */
+static void at_peak(hb *h)
+{
+    memcpy(h->y, h->ypk, (size_t)h->nu * sizeof(double));
+    h->w = h->wpk;
+}
+
 /* the run's state as the map over a period sees it: x = (u (n), v (n), z (the contact states, set by set)) */
 static long floq_dim(const hb *h) { return 2L * h->s.ndof + h->aft.nstate; }
 
@@ -614,7 +621,7 @@ static int floq_columns(const hb *h, const br_model *m, char *buf, size_t len, c
  * periodic state: the eigenvalues of the monodromy matrix, the run's map over one period (`bristle run`'s step,
  * shortened so that a whole number K of them make the period) differentiated by forward differences in every
  * DOF's displacement and velocity and every contact state, on every thread; out[1] the periodicity defect (the
- * unperturbed period's largest change of a displacement, over that DOF's harmonic amplitude); out[2] K; the
+ * unperturbed period's largest change of a displacement, over that DOF's harmonic amplitude); the
  * model's loads are driven at h->w from here on; 0, or -1 with err */
 static int floquet(hb *h, br_model *m, double *out, char *err, size_t errlen)
 {
@@ -690,7 +697,7 @@ static int floquet(hb *h, br_model *m, double *out, char *err, size_t errlen)
     }
     double mu = 0;
     for (long j = 0; j < dim; j++) mu = fmax(mu, hypot(wr[j], wi[j]));
-    out[0] = mu, out[1] = defect, out[2] = (double)K;
+    out[0] = mu, out[1] = defect;
     rc = 0;
 out:
     m->dt = dt0;
@@ -709,9 +716,8 @@ int br_hbm_peak_floquet(br_hbm *h, br_model *m, double *mu, char *err, size_t er
         snprintf(err, errlen, "hbm: the monodromy matrix would have %ld states, more than %d", floq_dim(h), HB_FLOQ_MAX);
         return -1;
     }
-    memcpy(h->y, h->ypk, (size_t)h->nu * sizeof(double));
-    h->w = h->wpk;
-    double fq[3];
+    at_peak(h);
+    double fq[2];
     if (floquet(h, m, fq, err, errlen)) return -1;
     *mu = fq[0];
     return 0;
@@ -1458,7 +1464,7 @@ int br_hbm_main(int argc, char **argv)
         mu = malloc((size_t)np * sizeof(double));
         for (long p = 0; mu && p < np; p++) {
             const double *sv = rows.sol + p * (h->nu + 2);
-            double fq[3];
+            double fq[2];
             h->w = sv[0], h->lev = sv[1];
             memcpy(h->y, sv + 2, (size_t)h->nu * sizeof(double));
             if (tty) fprintf(stderr, "\rhbm: stability at %.6g Hz, point %ld of %ld   ", sv[0] / (2 * M_PI), p + 1, np);
@@ -1498,8 +1504,7 @@ int br_hbm_main(int argc, char **argv)
     /* --check: the peak's periodic state integrated in time */
     double chk[5], *chkp = NULL;
     if (o.check && !failed && np > 0) {
-        memcpy(h->y, h->ypk, (size_t)h->nu * sizeof(double));
-        h->w = h->wpk;
+        at_peak(h);
         double r3[3];
         if (check_by_run(h, m, (int)o.check, r3, err, sizeof err)) { /* said so; the curve stands */
             fprintf(stderr, "bristle hbm: the check by a run failed: %s\n", err);
