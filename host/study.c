@@ -777,6 +777,22 @@ static void set_frequency(br_model *m, int load, double f, double t)
     fn->f = f;
 }
 
+/* stepped sine: a harmonic excitation of constant amplitude (or none given: 1) -> the same switched on at
+ * `start`, at a rising zero crossing (a zero-width ramp of its amplitude, its phase 0 there), so the
+ * structure takes up its preload at rest and the force starts without a jump; an amplitude that is a
+ * function of time is left as the scenario gives it. 0, or -1 when out of memory */
+static int switch_on(br_timefn *fn, double start)
+{
+    if (fn->amp && fn->amp->kind != BR_TF_CONSTANT) return 0;
+    const double A = fn->amp ? fn->amp->c : 1.0;
+    if (!fn->amp && !(fn->amp = calloc(1, sizeof *fn->amp))) return -1;
+    memset(fn->amp, 0, sizeof *fn->amp);
+    fn->amp->kind = BR_TF_RAMP;
+    fn->amp->t0 = fn->amp->t1 = start, fn->amp->y0 = 0.0, fn->amp->y1 = A;
+    fn->phase = -fmod(6.283185307179586 * fn->f * start, 6.283185307179586);
+    return 0;
+}
+
 /* study, variant index -> model and data built, without a field (the study's and the variant's
  * overrides applied, columns and excitation resolved); 0, or -1 with a message in V->err */
 static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
@@ -846,6 +862,10 @@ static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
     V->nsteps = (long)nearbyint(m->t_end / m->dt);
     if (S->analysis == AN_STEPPED) {
         set_frequency(m, V->exload, S->freq[0], 0.0);
+        if (switch_on(&m->load[V->exload].mag, S->start)) {
+            snprintf(V->err, sizeof V->err, "out of memory");
+            return -1;
+        }
         V->cycle_end = -1.0;
     }
     V->wend = S->from + S->window;

@@ -632,6 +632,58 @@ Test(cli, stepped_sine_matches_the_exact_oscillator)
     }
 }
 
+/* The stepped sine switches its excitation on at `start`, at a rising zero crossing: the oscillator of
+ * the test above rests until then and afterwards follows the exact response from rest to
+ * F sin(w (t - start)), steady part plus the decaying free vibration that cancels its initial
+ * displacement and velocity, within 1e-3 of the steady amplitude over 0.3 s (measured: 1.5e-4 at
+ * dt = 1e-5 s); before it, bitwise at rest */
+Test(cli, a_stepped_sine_switches_its_excitation_on_at_start)
+{
+    static const char *const scen =
+        "time: {end: 1.0, dt: 1.0e-5}\n" BR_TEST_OSCILLATOR_BODY;
+    write_file("osc_on.yaml", scen);
+    const char *path = write_file("osc_on_study.yaml",
+                                  "scenario: osc_on.yaml\n"
+                                  "grid: {loads.drive.magnitude.harmonic.amplitude: [0.5]}\n"
+                                  "analysis: {type: stepped_sine, columns: [mass.x], frequencies: [8], start: 0.25,\n"
+                                  "           tolerance: 1.0e-3, min_cycles: 3, max_cycles: 4, fit_cycles: 1}\n"
+                                  "output: {plots: false, series: [mass.x], series_interval: 1.0e-3}\n");
+    char args[1400], err[4096];
+    snprintf(args, sizeof args, "'%s' --out '%s/on' --quiet", path, dir);
+    cr_assert_eq(bristle("study", args, err, sizeof err), 0, "stderr: %s", err);
+    for (int v = 0; v < 2; v++) { /* the scenario's 2 N, the grid's 0.5 N */
+    char p[700];
+    snprintf(p, sizeof p, "%s/on/variants/%05d/series.csv", dir, v);
+    csv_table *t = csv_read(p);
+    cr_assert(t && t->nrows > 500, "%s", p);
+    const int cx = csv_col(t, "mass.x");
+    const double F = v ? 0.5 : 2.0, k = 3947.8417604357434, c = 6.283185307179586, w = 2 * M_PI * 8, t0 = 0.25;
+    const double X = F / hypot(k - w * w, c * w), psi = -atan2(c * w, k - w * w);
+    const double wn = sqrt(k), zeta = c / (2 * wn), wd = wn * sqrt(1 - zeta * zeta);
+    const double A = -X * sin(psi), B = (zeta * wn * A - X * w * cos(psi)) / wd;
+    double before = 0, worst = 0, tw = 0;
+    long nafter = 0;
+    for (long r = 0; r < t->nrows; r++) {
+        const double tt = csv_at(t, r, 0), x = csv_at(t, r, cx);
+        if (tt <= t0) {
+            before = fmax(before, fabs(x));
+            continue;
+        }
+        if (tt > t0 + 0.3) break;
+        const double tau = tt - t0;
+        const double ex = X * sin(w * tau + psi) + exp(-zeta * wn * tau) * (A * cos(wd * tau) + B * sin(wd * tau));
+        if (fabs(x - ex) > worst) worst = fabs(x - ex), tw = tt;
+        nafter++;
+    }
+    printf("variant %d, switched on at %g s: |x| before %g m; after, against the exact response from rest, largest "
+           "difference %.3g of the steady amplitude %.6g m (at %g s, %ld samples)\n", v, t0, before, worst / X, X, tw, nafter);
+    cr_expect(before == 0.0, "the oscillator moved before start: %g m", before);
+    cr_expect(nafter > 250, "%ld samples after start", nafter);
+    cr_expect(worst <= 1e-3 * X, "largest difference %g of the amplitude %g at %g s", worst / X, X, tw);
+    csv_free(t);
+    }
+}
+
 /* study text, line, words -> exit status 2, "path:line:" and the words on stderr, nothing stepped */
 static void expect_bad_study(const char *name, const char *text, int line, const char *words)
 {
