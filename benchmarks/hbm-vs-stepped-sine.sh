@@ -8,7 +8,8 @@
 # curve; at the frequencies where the stepped sine converged, the others counted apart), and the two peaks.
 # Output folders under OUT (default runs/hbm-vs-stepped-sine/<study name>); COMPARE_ONLY=1 tabulates the
 # outputs of an earlier run again (its times from OUT/times); HBM_ONLY=1 keeps an earlier run's study (and its
-# time) and runs harmonic balance again.
+# time) and runs harmonic balance again. LEVELS: the excitation levels compared (default all six of S5c; a
+# study with fewer levels names its own, variant 0's 1 N among them when wanted).
 set -eu
 cd "$(dirname "$0")/.."
 STUDY=${1:-studies/frf_lugre.yaml}
@@ -16,7 +17,7 @@ BR=${2:-./build/bristle}
 H=${H:-3} N=${N:-64} TOL=${TOL:-1e-6}
 name=$(basename "$STUDY" .yaml)
 OUT=${OUT:-runs/hbm-vs-stepped-sine/$name}
-LEVELS="0.01 0.03 0.1 0.3 1 3"
+LEVELS=${LEVELS:-"0.01 0.03 0.1 0.3 1 3"}
 if [ "${COMPARE_ONLY:-0}" = 1 ]; then
     read -r t0 t1 t2 < "$OUT/times"
 else
@@ -53,7 +54,7 @@ def interp(x, xs, ys):  # xs increasing on the part used
             return ys[i - 1] + t * (ys[i] - ys[i - 1])
     return float("nan")
 print(f"Study `{study}` on 2 threads: {ts:.1f} s. Harmonic balance (H = {H}, N = {N}, --tol {tol}), "
-      f"6 curves from 40 to 70 Hz, two processes at a time: {th:.1f} s. Ratio {ts / th:.1f}.\n")
+      f"{len(levels)} curves from 40 to 70 Hz, two processes at a time: {th:.1f} s. Ratio {ts / th:.1f}.\n")
 print("| F [N] | hbm s | points | largest difference tip_C.x | tip_L.x | tip_R.x | stepped-sine peak tip_C.x | "
       "harmonic balance peak | peak frequency difference | not converged |")
 print("|---|---|---|---|---|---|---|---|---|---|")
@@ -63,6 +64,7 @@ with open(f"{out}/study/study.csv") as fh:
     for r in csv.DictReader(fh):
         a = r["loads.excitation.magnitude.harmonic.amplitude"]
         if a != "": amp[float(a)] = int(r["variant"])
+    amp.setdefault(1.0, 0)  # variant 0: scenarios/blades_sine_lugre.yaml's own 1 N
 for F in levels:
     v = amp[float(F)]
     ss = rows(f"{out}/study/variants/{v:05d}/frf.csv")
