@@ -652,35 +652,35 @@ Test(cli, a_stepped_sine_switches_its_excitation_on_at_start)
     snprintf(args, sizeof args, "'%s' --out '%s/on' --quiet", path, dir);
     cr_assert_eq(bristle("study", args, err, sizeof err), 0, "stderr: %s", err);
     for (int v = 0; v < 2; v++) { /* the scenario's 2 N, the grid's 0.5 N */
-    char p[700];
-    snprintf(p, sizeof p, "%s/on/variants/%05d/series.csv", dir, v);
-    csv_table *t = csv_read(p);
-    cr_assert(t && t->nrows > 500, "%s", p);
-    const int cx = csv_col(t, "mass.x");
-    const double F = v ? 0.5 : 2.0, k = 3947.8417604357434, c = 6.283185307179586, w = 2 * M_PI * 8, t0 = 0.25;
-    const double X = F / hypot(k - w * w, c * w), psi = -atan2(c * w, k - w * w);
-    const double wn = sqrt(k), zeta = c / (2 * wn), wd = wn * sqrt(1 - zeta * zeta);
-    const double A = -X * sin(psi), B = (zeta * wn * A - X * w * cos(psi)) / wd;
-    double before = 0, worst = 0, tw = 0;
-    long nafter = 0;
-    for (long r = 0; r < t->nrows; r++) {
-        const double tt = csv_at(t, r, 0), x = csv_at(t, r, cx);
-        if (tt <= t0) {
-            before = fmax(before, fabs(x));
-            continue;
+        char p[700];
+        snprintf(p, sizeof p, "%s/on/variants/%05d/series.csv", dir, v);
+        csv_table *t = csv_read(p);
+        cr_assert(t && t->nrows > 500, "%s", p);
+        const int cx = csv_col(t, "mass.x");
+        const double F = v ? 0.5 : 2.0, k = 3947.8417604357434, c = 6.283185307179586, w = 2 * M_PI * 8, t0 = 0.25;
+        const double X = F / hypot(k - w * w, c * w), psi = -atan2(c * w, k - w * w);
+        const double wn = sqrt(k), zeta = c / (2 * wn), wd = wn * sqrt(1 - zeta * zeta);
+        const double A = -X * sin(psi), B = (zeta * wn * A - X * w * cos(psi)) / wd;
+        double before = 0, worst = 0, tw = 0;
+        long nafter = 0;
+        for (long r = 0; r < t->nrows; r++) {
+            const double tt = csv_at(t, r, 0), x = csv_at(t, r, cx);
+            if (tt <= t0) {
+                before = fmax(before, fabs(x));
+                continue;
+            }
+            if (tt > t0 + 0.3) break;
+            const double tau = tt - t0;
+            const double ex = X * sin(w * tau + psi) + exp(-zeta * wn * tau) * (A * cos(wd * tau) + B * sin(wd * tau));
+            if (fabs(x - ex) > worst) worst = fabs(x - ex), tw = tt;
+            nafter++;
         }
-        if (tt > t0 + 0.3) break;
-        const double tau = tt - t0;
-        const double ex = X * sin(w * tau + psi) + exp(-zeta * wn * tau) * (A * cos(wd * tau) + B * sin(wd * tau));
-        if (fabs(x - ex) > worst) worst = fabs(x - ex), tw = tt;
-        nafter++;
-    }
-    printf("variant %d, switched on at %g s: |x| before %g m; after, against the exact response from rest, largest "
-           "difference %.3g of the steady amplitude %.6g m (at %g s, %ld samples)\n", v, t0, before, worst / X, X, tw, nafter);
-    cr_expect(before == 0.0, "the oscillator moved before start: %g m", before);
-    cr_expect(nafter > 250, "%ld samples after start", nafter);
-    cr_expect(worst <= 1e-3 * X, "largest difference %g of the amplitude %g at %g s", worst / X, X, tw);
-    csv_free(t);
+        printf("variant %d, switched on at %g s: |x| before %g m; after, against the exact response from rest, largest "
+               "difference %.3g of the steady amplitude %.6g m (at %g s, %ld samples)\n", v, t0, before, worst / X, X, tw, nafter);
+        cr_expect(before == 0.0, "the oscillator moved before start: %g m", before);
+        cr_expect(nafter > 250, "%ld samples after start", nafter);
+        cr_expect(worst <= 1e-3 * X, "largest difference %g of the amplitude %g at %g s", worst / X, X, tw);
+        csv_free(t);
     }
 }
 
