@@ -52,6 +52,8 @@ enum { ST_RUNNING = 0, ST_DONE = 1, ST_FAILED = 2 };
  * where the cores are shared (ctest -j2 beside a 2-thread study) a barrier can wait a whole time
  * slice of the scheduler: a 5-variant study ran 25 times slower under load */
 enum { ST_OMP_MIN = 64 };
+/* a stepped sine's convergence test looks at the last ST_XHIST cycles (four changes' ratios) */
+enum { ST_XHIST = 6 };
 /* --backend auto: the variants from which a study steps on a GPU's beam batch (where one is found
  * and the variants allow it). Measured on an H100 and its host's 16 cores, S5b, per step: 100
  * variants 0.435 ms on the GPU, 0.477 ms on the CPU; 1000 variants 0.476 ms and 3.02 ms
@@ -710,7 +712,8 @@ typedef struct st_var {
     long ipeak[MAXCOL];         /* the frequency point of each peak */
     /* stepped sine */
     int fi, phase_fit, cycles, fit_left, converged;
-    double cycle_end, prevR, amp0;
+    double cycle_end;
+    double xk[ST_XHIST][2];     /* the first column's last cycles' coefficients (a, b), newest first */
     double ls[MAXCOL][9];       /* least-squares sums: 1, c, s, cc, cs, ss, x, x c, x s */
     long errline;               /* setup errors: the study-file line they come from */
     int oom;                    /* failed for want of memory, not by its physics: the study is incomplete */
@@ -942,6 +945,35 @@ static void sweep_sample(const st_study *S, st_var *V, double t)
     V->wend += S->window;
 }
 
+/* the first column's complex coefficients X_j = a_j + i b_j of its last n cycles (x[0] the newest),
+ * tol -> 1 if the response is steady: its change over the last cycle, d_0 = X_0 - X_1, and the change
+ * still to come, estimated as a geometric series of the changes, both at most tol |X_0|. Near a
+ * stable periodic response the per-cycle change shrinks by a factor lambda per cycle (the dominant
+ * Floquet multiplier; for a lightly damped mode it turns as the transient beats against the drive):
+ * lambda is fitted by least squares over the last changes, d_j = lambda d_{j+1}, and what is left is
+ * d_0 lambda / (1 - lambda). A change alone stops at a beat's crest, where the amplitude hardly moves,
+ * and where the transient decays slowly (1 - lambda about 2 pi zeta at resonance) long before it has
+ * gone (docs/studies.md). A change below a thousandth of the tolerance is steady whatever lambda. */
+static int cycles_steady(const double (*x)[2], int n, double tol)
+{
+    if (n < 3) return 0; /* two changes at least */
+    double d[ST_XHIST][2];
+    for (int j = 0; j + 1 < n; j++) d[j][0] = x[j][0] - x[j + 1][0], d[j][1] = x[j][1] - x[j + 1][1];
+    const double X = hypot(x[0][0], x[0][1]), d0 = hypot(d[0][0], d[0][1]);
+    if (!(d0 <= tol * X)) return 0;
+    if (d0 <= 1e-3 * tol * X) return 1;
+    double nr = 0, ni = 0, den = 0; /* sum d_j conj(d_{j+1}), sum |d_{j+1}|^2 */
+    for (int j = 0; j + 2 < n; j++) {
+        nr += d[j][0] * d[j + 1][0] + d[j][1] * d[j + 1][1];
+        ni += d[j][1] * d[j + 1][0] - d[j][0] * d[j + 1][1];
+        den += d[j + 1][0] * d[j + 1][0] + d[j + 1][1] * d[j + 1][1];
+    }
+    if (!(den > 0)) return 0; /* it stood still, then moved: one more cycle */
+    const double lr = nr / den, li = ni / den, lam = hypot(lr, li);
+    if (!(lam < 1)) return 0; /* not decaying */
+    return d0 * lam <= tol * X * hypot(1 - lr, li);
+}
+
 /* a sampled row of a stepped sine -> least-squares sums; cycle ends -> convergence checks, fits and
  * frequency changes; returns 1 when the last frequency is done */
 static int stepped_sample(const st_study *S, st_var *V, double t)
@@ -961,11 +993,9 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
     if (t < V->cycle_end - hs) return 0;
     V->cycles++;
     if (!V->phase_fit) {
-        double a, b;
-        ls_solve(V->ls[0], &a, &b);
-        const double R = hypot(a, b);
-        const int steady = V->cycles >= S->min_cycles && fabs(R - V->prevR) <= S->tol * R;
-        V->prevR = R;
+        memmove(V->xk[1], V->xk[0], (ST_XHIST - 1) * sizeof V->xk[0]);
+        ls_solve(V->ls[0], &V->xk[0][0], &V->xk[0][1]);
+        const int steady = V->cycles >= S->min_cycles && cycles_steady(V->xk, V->cycles < ST_XHIST ? V->cycles : ST_XHIST, S->tol);
         memset(V->ls, 0, sizeof V->ls);
         if (steady || V->cycles >= S->max_cycles) V->phase_fit = 1, V->converged = steady, V->fit_left = S->fit_cycles;
         V->cycle_end += 1.0 / fn->f;
@@ -989,7 +1019,7 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
         if (rec[3 + 2 * c] > V->peak[c]) V->peak[c] = rec[3 + 2 * c], V->ipeak[c] = V->nf - 1;
     if (++V->fi >= S->nfreq) return 1;
     set_frequency(V->m, V->exload, S->freq[V->fi], t);
-    V->phase_fit = 0, V->cycles = 0, V->prevR = 0, V->cycle_end = -1.0;
+    V->phase_fit = 0, V->cycles = 0, V->cycle_end = -1.0;
     return 0;
 }
 
