@@ -64,7 +64,13 @@ with open(f"{out}/study/study.csv") as fh:
     for r in csv.DictReader(fh):
         a = r["loads.excitation.magnitude.harmonic.amplitude"]
         if a != "": amp[float(a)] = int(r["variant"])
-    amp.setdefault(1.0, 0)  # variant 0: scenarios/blades_sine_lugre.yaml's own 1 N
+    # variant 0: the scenario's own amplitude (harmonic balance runs scenarios/blades_sine_lugre.yaml)
+    import re
+    base = re.search(r"harmonic: \{amplitude: ([-0-9.eE+]+)", open("scenarios/blades_sine_lugre.yaml").read())
+    if not base: sys.exit("hbm-vs-stepped-sine: no harmonic amplitude in scenarios/blades_sine_lugre.yaml")
+    amp.setdefault(float(base.group(1)), 0)
+missing = [F for F in levels if float(F) not in amp]
+if missing: sys.exit(f"hbm-vs-stepped-sine: the study has no variant of level(s) {' '.join(missing)} N")
 for F in levels:
     v = amp[float(F)]
     ss = rows(f"{out}/study/variants/{v:05d}/frf.csv")

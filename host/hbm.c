@@ -1159,9 +1159,10 @@ static int point_at(hb *h, double p, int from_linear, char *err, size_t errlen)
         set_tolerances(h, h->y);
         if (attempt == 2) linear_guess(h, h->y, 1);
         double q = p;
-        /* from the static part alone the first steps are damped by the line search (the mistuned S2 bundle at
-         * 53.3 Hz: about 35 at a half to an eighth, then Newton's convergence; 41 in all with AVX2's OpenBLAS) */
-        its = newton(h, h->y, &q, NULL, NULL, 0, ys, p, attempt == 1 ? 25 : 80, err, errlen);
+        /* from the last solution 40 iterations, from the linear guess 25; from the static part alone the first
+         * steps are damped by the line search (the mistuned S2 bundle at 53.3 Hz: about 35 at a half to an
+         * eighth, then Newton's convergence; 41 in all with AVX2's OpenBLAS): 80 */
+        its = newton(h, h->y, &q, NULL, NULL, 0, ys, p, attempt == 2 ? 80 : attempt == 1 ? 25 : 40, err, errlen);
     }
     if (its > 0) h->have = 1, h->w = p;
     return its;

@@ -791,7 +791,8 @@ static int switch_on(br_timefn *fn, double start)
     if (!fn->amp && !(fn->amp = calloc(1, sizeof *fn->amp))) return -1;
     memset(fn->amp, 0, sizeof *fn->amp);
     fn->amp->kind = BR_TF_RAMP;
-    fn->amp->t0 = fn->amp->t1 = start, fn->amp->y0 = 0.0, fn->amp->y1 = A;
+    /* a negative amplitude is the same force half a period on: |A| with the phase that rises at start */
+    fn->amp->t0 = fn->amp->t1 = start, fn->amp->y0 = 0.0, fn->amp->y1 = fabs(A);
     fn->phase = -fmod(6.283185307179586 * fn->f * start, 6.283185307179586);
     return 0;
 }

@@ -679,28 +679,38 @@ Test(cli, a_stepped_sine_waits_for_its_transient_to_go)
  * the test above rests until then and afterwards follows the exact response from rest to
  * F sin(w (t - start)), steady part plus the decaying free vibration that cancels its initial
  * displacement and velocity, within 1e-3 of the steady amplitude over 0.3 s (measured: 1.5e-4 at
- * dt = 1e-5 s); before it, bitwise at rest */
+ * dt = 1e-5 s); before it, bitwise at rest. A negative amplitude is the same force half a period
+ * on: it too starts rising. */
 Test(cli, a_stepped_sine_switches_its_excitation_on_at_start)
 {
-    static const char *const scen =
-        "time: {end: 1.0, dt: 1.0e-5}\n" BR_TEST_OSCILLATOR_BODY;
-    write_file("osc_on.yaml", scen);
+    /* the scenario's own phase (2 rad) and a start that is no whole number of periods (1.84 at 8 Hz):
+     * both give way to the rising zero crossing at start */
+    write_file("osc_on.yaml",
+               "time: {end: 1.0, dt: 1.0e-5}\n"
+               "bodies:\n"
+               "  - {name: mass, mass: 1.0, box: [0.1, 0.1, 0.1], position: [0, 0, 0], lock: [y, z, rx, ry, rz]}\n"
+               "springs:\n"
+               "  - {name: spring, a: {frame: ground, point: [0, 0, 0]}, b: {frame: mass, point: [0, 0, 0]},\n"
+               "     stiffness: 3947.8417604357434, damping: 6.283185307179586}\n"
+               "loads:\n"
+               "  - {name: drive, body: mass, direction: [1, 0, 0],\n"
+               "     magnitude: {harmonic: {amplitude: 2.0, frequency: 8, phase: 2.0}}}\n");
     const char *path = write_file("osc_on_study.yaml",
                                   "scenario: osc_on.yaml\n"
-                                  "grid: {loads.drive.magnitude.harmonic.amplitude: [0.5]}\n"
-                                  "analysis: {type: stepped_sine, columns: [mass.x], frequencies: [8], start: 0.25,\n"
+                                  "grid: {loads.drive.magnitude.harmonic.amplitude: [0.5, -0.5]}\n"
+                                  "analysis: {type: stepped_sine, columns: [mass.x], frequencies: [8], start: 0.23,\n"
                                   "           tolerance: 1.0e-3, min_cycles: 3, max_cycles: 4, fit_cycles: 1}\n"
                                   "output: {plots: false, series: [mass.x], series_interval: 1.0e-3}\n");
     char args[1400], err[4096];
     snprintf(args, sizeof args, "'%s' --out '%s/on' --quiet", path, dir);
     cr_assert_eq(bristle("study", args, err, sizeof err), 0, "stderr: %s", err);
-    for (int v = 0; v < 2; v++) { /* the scenario's 2 N, the grid's 0.5 N */
+    for (int v = 0; v < 3; v++) { /* the scenario's 2 N, the grid's 0.5 N and -0.5 N (0.5 N half a period on) */
         char p[700];
         snprintf(p, sizeof p, "%s/on/variants/%05d/series.csv", dir, v);
         csv_table *t = csv_read(p);
         cr_assert(t && t->nrows > 500, "%s", p);
         const int cx = csv_col(t, "mass.x");
-        const double F = v ? 0.5 : 2.0, k = 3947.8417604357434, c = 6.283185307179586, w = 2 * M_PI * 8, t0 = 0.25;
+        const double F = v ? 0.5 : 2.0, k = 3947.8417604357434, c = 6.283185307179586, w = 2 * M_PI * 8, t0 = 0.23;
         const double X = F / hypot(k - w * w, c * w), psi = -atan2(c * w, k - w * w);
         const double wn = sqrt(k), zeta = c / (2 * wn), wd = wn * sqrt(1 - zeta * zeta);
         const double A = -X * sin(psi), B = (zeta * wn * A - X * w * cos(psi)) / wd;
