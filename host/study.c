@@ -1389,6 +1389,7 @@ typedef struct st_res {
     int status;
     int nturn;                  /* hbm: turning points of the curve */
     double mupk;                /* hbm with stability: peak: the largest Floquet multiplier at the peak */
+    long capped;                /* stepped sine: frequency points that reached max_cycles before steady */
 } st_res;
 
 /* frequency points i-1, i, i+1 of column c -> the frequency of the vertex of the parabola through
@@ -1425,6 +1426,8 @@ static void results(const st_study *S, st_var *V, st_res *r)
         r->fpeak[c] = S->analysis == AN_TIME ? V->tmax[c] : V->peak[c] >= 0 ? peak_frequency(S, V, c, V->ipeak[c]) : NAN;
     }
     r->residual = V->d ? V->d->en.residual_rel : NAN;
+    r->capped = 0;
+    for (long i = 0; S->analysis == AN_STEPPED && i < V->nf; i++) r->capped += V->f[i * frec(S) + 2] == 0.0;
     /* dissipated by friction: the friction work up to t less the energy still in the bristles (summary.json's
      * energy_loss_J of the same run) */
     for (int s = 0; V->m && s < V->m->nset && s < 64; s++) r->E[s] = V->d ? V->d->E_upto[s] - V->d->res[s].E_b : NAN;
@@ -1449,7 +1452,8 @@ static int write_table(const st_study *S, const br_model *m0, st_var *V, const s
     if (S->analysis != AN_TIME) fprintf(fp, ",AF");
     for (int s = 0; s < m0->nset && s < 64; s++) fprintf(fp, hb ? ",%s.W_at_peak" : ",%s.friction_energy", m0->cset[s].name);
     if (hb && S->hstab) fprintf(fp, ",turning_points,%s.peak_floquet_max,error\n", S->col[0]);
-    else fprintf(fp, hb ? ",turning_points,error\n" : ",energy_residual,error\n");
+    else fprintf(fp, hb ? ",turning_points,error\n" : S->analysis == AN_STEPPED ? ",unconverged,energy_residual,error\n"
+                                                                           : ",energy_residual,error\n");
     for (long v = 0; v < S->nvar; v++) {
         fprintf(fp, "%ld", v);
         int gi[MAXAX];
@@ -1466,6 +1470,7 @@ static int write_table(const st_study *S, const br_model *m0, st_var *V, const s
         for (int s = 0; s < m0->nset && s < 64; s++) csv_num(fp, R[v].status == ST_DONE ? R[v].E[s] : NAN);
         if (hb) fprintf(fp, R[v].status == ST_DONE ? ",%d" : ",", R[v].nturn);
         if (hb && S->hstab) csv_num(fp, R[v].status == ST_DONE ? R[v].mupk : NAN);
+        if (S->analysis == AN_STEPPED) fprintf(fp, ",%ld", R[v].capped);
         if (!hb) csv_num(fp, R[v].status == ST_DONE ? R[v].residual : NAN);
         fputc(',', fp);
         if (R[v].status != ST_DONE) { /* the reason, quoted, without line breaks */
@@ -2207,6 +2212,12 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     for (long v = 0; v < nv; v++)
         if (R[v].status != ST_DONE && hbm) fprintf(stderr, "bristle study: variant %ld failed: %s\n", v, V[v].err);
         else if (R[v].status != ST_DONE) fprintf(stderr, "bristle study: variant %ld failed at t = %.9g s: %s\n", v, R[v].t, V[v].err);
+    long capped = 0, npts = 0, vcap = 0;
+    for (long v = 0; S->analysis == AN_STEPPED && v < nv; v++) capped += R[v].capped, npts += V[v].nf, vcap += R[v].capped > 0;
+    if (capped)
+        fprintf(stderr, "bristle study: %ld of %ld frequency points (in %ld variants) reached max_cycles (%d) before the "
+                        "response was steady: `converged` 0 in their frf.csv, `unconverged` in study.csv; raise max_cycles, "
+                        "or find the steady states by harmonic balance (type: hbm)\n", capped, npts, vcap, S->max_cycles);
     if (oom >= 0) fprintf(stderr, "bristle study: variant %ld ran out of memory; partial output left in %s\n", oom, dir);
     else if (io_fail) fprintf(stderr, "bristle study: writing into %s failed\n", dir);
     fflush(stdout);

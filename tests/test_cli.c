@@ -673,6 +673,27 @@ Test(cli, a_stepped_sine_waits_for_its_transient_to_go)
         }
         csv_free(t);
     }
+    /* study.csv counts the frequencies that reached the cap; none here, all three at 30 cycles (and said so) */
+    for (int capped = 0; capped < 2; capped++) {
+        char p[700];
+        if (capped) {
+            const char *p30 = write_file("osc_light_30.yaml",
+                                         "scenario: osc_light.yaml\n"
+                                         "grid: {loads.drive.magnitude.harmonic.amplitude: [0.5]}\n"
+                                         "analysis: {type: stepped_sine, columns: [mass.x], frequencies: [9.9, 10, 10.1],\n"
+                                         "           max_cycles: 30}\n"
+                                         "output: {plots: false}\n");
+            snprintf(args, sizeof args, "'%s' --out '%s/light30' --quiet", p30, dir);
+            cr_assert_eq(bristle("study", args, err, sizeof err), 0, "stderr: %s", err);
+            cr_expect(strstr(err, "6 of 6 frequency points (in 2 variants) reached max_cycles (30)"), "stderr: %s", err);
+        }
+        snprintf(p, sizeof p, "%s/%s/study.csv", dir, capped ? "light30" : "light");
+        csv_table *t = csv_read(p);
+        cr_assert(t && t->nrows == 2, "%s", p);
+        for (long v = 0; v < 2; v++)
+            cr_expect(csv_at(t, v, csv_col(t, "unconverged")) == (capped ? 3.0 : 0.0), "%s, variant %ld", p, v);
+        csv_free(t);
+    }
 }
 
 /* The stepped sine switches its excitation on at `start`, at a rising zero crossing: the oscillator of
