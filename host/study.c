@@ -107,6 +107,7 @@ typedef struct st_study {
     double hf0, hf1;            /* hbm: the frequency range [Hz] */
     int hH, hN, hpoints, hmaxper; /* hbm: harmonics, samples a period, points, the AFT's period cap */
     int hstab;                    /* hbm: 1 (stability: peak) the Floquet multipliers at the first column's peak */
+    int extrap;                   /* stepped sine: 1 (extrapolate: true) each response's steady state extrapolated */
     int plots, nseries;
     int hdf5;                   /* output.format: hdf5: study.h5 instead of study.csv and the variants' CSV files */
     char series[MAXCOL][KEYLEN];
@@ -301,7 +302,7 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
 {
     static const char *const K[] = {"type", "columns", "excitation", "window", "from", "frequencies", "tolerance",
                                     "start", "min_cycles", "max_cycles", "fit_cycles", "to", "harmonics", "samples",
-                                    "points", "periods_max", "stability", NULL};
+                                    "points", "periods_max", "stability", "extrapolate", NULL};
     if (!an) {
         fail(c, yaml_document_get_root_node(&c->doc), "missing key 'analysis' (type: time_history, sweep, stepped_sine or hbm)");
         return;
@@ -351,6 +352,13 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
         for (int i = 0; !c->failed && i < S->nfreq; i++)
             if (!(S->freq[i] > 0)) fail(c, fr, "frequencies must be positive (got %g)", S->freq[i]);
     } else if (fr) fail(c, fr, "frequencies belong to a stepped_sine analysis");
+    yaml_node_t *xp = get(c, an, "extrapolate");
+    if (xp) {
+        const char *v = xp->type == YAML_SCALAR_NODE ? sval(xp) : "";
+        if (S->analysis != AN_STEPPED) fail(c, xp, "extrapolate belongs to a stepped_sine analysis");
+        else if (!strcmp(v, "true")) S->extrap = 1;
+        else if (strcmp(v, "false")) fail(c, xp, "extrapolate must be true or false (got '%s')", v);
+    }
     static const char *const HK[] = {"to", "harmonics", "samples", "points", "periods_max", "stability", NULL};
     if (S->analysis != AN_HBM) {
         for (int k = 0; HK[k] && !c->failed; k++)
@@ -713,7 +721,9 @@ typedef struct st_var {
     /* stepped sine */
     int fi, phase_fit, cycles, fit_left, converged;
     double cycle_end;
-    double xk[ST_XHIST][2];     /* the first column's last cycles' coefficients (a, b), newest first */
+    double xk[MAXCOL][ST_XHIST][2]; /* the columns' last cycles' coefficients (a, b), newest first (while
+                                       settling the first column's, every column's with extrapolate) */
+    double xe[3][2];            /* extrapolate: the first column's last three extrapolated steady states */
     double ls[MAXCOL][9];       /* least-squares sums: 1, c, s, cc, cs, ss, x, x c, x s */
     long errline;               /* setup errors: the study-file line they come from */
     int oom;                    /* failed for want of memory, not by its physics: the study is incomplete */
@@ -946,33 +956,68 @@ static void sweep_sample(const st_study *S, st_var *V, double t)
     V->wend += S->window;
 }
 
-/* the first column's complex coefficients X_j = a_j + i b_j of its last n cycles (x[0] the newest),
- * tol -> 1 if the response is steady: its change over the last cycle, d_0 = X_0 - X_1, and the change
- * still to come, estimated as a geometric series of the changes, both at most tol |X_0|. Near a
- * stable periodic response the per-cycle change shrinks by a factor lambda per cycle (the dominant
- * Floquet multiplier; for a lightly damped mode it turns as the transient beats against the drive):
- * lambda is fitted by least squares over the last changes, d_j = lambda d_{j+1}, and what is left is
- * d_0 lambda / (1 - lambda). A change alone stops at a beat's crest, where the amplitude hardly moves,
- * and where the transient decays slowly (1 - lambda about 2 pi zeta at resonance) long before it has
- * gone (docs/studies.md). A change below a thousandth of the tolerance is steady whatever lambda. */
+/* n >= 3 coefficients x = (a, b) of a column's last cycles (x[0] the newest) -> the map M (2 x 2, by rows)
+ * of their changes d_j = x_j - x_{j+1}, d_j = M d_{j+1}, fitted by least squares; 0, or -1 where the changes
+ * before the last are all zero or M does not shrink them (a spectral radius of 1 or more). Near a stable
+ * periodic response the changes shrink by the dominant Floquet multipliers: for a lightly damped mode a
+ * complex pair, whose transient beats against the drive and traces an ellipse in the (a, b) plane, which M
+ * follows exactly (for one mode of a linear system). With fewer than two independent changes (three
+ * cycles, or changes along one line) M is the best complex factor, d_j = lambda d_{j+1}. */
+static int fit_map(const double (*x)[2], int n, double M[4], double *misfit)
+{
+    double S[4] = {0}, G[3] = {0}, nr = 0, ni = 0; /* sum d_j d_{j+1}^T, sum d_{j+1} d_{j+1}^T (xx, xy, yy) */
+    for (int j = 0; j + 2 < n; j++) {
+        const double ar = x[j][0] - x[j + 1][0], ai = x[j][1] - x[j + 1][1];
+        const double br = x[j + 1][0] - x[j + 2][0], bi = x[j + 1][1] - x[j + 2][1];
+        S[0] += ar * br, S[1] += ar * bi, S[2] += ai * br, S[3] += ai * bi;
+        G[0] += br * br, G[1] += br * bi, G[2] += bi * bi;
+        nr += ar * br + ai * bi, ni += ai * br - ar * bi;
+    }
+    const double tg = G[0] + G[2], dg = G[0] * G[2] - G[1] * G[1];
+    if (!(tg > 0)) return -1;
+    if (dg > 1e-6 * tg * tg) { /* M = S G^-1 */
+        M[0] = (S[0] * G[2] - S[1] * G[1]) / dg, M[1] = (S[1] * G[0] - S[0] * G[1]) / dg;
+        M[2] = (S[2] * G[2] - S[3] * G[1]) / dg, M[3] = (S[3] * G[0] - S[2] * G[1]) / dg;
+    } else { /* lambda = sum d_j conj(d_{j+1}) / sum |d_{j+1}|^2, as a matrix */
+        M[0] = M[3] = nr / tg, M[1] = -ni / tg, M[2] = ni / tg;
+    }
+    double e2 = 0, d2 = 0; /* the fit's residual, relative: sum |d_j - M d_{j+1}|^2 / sum |d_j|^2 */
+    for (int j = 0; misfit && j + 2 < n; j++) {
+        const double ar = x[j][0] - x[j + 1][0], ai = x[j][1] - x[j + 1][1];
+        const double br = x[j + 1][0] - x[j + 2][0], bi = x[j + 1][1] - x[j + 2][1];
+        const double er = ar - M[0] * br - M[1] * bi, ei = ai - M[2] * br - M[3] * bi;
+        e2 += er * er + ei * ei, d2 += ar * ar + ai * ai;
+    }
+    if (misfit) *misfit = d2 > 0 ? sqrt(e2 / d2) : 0.0;
+    const double tr = 0.5 * (M[0] + M[3]), det = M[0] * M[3] - M[1] * M[2], disc = tr * tr - det;
+    const double rho = disc >= 0 ? fabs(tr) + sqrt(disc) : sqrt(det);
+    return rho < 1 ? 0 : -1;
+}
+
+/* M, a column's last change d -> the changes still to come, M (I - M)^-1 d, in r (the geometric series) */
+static void map_rest(const double M[4], const double d[2], double r[2])
+{
+    const double u0 = 1 - M[0], u1 = -M[1], u2 = -M[2], u3 = 1 - M[3], du = u0 * u3 - u1 * u2;
+    const double y0 = (u3 * d[0] - u1 * d[1]) / du, y1 = (u0 * d[1] - u2 * d[0]) / du; /* (I - M)^-1 d */
+    r[0] = M[0] * y0 + M[1] * y1, r[1] = M[2] * y0 + M[3] * y1;
+}
+
+/* the first column's coefficients X_j = (a_j, b_j) of its last n cycles (x[0] the newest), tol -> 1 if the
+ * response is steady: its change over the last cycle, d_0 = X_0 - X_1, and the changes still to come (the
+ * geometric series of fit_map) both at most tol |X_0|. The change alone stops at a beat's crest, where the
+ * amplitude hardly moves, and where the transient decays slowly (its multiplier about 1 - 2 pi zeta at a
+ * resonance) long before it has gone (docs/studies.md). A change below a thousandth of the tolerance is
+ * steady whatever M. */
 static int cycles_steady(const double (*x)[2], int n, double tol)
 {
     if (n < 3) return 0; /* two changes at least */
-    double d[ST_XHIST][2];
-    for (int j = 0; j + 1 < n; j++) d[j][0] = x[j][0] - x[j + 1][0], d[j][1] = x[j][1] - x[j + 1][1];
-    const double X = hypot(x[0][0], x[0][1]), d0 = hypot(d[0][0], d[0][1]);
+    const double X = hypot(x[0][0], x[0][1]), d[2] = {x[0][0] - x[1][0], x[0][1] - x[1][1]}, d0 = hypot(d[0], d[1]);
     if (!(d0 <= tol * X)) return 0;
     if (d0 <= 1e-3 * tol * X) return 1;
-    double nr = 0, ni = 0, den = 0; /* sum d_j conj(d_{j+1}), sum |d_{j+1}|^2 */
-    for (int j = 0; j + 2 < n; j++) {
-        nr += d[j][0] * d[j + 1][0] + d[j][1] * d[j + 1][1];
-        ni += d[j][1] * d[j + 1][0] - d[j][0] * d[j + 1][1];
-        den += d[j + 1][0] * d[j + 1][0] + d[j + 1][1] * d[j + 1][1];
-    }
-    if (!(den > 0)) return 0; /* it stood still, then moved: one more cycle */
-    const double lr = nr / den, li = ni / den, lam = hypot(lr, li);
-    if (!(lam < 1)) return 0; /* not decaying */
-    return d0 * lam <= tol * X * hypot(1 - lr, li);
+    double M[4], r[2];
+    if (fit_map(x, n, M, NULL)) return 0; /* not shrinking, or it stood still, then moved: one more cycle */
+    map_rest(M, d, r);
+    return hypot(r[0], r[1]) <= tol * X;
 }
 
 /* a sampled row of a stepped sine -> least-squares sums; cycle ends -> convergence checks, fits and
@@ -983,7 +1028,8 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
     if (t < S->start) return 0;
     if (V->cycle_end < 0) V->cycle_end = t + 1.0 / fn->f, memset(V->ls, 0, sizeof V->ls);
     const double th = 6.283185307179586 * fn->f * t + fn->phase, cs = cos(th), sn = sin(th);
-    const int nc = V->phase_fit ? S->ncol : 1; /* while settling only the first column is followed */
+    /* while settling only the first column is followed, every column when their steady states are extrapolated */
+    const int nc = V->phase_fit || S->extrap ? S->ncol : 1;
     for (int c = 0; c < nc; c++) {
         const double x = V->row[V->col[c]];
         double *s = V->ls[c];
@@ -993,27 +1039,54 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
     const double hs = 0.5 * V->m->dt * V->m->out_every;
     if (t < V->cycle_end - hs) return 0;
     V->cycles++;
+    double ex[MAXCOL][2]; /* extrapolated steady states, when they are recorded */
+    const int nh = V->cycles < ST_XHIST ? V->cycles : ST_XHIST;
     if (!V->phase_fit) {
-        memmove(V->xk[1], V->xk[0], (ST_XHIST - 1) * sizeof V->xk[0]);
-        ls_solve(V->ls[0], &V->xk[0][0], &V->xk[0][1]);
-        const int steady = V->cycles >= S->min_cycles && cycles_steady(V->xk, V->cycles < ST_XHIST ? V->cycles : ST_XHIST, S->tol);
+        for (int c = 0; c < nc; c++) {
+            memmove(V->xk[c][1], V->xk[c][0], (ST_XHIST - 1) * sizeof V->xk[c][0]);
+            ls_solve(V->ls[c], &V->xk[c][0][0], &V->xk[c][0][1]);
+        }
         memset(V->ls, 0, sizeof V->ls);
-        if (steady || V->cycles >= S->max_cycles) V->phase_fit = 1, V->converged = steady, V->fit_left = S->fit_cycles;
+        V->cycle_end += 1.0 / fn->f;
+        const int steady = V->cycles >= S->min_cycles && cycles_steady(V->xk[0], nh, S->tol);
+        if (steady || V->cycles >= S->max_cycles) {
+            V->phase_fit = 1, V->converged = steady, V->fit_left = S->fit_cycles;
+            return 0;
+        }
+        /* extrapolate: true: the first column's steady state, extrapolated from its last changes, stood still
+         * (within the tolerance) over three cycles, and what the geometric series misses of the changes (the
+         * fit's relative residual) times what it adds is within the tolerance too: each column's
+         * extrapolated steady state is recorded */
+        double M[4], r[2], misfit;
+        if (!S->extrap || nh < ST_XHIST || fit_map(V->xk[0], nh, M, &misfit)) {
+            V->xe[0][0] = V->xe[0][1] = NAN;
+            return 0;
+        }
+        memmove(V->xe[1], V->xe[0], 2 * sizeof V->xe[0]);
+        for (int c = 0; c < S->ncol; c++) { /* every column's steady state: its coefficient plus what is to come */
+            const double d[2] = {V->xk[c][0][0] - V->xk[c][1][0], V->xk[c][0][1] - V->xk[c][1][1]};
+            map_rest(M, d, r);
+            ex[c][0] = V->xk[c][0][0] + r[0], ex[c][1] = V->xk[c][0][1] + r[1];
+        }
+        V->xe[0][0] = ex[0][0], V->xe[0][1] = ex[0][1];
+        const double E = hypot(V->xe[0][0], V->xe[0][1]);
+        const double r0 = hypot(V->xe[0][0] - V->xk[0][0][0], V->xe[0][1] - V->xk[0][0][1]); /* the first column's series */
+        if (V->cycles < S->min_cycles ||
+            !(hypot(V->xe[0][0] - V->xe[1][0], V->xe[0][1] - V->xe[1][1]) <= S->tol * E &&
+              hypot(V->xe[1][0] - V->xe[2][0], V->xe[1][1] - V->xe[2][1]) <= S->tol * E && misfit * r0 <= S->tol * E))
+            return 0;
+        V->converged = 1;
+    } else if (--V->fit_left > 0) {
         V->cycle_end += 1.0 / fn->f;
         return 0;
-    }
-    if (--V->fit_left > 0) {
-        V->cycle_end += 1.0 / fn->f;
-        return 0;
-    }
+    } else
+        for (int c = 0; c < S->ncol; c++) ls_solve(V->ls[c], &ex[c][0], &ex[c][1]);
     double rec[3 + 2 * MAXCOL];
     const double A = exc_amp(fn, t);
     rec[0] = fn->f, rec[1] = V->cycles, rec[2] = V->converged;
-    for (int c = 0; c < S->ncol; c++) {
-        double a, b;
-        ls_solve(V->ls[c], &a, &b); /* x = c0 + R sin(th + psi): R = |(a, b)|, psi = atan2(a, b) */
-        rec[3 + 2 * c] = hypot(a, b) / fabs(A);
-        rec[4 + 2 * c] = atan2(a, b) * 180.0 / 3.141592653589793;
+    for (int c = 0; c < S->ncol; c++) { /* x = c0 + R sin(th + psi): R = |(a, b)|, psi = atan2(a, b) */
+        rec[3 + 2 * c] = hypot(ex[c][0], ex[c][1]) / fabs(A);
+        rec[4 + 2 * c] = atan2(ex[c][0], ex[c][1]) * 180.0 / 3.141592653589793;
     }
     if (push_point(S, V, rec)) return 0;
     for (int c = 0; c < S->ncol; c++)

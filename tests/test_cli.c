@@ -673,6 +673,36 @@ Test(cli, a_stepped_sine_waits_for_its_transient_to_go)
         }
         csv_free(t);
     }
+    /* extrapolate: true: each steady state extrapolated from the transient's decay, within the same 3e-4 in
+     * a quarter of the cycles at most (measured: -0.0074 %, +0.0000 %, +0.0135 % in 13, 10 and 14 cycles) */
+    const char *px = write_file("osc_light_x.yaml",
+                                "scenario: osc_light.yaml\n"
+                                "grid: {loads.drive.magnitude.harmonic.amplitude: [0.5]}\n"
+                                "analysis: {type: stepped_sine, columns: [mass.x], frequencies: [9.9, 10, 10.1],\n"
+                                "           max_cycles: 2000, extrapolate: true}\n"
+                                "output: {plots: false}\n");
+    snprintf(args, sizeof args, "'%s' --out '%s/lightx' --quiet", px, dir);
+    cr_assert_eq(bristle("study", args, err, sizeof err), 0, "stderr: %s", err);
+    for (int v = 0; v < 2; v++) {
+        char p[700], q[700];
+        snprintf(p, sizeof p, "%s/lightx/variants/%05d/frf.csv", dir, v);
+        snprintf(q, sizeof q, "%s/light/variants/%05d/frf.csv", dir, v);
+        csv_table *t = csv_read(p), *u = csv_read(q);
+        cr_assert(t && t->nrows == 3 && u && u->nrows == 3, "%s", p);
+        for (long r = 0; r < 3; r++) {
+            const double f = csv_at(t, r, 0), w = 2 * M_PI * f, k = 3947.8417604357434, c = 1.2566370614359172;
+            const double ex = 1.0 / hypot(k - w * w, c * w), rec = csv_at(t, r, csv_col(t, "mass.x.receptance"));
+            const double n = csv_at(t, r, csv_col(t, "cycles")), nu = csv_at(u, r, csv_col(u, "cycles"));
+            printf("light oscillator, extrapolated, variant %d, %4.1f Hz: receptance %.8g m/N (exact %.8g, %+.4f %%), "
+                   "%.0f cycles (%.0f without), converged %.0f\n", v, f, rec, ex, 100 * (rec / ex - 1), n, nu,
+                   csv_at(t, r, csv_col(t, "converged")));
+            cr_expect(fabs(rec / ex - 1) <= 3e-4, "%g Hz: receptance %g, exact %g", f, rec, ex);
+            cr_expect(csv_at(t, r, csv_col(t, "converged")) == 1.0 && 4 * n <= nu, "%g Hz: %g cycles, %g without", f, n, nu);
+            const double ph = -atan2(c * w, k - w * w) * 180 / M_PI, phase = csv_at(t, r, csv_col(t, "mass.x.phase_deg"));
+            cr_expect(fabs(phase - ph) < 0.1, "%g Hz: phase %g, exact %g", f, phase, ph);
+        }
+        csv_free(t), csv_free(u);
+    }
     /* study.csv counts the frequencies that reached the cap; none here, all three at 30 cycles (and said so) */
     for (int capped = 0; capped < 2; capped++) {
         char p[700];
@@ -819,4 +849,10 @@ Test(cli, bad_study_files)
     expect_bad_study("column.yaml", STUDY_HEAD "grid: {time.dt: [1.0e-5]}\nanalysis: {type: sweep, columns: [tip_Q.x]}\n", 3,
                      "no time-series column 'tip_Q.x'");
     expect_bad_study("badval.yaml", STUDY_HEAD "grid: {time.dt: [-1.0e-5]}\n" STUDY_AN, 2, "dt must be > 0");
+    expect_bad_study("xsweep.yaml", STUDY_HEAD "grid: {time.dt: [1.0e-5]}\nanalysis: {type: sweep, columns: [tip_C.x],\n  extrapolate: true}\n",
+                     4, "extrapolate belongs to a stepped_sine analysis");
+    expect_bad_study("xword.yaml",
+                     STUDY_HEAD "grid: {time.dt: [1.0e-5]}\n"
+                                "analysis: {type: stepped_sine, columns: [tip_C.x], frequencies: [40],\n  extrapolate: yes}\n",
+                     4, "extrapolate must be true or false");
 }
