@@ -2,6 +2,7 @@
  * "file:line: message" and exit status 2, backends, --set, the built-in demo,
  * a non-finite run stopping with the time, set and point named, no half-written output. */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "csvread.h"
 #include "field.h"
 #include "jsonread.h"
+#include "study.h"
 #include "study_s2.h"
 
 static char dir[512];
@@ -827,6 +829,22 @@ Test(cli, a_bad_variant_among_many_is_the_first_on_any_threads)
     }
     cr_expect(strstr(err[0], ":2: variant 41: ") && strstr(err[0], "got -1e-05"), "%s", err[0]);
     cr_expect_str_eq(err[0], err[1]);
+}
+
+/* every study shipped in studies/ reads as `bristle study` reads it before stepping (keys, its scenario,
+ * values, draws) */
+Test(cli, the_shipped_studies_read)
+{
+    glob_t g;
+    cr_assert_eq(glob(SOURCE_DIR "/studies/*.yaml", 0, NULL, &g), 0);
+    cr_assert(g.gl_pathc >= 9, "%zu studies", g.gl_pathc);
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+        char err[2048] = "";
+        const int rc = br_study_check(g.gl_pathv[k], err, sizeof err);
+        printf("%s: %s\n", g.gl_pathv[k], rc ? err : "reads");
+        cr_expect_eq(rc, 0, "%s: %s", g.gl_pathv[k], err);
+    }
+    globfree(&g);
 }
 
 Test(cli, bad_study_files)
