@@ -536,13 +536,13 @@ static double parabola_peak(const double *f, const double *a, int n)
 }
 
 /* Item 3's chain against the stepped sine of a study (docs/studies.md): 11 frequencies from 0.17 to 0.22 Hz
- * upwards, each from the previous one's state, until the driven mass's amplitude changes by less than 1e-4 a
- * cycle (the chain's modal damping is about 1 %, so the transient left is about 0.2 %), the first harmonic
+ * upwards, each from the previous one's state, until the driven mass's response changes by less than 1e-4 a
+ * cycle and the transient's series still to come adds up to less than that too, the first harmonic
  * fitted over 5 cycles. Harmonic balance (H = 15, N = 256) gives the first harmonic at the same
  * frequencies: m2 within 2 % at each, and the resonance's frequency, refined for both by the parabola
  * through the largest receptance and its neighbours, within 0.5 %. m1 (its contact sticks most of the
- * cycle) is compared within 5 %. Measured (the excitation switched on at `start`, 0): m2 within 0.096 %, m1
- * within 1.36 %, the peak 0.18770 Hz against 0.18781 Hz (-0.061 %). */
+ * cycle) is compared within 5 %. Measured (the excitation switched on at `start`, 0): m2 within 0.093 %, m1
+ * within 1.18 %, the peak 0.18770 Hz against 0.18784 Hz (-0.072 %). */
 Test(hbm, jenkins_chain_matches_a_stepped_sine, .timeout = 900) /* 14 s here */
 {
     char dir[] = "/tmp/bristle_hbm_XXXXXX";
