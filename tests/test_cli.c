@@ -634,7 +634,7 @@ Test(cli, stepped_sine_matches_the_exact_oscillator)
     }
 }
 
-/* The stepped sine's test of a steady response (docs/studies.md): the oscillator above with a tenth of
+/* The stepped sine's test of a steady response (docs/studies.md): the oscillator above with a fifth of
  * its damping (zeta = 0.01, a transient that decays over 16 cycles and beats against a drive near 10
  * Hz), from rest, at the default tolerance 1e-4: each frequency converged and within 3e-4 of the exact
  * steady state (measured: -0.008 %, -0.005 %, +0.013 %). The change of the amplitude from one cycle
