@@ -79,13 +79,16 @@ for F in levels:
     f = [r["f_Hz"] for r in hb]
     diffs = []
     for c in cols:
-        worst, at, wnc = 0.0, 0.0, 0.0
+        worst, at, wnc, nconv = 0.0, 0.0, 0.0, 0
         for r in ss:
             a = interp(r["f"], f, [x[c + ".h1"] / float(F) for x in hb])
             d = abs(a / r[c + ".receptance"] - 1.0)
             if r["converged"] == 0: wnc = max(wnc, d)
-            elif d > worst: worst, at = d, r["f"]
-        diffs.append(f"{100 * worst:.2f} % ({at:g} Hz)" + (f"; {100 * wnc:.1f} % where not converged" if wnc > 0 else ""))
+            else:
+                nconv += 1
+                if d > worst: worst, at = d, r["f"]
+        conv = f"{100 * worst:.2f} % ({at:g} Hz)" if nconv else "none converged"
+        diffs.append(conv + (f"; {100 * wnc:.1f} % where not converged" if wnc > 0 else ""))
     ps = max(ss, key=lambda r: r["tip_C.x.receptance"])
     ph = max(hb, key=lambda r: r["tip_C.x.h1"])
     nc = sum(1 for r in ss if r["converged"] == 0)
