@@ -54,6 +54,9 @@ enum { ST_RUNNING = 0, ST_DONE = 1, ST_FAILED = 2 };
 enum { ST_OMP_MIN = 64 };
 /* a stepped sine's convergence test looks at the last ST_XHIST cycles (four changes' ratios) */
 enum { ST_XHIST = 6 };
+/* a stepped sine's least-squares integrands: 1, c, s, c c, c s, s s (c, s: cos and sin of the excitation's
+ * phase), then x, x c, x s of each column */
+enum { NQ = 6 + 3 * MAXCOL };
 /* --backend auto: the variants from which a study steps on a GPU's beam batch (where one is found
  * and the variants allow it). Measured on an H100 and its host's 16 cores, S5b, per step: 100
  * variants 0.435 ms on the GPU, 0.477 ms on the CPU; 1000 variants 0.476 ms and 3.02 ms
@@ -720,11 +723,16 @@ typedef struct st_var {
     long ipeak[MAXCOL];         /* the frequency point of each peak */
     /* stepped sine */
     int fi, phase_fit, cycles, fit_left, converged;
-    double cycle_end;
+    double cycle_end;           /* the current cycle's end, exactly a period after its start (-1: none begun) */
+    int nsh;                    /* samples held in sh (at most 4: the interval between the middle two integrated) */
+    double tc;                  /* the time the cycle's integrals have reached */
     double xk[MAXCOL][ST_XHIST][2]; /* the columns' last cycles' coefficients (a, b), newest first (while
                                        settling the first column's, every column's with extrapolate) */
     double xe[3][2];            /* extrapolate: the first column's last three extrapolated steady states */
-    double ls[MAXCOL][9];       /* least-squares sums: 1, c, s, cc, cs, ss, x, x c, x s */
+    double sht[4];              /* the last samples' times, oldest first */
+    double sh[4][NQ];           /* their least-squares integrands (q_index) */
+    double ig[NQ];              /* the integrands' integrals since the cycle began (over the fit cycles once
+                                   converged) */
     long errline;               /* setup errors: the study-file line they come from */
     int oom;                    /* failed for want of memory, not by its physics: the study is incomplete */
     FILE *series;
@@ -762,25 +770,6 @@ static int push_point(const st_study *S, st_var *V, const double *rec)
 
 /* harmonic excitation -> its amplitude at t */
 static double exc_amp(const br_timefn *fn, double t) { return fn->amp ? br_timefn_eval(fn->amp, t) : 1.0; }
-
-/* 3 x 3 least squares of x = c0 + a cos th + b sin th from the sums -> a, b (0 if singular) */
-static void ls_solve(const double *s, double *a, double *b)
-{
-    const double M[3][3] = {{s[0], s[1], s[2]}, {s[1], s[3], s[4]}, {s[2], s[4], s[5]}};
-    const double r[3] = {s[6], s[7], s[8]};
-    const double det = M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
-                       M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
-    if (!(fabs(det) > 0)) {
-        *a = *b = 0;
-        return;
-    }
-    /* Cramer's rule for the 2nd and 3rd unknowns */
-    const double da = M[0][0] * (r[1] * M[2][2] - M[1][2] * r[2]) - r[0] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
-                      M[0][2] * (M[1][0] * r[2] - r[1] * M[2][0]);
-    const double db = M[0][0] * (M[1][1] * r[2] - r[1] * M[2][1]) - M[0][1] * (M[1][0] * r[2] - r[1] * M[2][0]) +
-                      r[0] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
-    *a = da / det, *b = db / det;
-}
 
 /* stepped sine: the excitation switched to frequency f at time t, its phase continuous */
 static void set_frequency(br_model *m, int load, double f, double t)
@@ -1020,33 +1009,94 @@ static int cycles_steady(const double (*x)[2], int n, double tol)
     return hypot(r[0], r[1]) <= tol * X;
 }
 
-/* a sampled row of a stepped sine -> least-squares sums; cycle ends -> convergence checks, fits and
- * frequency changes; returns 1 when the last frequency is done */
-static int stepped_sample(const st_study *S, st_var *V, double t)
+/* 3 x 3 least squares of x = c0 + a cos th + b sin th from the sums -> a, b (0 if singular) */
+static void ls_solve(const double *s, double *a, double *b)
+{
+    const double M[3][3] = {{s[0], s[1], s[2]}, {s[1], s[3], s[4]}, {s[2], s[4], s[5]}};
+    const double r[3] = {s[6], s[7], s[8]};
+    const double det = M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                       M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
+    if (!(fabs(det) > 0)) {
+        *a = *b = 0;
+        return;
+    }
+    /* Cramer's rule for the 2nd and 3rd unknowns */
+    const double da = M[0][0] * (r[1] * M[2][2] - M[1][2] * r[2]) - r[0] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+                      M[0][2] * (M[1][0] * r[2] - r[1] * M[2][0]);
+    const double db = M[0][0] * (M[1][1] * r[2] - r[1] * M[2][1]) - M[0][1] * (M[1][0] * r[2] - r[1] * M[2][0]) +
+                      r[0] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]);
+    *a = da / det, *b = db / det;
+}
+
+/* integrals ig (q_index) over one or more whole periods, column c -> its coefficients a, b (the weighted
+ * least squares of x = c0 + a cos th + b sin th, the weights the integration's) */
+static void cycle_coef(const double *ig, int c, double *a, double *b)
+{
+    const double s[9] = {ig[0], ig[1], ig[2], ig[3], ig[4], ig[5], ig[6 + 3 * c], ig[7 + 3 * c], ig[8 + 3 * c]};
+    ls_solve(s, a, b);
+}
+
+/* variant's sampled row at t -> the least-squares integrands q (q_index) */
+static void cycle_integrand(const st_study *S, const st_var *V, double t, double *q)
+{
+    const br_timefn *fn = &V->m->load[V->exload].mag;
+    const double th = 6.283185307179586 * fn->f * t + fn->phase, cs = cos(th), sn = sin(th);
+    q[0] = 1, q[1] = cs, q[2] = sn, q[3] = cs * cs, q[4] = cs * sn, q[5] = sn * sn;
+    for (int c = 0; c < S->ncol; c++) {
+        const double x = V->row[V->col[c]];
+        q[6 + 3 * c] = x, q[7 + 3 * c] = x * cs, q[8 + 3 * c] = x * sn;
+    }
+}
+
+/* variant's sampled row at t -> the samples integrated from there: the cycle begins at the next sample
+ * (the first interval's interpolation needs the one before); a frequency's first cycle */
+static void cycle_begin(const st_study *S, st_var *V, double t)
+{
+    cycle_integrand(S, V, t, V->sh[0]);
+    V->sht[0] = t, V->nsh = 1, V->cycle_end = -1.0;
+    memset(V->ig, 0, sizeof V->ig);
+}
+
+/* s in [0, 1] -> the integrals from 0 to s of the cubic through four samples at -1, 0, 1, 2 (in sample
+ * intervals) of each sample's value, in w (at s = 1: -1/24, 13/24, 13/24, -1/24) */
+static void cubic_weights(double s, double w[4])
+{
+    const double s2 = s * s, s3 = s2 * s, s4 = s3 * s;
+    w[0] = -(0.25 * s4 - s3 + s2) / 6;
+    w[1] = 0.5 * (0.25 * s4 - s3 * (2.0 / 3) - 0.5 * s2 + 2 * s);
+    w[2] = -0.5 * (0.25 * s4 - s3 / 3 - s2);
+    w[3] = (0.25 * s4 - 0.5 * s2) / 6;
+}
+
+/* variant's last four samples, s0 <= s1 in [0, 1] -> the integrals of the least-squares integrands over
+ * that share of the interval between the middle two samples added to the cycle's */
+static void cycle_add(const st_study *S, st_var *V, double s0, double s1)
+{
+    double w0[4], w1[4];
+    cubic_weights(s0, w0), cubic_weights(s1, w1);
+    const double h = V->sht[2] - V->sht[1];
+    for (int k = 0; k < 6 + 3 * S->ncol; k++) {
+        double sum = 0;
+        for (int i = 0; i < 4; i++) sum += (w1[i] - w0[i]) * V->sh[i][k];
+        V->ig[k] += h * sum;
+    }
+}
+
+/* a cycle ended at V->cycle_end (the sample at t just after it) -> its coefficients, the convergence
+ * checks, and at the end of a frequency point its record and the next frequency (its first cycle begun
+ * at t); 0: the cycles go on, 1: the last frequency is done, 2: the next frequency has begun */
+static int cycle_done(const st_study *S, st_var *V, double t)
 {
     br_timefn *fn = &V->m->load[V->exload].mag;
-    if (t < S->start) return 0;
-    if (V->cycle_end < 0) V->cycle_end = t + 1.0 / fn->f, memset(V->ls, 0, sizeof V->ls);
-    const double th = 6.283185307179586 * fn->f * t + fn->phase, cs = cos(th), sn = sin(th);
-    /* while settling only the first column is followed, every column when their steady states are extrapolated */
-    const int nc = V->phase_fit || S->extrap ? S->ncol : 1;
-    for (int c = 0; c < nc; c++) {
-        const double x = V->row[V->col[c]];
-        double *s = V->ls[c];
-        s[0] += 1, s[1] += cs, s[2] += sn, s[3] += cs * cs, s[4] += cs * sn, s[5] += sn * sn;
-        s[6] += x, s[7] += x * cs, s[8] += x * sn;
-    }
-    const double hs = 0.5 * V->m->dt * V->m->out_every;
-    if (t < V->cycle_end - hs) return 0;
     V->cycles++;
-    double ex[MAXCOL][2]; /* extrapolated steady states, when they are recorded */
+    double ex[MAXCOL][2]; /* the steady states recorded */
     const int nh = V->cycles < ST_XHIST ? V->cycles : ST_XHIST;
     if (!V->phase_fit) {
-        for (int c = 0; c < nc; c++) {
+        for (int c = 0; c < S->ncol; c++) { /* x = c0 + a cos th + b sin th over one period exactly */
             memmove(V->xk[c][1], V->xk[c][0], (ST_XHIST - 1) * sizeof V->xk[c][0]);
-            ls_solve(V->ls[c], &V->xk[c][0][0], &V->xk[c][0][1]);
+            cycle_coef(V->ig, c, &V->xk[c][0][0], &V->xk[c][0][1]);
         }
-        memset(V->ls, 0, sizeof V->ls);
+        memset(V->ig, 0, sizeof V->ig);
         V->cycle_end += 1.0 / fn->f;
         const int steady = V->cycles >= S->min_cycles && cycles_steady(V->xk[0], nh, S->tol);
         if (steady || V->cycles >= S->max_cycles) {
@@ -1080,7 +1130,7 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
         V->cycle_end += 1.0 / fn->f;
         return 0;
     } else
-        for (int c = 0; c < S->ncol; c++) ls_solve(V->ls[c], &ex[c][0], &ex[c][1]);
+        for (int c = 0; c < S->ncol; c++) cycle_coef(V->ig, c, &ex[c][0], &ex[c][1]); /* over the fit cycles */
     double rec[3 + 2 * MAXCOL];
     const double A = exc_amp(fn, t);
     rec[0] = fn->f, rec[1] = V->cycles, rec[2] = V->converged;
@@ -1088,12 +1138,46 @@ static int stepped_sample(const st_study *S, st_var *V, double t)
         rec[3 + 2 * c] = hypot(ex[c][0], ex[c][1]) / fabs(A);
         rec[4 + 2 * c] = atan2(ex[c][0], ex[c][1]) * 180.0 / 3.141592653589793;
     }
-    if (push_point(S, V, rec)) return 0;
+    if (push_point(S, V, rec)) return 1;
     for (int c = 0; c < S->ncol; c++)
         if (rec[3 + 2 * c] > V->peak[c]) V->peak[c] = rec[3 + 2 * c], V->ipeak[c] = V->nf - 1;
     if (++V->fi >= S->nfreq) return 1;
     set_frequency(V->m, V->exload, S->freq[V->fi], t);
-    V->phase_fit = 0, V->cycles = 0, V->cycle_end = -1.0;
+    V->phase_fit = 0, V->cycles = 0;
+    cycle_begin(S, V, t);
+    return 2;
+}
+
+/* a sampled row of a stepped sine at t -> the least-squares sums of the cycle's fit of x = c0 + a cos th +
+ * b sin th as integrals over exactly one period wherever the samples fall, each integrand a cubic through
+ * the four samples around each interval: a steady response c0 + a cos + b sin is fitted exactly, and a
+ * decaying transient's coefficient in one cycle is its previous one's times the same factor, to the
+ * interpolation's error (of order (2 w h)^4 of the transient, w h the phase between samples); the interval
+ * before the last sample is the one integrated; cycle ends -> cycle_done; returns 1 when the last frequency
+ * is done */
+static int stepped_sample(const st_study *S, st_var *V, double t)
+{
+    if (t < S->start) return 0;
+    if (V->nsh == 0) {
+        cycle_begin(S, V, t);
+        return 0;
+    }
+    cycle_integrand(S, V, t, V->sh[V->nsh]);
+    V->sht[V->nsh++] = t;
+    if (V->nsh == 2) /* the frequency's first cycle begins at its second sample */
+        V->tc = t, V->cycle_end = t + 1.0 / V->m->load[V->exload].mag.f;
+    if (V->nsh < 4) return 0;
+    const double a = V->sht[1], h = V->sht[2] - a;
+    while (V->sht[2] >= V->cycle_end) { /* the cycle ends in this interval */
+        cycle_add(S, V, (V->tc - a) / h, fmin(1.0, (V->cycle_end - a) / h));
+        V->tc = V->cycle_end;
+        const int r = cycle_done(S, V, t);
+        if (r) return r == 1;
+    }
+    cycle_add(S, V, (V->tc - a) / h, 1.0);
+    V->tc = V->sht[2];
+    memmove(V->sh[0], V->sh[1], 3 * sizeof V->sh[0]), memmove(V->sht, V->sht + 1, 3 * sizeof V->sht[0]);
+    V->nsh = 3;
     return 0;
 }
 

@@ -542,7 +542,7 @@ static double parabola_peak(const double *f, const double *a, int n)
  * frequencies: m2 within 2 % at each, and the resonance's frequency, refined for both by the parabola
  * through the largest receptance and its neighbours, within 0.5 %. m1 (its contact sticks most of the
  * cycle) is compared within 5 %. Measured (the excitation switched on at `start`, 0): m2 within 0.093 %, m1
- * within 1.18 %, the peak 0.18770 Hz against 0.18784 Hz (-0.072 %). */
+ * within 1.17 %, the peak 0.18770 Hz against 0.18784 Hz (-0.073 %). */
 Test(hbm, jenkins_chain_matches_a_stepped_sine, .timeout = 900) /* 14 s here */
 {
     char dir[] = "/tmp/bristle_hbm_XXXXXX";
