@@ -864,6 +864,20 @@ static int var_setup(const st_study *S, long v, st_var *V, const char *outdir)
     }
     V->nsteps = (long)nearbyint(m->t_end / m->dt);
     if (S->analysis == AN_STEPPED) {
+        /* each cycle's fit interpolates cubics through the samples: 8 a period at least (docs/studies.md) */
+        double fmx = 0;
+        for (int i = 0; i < S->nfreq; i++) fmx = fmax(fmx, S->freq[i]);
+        const double h = m->dt * (double)m->out_every;
+        if (8 * fmx * h > 1) {
+            V->errline = S->an_line;
+            const double hmax = m->dt * floor(1 / (8 * fmx * m->dt));
+            char fix[160];
+            if (hmax >= m->dt) snprintf(fix, sizeof fix, "set output.interval to at most %g s", hmax);
+            else snprintf(fix, sizeof fix, "the time step (%g s) gives fewer itself: a smaller time.dt", m->dt);
+            snprintf(V->err, sizeof V->err, "a stepped sine needs at least 8 samples a period: the output interval %g s gives "
+                     "%.3g at %g Hz (%s)", h, 1 / (fmx * h), fmx, fix);
+            return -1;
+        }
         set_frequency(m, V->exload, S->freq[0], 0.0);
         if (switch_on(&m->load[V->exload].mag, S->start)) {
             snprintf(V->err, sizeof V->err, "out of memory");

@@ -932,4 +932,11 @@ Test(cli, bad_study_files)
                      STUDY_HEAD "grid: {time.dt: [1.0e-5]}\n"
                                 "analysis: {type: stepped_sine, columns: [tip_C.x], frequencies: [40],\n  extrapolate: yes}\n",
                      4, "extrapolate must be true or false");
+    /* each cycle's fit interpolates between samples: at 2000 Hz the scenario's 1e-4 s gives 5 a period */
+    expect_bad_study("coarse.yaml",
+                     "scenario: " SOURCE_DIR "/scenarios/blades_sine_lugre.yaml\n"
+                     "grid: {loads.excitation.magnitude.harmonic.amplitude: [0.1]}\n"
+                     "analysis: {type: stepped_sine, columns: [tip_C.x], frequencies: [40, 2000]}\n",
+                     3, "needs at least 8 samples a period: the output interval 0.0001 s gives 5 at 2000 Hz (set "
+                        "output.interval to at most 6e-05 s)");
 }
