@@ -726,11 +726,10 @@ typedef struct st_var {
     double cycle_end;           /* the current cycle's end, exactly a period after its start (-1: none begun) */
     int nsh;                    /* samples held in sh (at most 4: the interval between the middle two integrated) */
     double tc;                  /* the time the cycle's integrals have reached */
-    double xk[MAXCOL][ST_XHIST][2]; /* the columns' last cycles' coefficients (a, b), newest first (while
-                                       settling the first column's, every column's with extrapolate) */
+    double xk[MAXCOL][ST_XHIST][2]; /* the columns' last cycles' coefficients (a, b), newest first */
     double xe[3][2];            /* extrapolate: the first column's last three extrapolated steady states */
     double sht[4];              /* the last samples' times, oldest first */
-    double sh[4][NQ];           /* their least-squares integrands (q_index) */
+    double sh[4][NQ];           /* their least-squares integrands (in NQ's order) */
     double ig[NQ];              /* the integrands' integrals since the cycle began (over the fit cycles once
                                    converged) */
     long errline;               /* setup errors: the study-file line they come from */
@@ -1042,7 +1041,7 @@ static void ls_solve(const double *s, double *a, double *b)
     *a = da / det, *b = db / det;
 }
 
-/* integrals ig (q_index) over one or more whole periods, column c -> its coefficients a, b (the weighted
+/* integrals ig (in NQ's order) over one or more whole periods, column c -> its coefficients a, b (the weighted
  * least squares of x = c0 + a cos th + b sin th, the weights the integration's) */
 static void cycle_coef(const double *ig, int c, double *a, double *b)
 {
@@ -1050,7 +1049,7 @@ static void cycle_coef(const double *ig, int c, double *a, double *b)
     ls_solve(s, a, b);
 }
 
-/* variant's sampled row at t -> the least-squares integrands q (q_index) */
+/* variant's sampled row at t -> the least-squares integrands q (in NQ's order) */
 static void cycle_integrand(const st_study *S, const st_var *V, double t, double *q)
 {
     const br_timefn *fn = &V->m->load[V->exload].mag;
