@@ -6,6 +6,12 @@
 # Prints a markdown table: per level the two wall times' share, the largest difference of the receptance
 # of each column at the study's frequencies (harmonic balance's first harmonic, interpolated linearly on its
 # curve; at the frequencies where the stepped sine converged, the others counted apart), and the two peaks.
+# The curve's points lie up to 2 Hz apart on the flanks, where the interpolation is then much of the
+# difference (0.39 of S5c's 0.42 % at 68 Hz): AT=1 also runs harmonic balance at each of the study's
+# frequencies (its first point, `--from f`, or where Newton fails from the static state there, the end of a
+# continuation in the level from 0.01 of it; 61 a level in about 1.5 s each, two at a time, OUT/at) and
+# compares there without interpolating (the table's "at each frequency" columns; with COMPARE_ONLY, the
+# OUT/at of an earlier AT=1 run).
 # Output folders under OUT (default runs/hbm-vs-stepped-sine/<study name>); COMPARE_ONLY=1 tabulates the
 # outputs of an earlier run again (its times from OUT/times); HBM_ONLY=1 keeps an earlier run's study (and its
 # time) and runs harmonic balance again. LEVELS: the excitation levels compared (default all six of S5c; a
@@ -37,6 +43,23 @@ else
         --set loads.excitation.magnitude.harmonic.amplitude={} --out "$OUT/hbm/F{}" --quiet > "$OUT/hbm.log" 2>&1
     t2=$(date +%s.%N)
     echo "$t0 $t1 $t2" > "$OUT/times"
+fi
+if [ "${AT:-0}" = 1 ] && [ "${COMPARE_ONLY:-0}" != 1 ]; then
+    rm -rf "$OUT/at"
+    f0=$(ls "$OUT/study/variants" | head -n 1)
+    for F in $LEVELS; do
+        awk -F, -v F="$F" 'NR > 1 {print F, $1}' "$OUT/study/variants/$f0/frf.csv"
+    done | xargs -P 2 -n 2 sh -c 'set -- "$0" "$@"
+        b=$1 h=$2 n=$3 t=$4 o=$5 F=$6 f=$7
+        hb() { rm -rf "$o/at/F$F/f$f" "$o/at/F$F/f$f.part"
+            "$b" hbm scenarios/blades_sine_lugre.yaml --harmonics "$h" --samples "$n" --tol "$t" \
+            --column tip_C.x --column tip_L.x --column tip_R.x --set loads.excitation.magnitude.harmonic.amplitude="$F" \
+            --out "$o/at/F$F/f$f" --quiet "$@"; }
+        hb --from "$f" --to "$(echo "$f + 0.02" | bc)" --points 2 ||
+        { echo "(at $f Hz, $F N: from the level 0.01 of it instead)"
+          hb --at "$f" --level-from 0.01 --level-to 1 --points 4; }' \
+        "$BR" "$H" "$N" "$TOL" "$OUT" \
+        > "$OUT/at.log" 2>&1
 fi
 /usr/bin/python3 - "$OUT" "$t0" "$t1" "$t2" "$STUDY" "$H" "$N" "$TOL" $LEVELS <<'PY'
 import csv, json, sys
@@ -95,4 +118,31 @@ for F in levels:
     print(f"| {F} | {sm['wall_seconds']:.1f} | {sm['points']} | {diffs[0]} | {diffs[1]} | {diffs[2]} | "
           f"{1e3 * ps['tip_C.x.receptance']:.4f} mm/N at {ps['f']:g} Hz | {1e3 * ph['tip_C.x.h1'] / float(F):.4f} mm/N at "
           f"{ph['f_Hz']:.4f} Hz | {100 * abs(ph['f_Hz'] / ps['f'] - 1):.3f} % | {nc} of {len(ss)} |")
+# AT=1: harmonic balance's first point at each of the study's frequencies, no interpolation
+import os
+if all(os.path.isdir(f"{out}/at/F{F}") for F in levels):
+    print("\nHarmonic balance at each of the study's frequencies (AT=1, `--from f`), the converged frequencies:\n")
+    print("| F [N] | largest difference tip_C.x | tip_L.x | tip_R.x | median tip_C.x | tip_L.x | tip_R.x |")
+    print("|---|---|---|---|---|---|---|")
+    for F in levels:
+        v = amp[float(F)]
+        with open(f"{out}/study/variants/{v:05d}/frf.csv") as fh:
+            ss = list(csv.DictReader(fh))
+        worst, med = [], []
+        for c in cols:
+            ds = []
+            for r in ss:
+                if float(r["converged"]) == 0: continue
+                h = rows(f"{out}/at/F{F}/f{r['f']}/frf.csv")
+                h = h[-1:] if h and "level" in h[0] else h  # level continuation: its last row, the level itself
+                if not h or abs(h[0]["f_Hz"] - float(r["f"])) > 1e-9 * float(r["f"]):
+                    sys.exit(f"hbm-vs-stepped-sine: no harmonic balance point at {r['f']} Hz, {F} N ({out}/at.log)")
+                ds.append((abs(float(r[c + ".receptance"]) / (h[0][c + ".h1"] / float(F)) - 1.0), float(r["f"])))
+            if not ds:
+                worst.append("none converged"), med.append("")
+                continue
+            d, fw = max(ds)
+            worst.append(f"{100 * d:.3f} % ({fw:g} Hz)")
+            med.append(f"{100 * sorted(x for x, _ in ds)[len(ds) // 2]:.3f} %")
+        print(f"| {F} | {worst[0]} | {worst[1]} | {worst[2]} | {med[0]} | {med[1]} | {med[2]} |")
 PY
