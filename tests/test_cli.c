@@ -687,8 +687,8 @@ Test(cli, a_stepped_sine_waits_for_its_transient_to_go)
     cr_assert_eq(bristle("study", args, err, sizeof err), 0, "stderr: %s", err);
     /* extrapolate: true: each steady state extrapolated from the transient's decay, within the same 3e-4 of
      * the exact one and 1e-6 of the model's settled one, in a quarter of the cycles at most (measured: 10
-     * cycles each, 7.6e-9, 3.5e-8, 1.1e-9 off the settled states, each cycle's coefficients integrals over
-     * exactly one period; with the least-squares fit over the samples in each cycle of before 2026-11-28,
+     * cycles each, 7.6e-9, 3.5e-8, 1.1e-9 off the settled states, each cycle's fit spanning exactly one
+     * period; with the least-squares fit over the samples in each cycle of before 2026-11-28,
      * 13, 10 and 14 cycles and about 8e-5, below 1e-6 and 2.5e-5) */
     const char *px = write_file("osc_light_x.yaml",
                                 "scenario: osc_light.yaml\n"
