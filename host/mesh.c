@@ -226,7 +226,12 @@ br_mesh *br_mesh_load(const char *path, double scale, const double R[9], const d
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        snprintf(err, errlen, "%s: cannot open the mesh file", path);
+        /* the large meshes the shipped scenarios read are generated, not committed (scripts/meshes.sh) */
+        const int generated = strstr(path, "meshes/generated/") != NULL;
+        snprintf(err, errlen, "%s: cannot open the mesh file%s", path,
+                 generated ? " (a generated mesh: `sh scripts/meshes.sh` in the Bristle checkout makes it, as "
+                             "the set-up of scripts/demo.sh and scripts/test.sh does)"
+                           : "");
         return NULL;
     }
     fclose(fp);

@@ -1,17 +1,34 @@
 #!/bin/sh
-# scripts/setup.sh [--sanitize]: install the Debian packages Bristle needs (if missing), build it
-# into build/, and install the Python package (python/) into .venv/ (a virtual environment that
-# sees the distribution's numpy, pandas, xarray, matplotlib; the package editable, so that it runs
-# this checkout's build/bristle: `.venv/bin/python`, or `. .venv/bin/activate`). Safe to run
-# again: installs nothing that is present. With --sanitize also what scripts/test-sanitize.sh
-# needs (clang and its sanitizer and OpenMP runtimes for the libFuzzer build), and no build.
+# scripts/setup.sh [--demo | --sanitize]: install the Debian packages Bristle needs (if missing) and
+# build it into build/. Safe to run again: installs nothing that is present, rebuilds what changed.
+#   --demo      what building and running `bristle` needs (compiler, CMake, the libraries it links:
+#               YAML, cJSON, cairo, PNG, LAPACKE/OpenBLAS, assimp, zlib, HDF5, Open MPI), and the
+#               bristle target alone (scripts/demo.sh)
+#   (none)      also what the tests need (Criterion, SUNDIALS for the CVODE references, and the
+#               clients that read the outputs: Python with numpy, pandas, xarray, matplotlib, VTK,
+#               h5py, pytest), every target, and the Python package (python/) in .venv/ (a virtual
+#               environment that sees the distribution's packages; the package editable, so that it
+#               runs this checkout's build/bristle) (scripts/test.sh)
+#   --sanitize  also what scripts/test-sanitize.sh needs (clang, its sanitizer and OpenMP runtimes,
+#               gcovr), and no build
+# Both builds then generate the meshes the shipped S3 and S8 scenarios read (scripts/meshes.sh, well
+# under a second). CUDA is built wherever nvcc is found (CMakeLists.txt says for which GPUs).
 set -eu
 cd "$(dirname "$0")/.."
-PKGS="cmake make gcc g++ pkg-config libcriterion-dev libyaml-dev libcjson-dev libcairo2-dev libpng-dev liblapacke-dev libopenblas-dev libassimp-dev libsundials-dev libopenmpi-dev openmpi-bin zlib1g-dev libhdf5-dev
-python3-numpy python3-pandas python3-xarray python3-matplotlib python3-pytest python3-vtk9 python3-h5py
-python3-venv python3-pip python3-setuptools"
-SANITIZE=0
-[ "${1:-}" = "--sanitize" ] && SANITIZE=1 && PKGS="$PKGS clang libclang-rt-dev libomp-dev"
+MODE=test
+case "${1:-}" in
+--demo) MODE=demo ;;
+--sanitize) MODE=sanitize ;;
+"") ;;
+*) echo "usage: sh scripts/setup.sh [--demo | --sanitize]" >&2; exit 2 ;;
+esac
+BUILD_PKGS="cmake make gcc g++ pkg-config libyaml-dev libcjson-dev libcairo2-dev libpng-dev liblapacke-dev libopenblas-dev
+libassimp-dev zlib1g-dev libhdf5-dev libopenmpi-dev openmpi-bin"
+TEST_PKGS="libcriterion-dev libsundials-dev python3-numpy python3-pandas python3-xarray python3-matplotlib python3-pytest
+python3-vtk9 python3-h5py python3-venv python3-pip python3-setuptools"
+PKGS="$BUILD_PKGS"
+[ "$MODE" = demo ] || PKGS="$PKGS $TEST_PKGS"
+[ "$MODE" = sanitize ] && PKGS="$PKGS clang libclang-rt-dev libomp-dev gcovr"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -23,9 +40,16 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >&2
 fi
-[ "$SANITIZE" = 1 ] && exit 0
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j "$(nproc)" >&2
-# the Python package, offline: its dependencies are the distribution's packages above
-[ -x .venv/bin/python ] || /usr/bin/python3 -m venv --system-site-packages .venv
-.venv/bin/python -m pip install -q --no-deps --no-build-isolation --no-index -e ./python >&2
+[ "$MODE" = sanitize ] && exit 0
+if [ "$MODE" = demo ]; then
+    # Criterion may be absent: the test programs are configured only where it is (BRISTLE_TESTS AUTO)
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build build -j "$(nproc)" --target bristle >&2
+else
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBRISTLE_TESTS=ON >/dev/null
+    cmake --build build -j "$(nproc)" >&2
+    # the Python package, offline: its dependencies are the distribution's packages above
+    [ -x .venv/bin/python ] || /usr/bin/python3 -m venv --system-site-packages .venv
+    .venv/bin/python -m pip install -q --no-deps --no-build-isolation --no-index -e ./python >&2
+fi
+sh scripts/meshes.sh ./build/bristle >/dev/null

@@ -1,7 +1,8 @@
 #!/bin/sh
-# scripts/test.sh: install what is missing, build, run the test suite (everything but the
-# tests labelled slow: the 10-second blade sweep, `cd build && ctest -L slow`).
+# scripts/test.sh: install what is missing, build everything, run the test suite: every test but those
+# labelled slow (`cd build && ctest -L slow` runs those; README.md lists them), as many at a time as the
+# machine has cores (tests that need the whole machine are RUN_SERIAL in CMakeLists.txt).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh
-cd build && ctest -LE slow --output-on-failure
+cd build && ctest -LE slow -j "$(nproc)" --output-on-failure
