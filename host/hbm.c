@@ -243,8 +243,9 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
     return -1;
 }
 
-/* J (at the solution), Jw -> the unit tangent of the branch in scaled variables (y / ys, w / ws), oriented
- * along prev (or toward increasing w times dir when prev is NULL); 0 or -1 */
+/* J (at the solution), Jw, prev (a direction in scaled variables: the last step) -> the unit tangent of the
+ * branch in scaled variables (y / ys, w / ws), oriented along prev (or toward increasing w times dir when prev
+ * is NULL); 0 or -1 */
 static int tangent(hb *h, const double *prev, double dir, double ys, double ws, double *tau)
 {
     const int nu = h->nu, na = nu + 1;
@@ -1195,10 +1196,9 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
     const char *unit = h->plevel ? "" : " Hz";
     const int nu = h->nu, lc = r->lead, width = lc + br_hbm_row_width(h);
     double *y = h->y, *yprev = calloc((size_t)nu + 1, sizeof(double));
-    double *tau = calloc((size_t)nu + 1, sizeof(double)), *tprev = calloc((size_t)nu + 1, sizeof(double));
-    double *torient = calloc((size_t)nu + 1, sizeof(double)), *sec = calloc((size_t)nu + 1, sizeof(double));
-    if (!yprev || !tau || !tprev || !torient || !sec) {
-        free(yprev), free(tau), free(tprev), free(torient), free(sec);
+    double *tau = calloc((size_t)nu + 1, sizeof(double)), *sec = calloc((size_t)nu + 1, sizeof(double));
+    if (!yprev || !tau || !sec) {
+        free(yprev), free(tau), free(sec);
         snprintf(err, errlen, "hbm: out of memory");
         return -2;
     }
@@ -1267,7 +1267,13 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
             break;
         }
         h->jvalid = 1;
-        if (tangent(h, np > 1 ? tprev : NULL, dir_w, ys, ws, tau)) {
+        /* bordered and oriented by the last step taken (the secant), not by the last point's tangent: where the
+         * curve turns a corner (a Jenkins slider's slip onset: the response's phase turns at a constant amplitude
+         * on the friction-limited top, its amplitude falls at a constant phase on the flank, two directions at
+         * right angles) the last tangent is orthogonal to this one, the bordered system near singular and the
+         * orientation a sign of rounding: the continuation went back and forth over the top, 240 to 776 points
+         * as the BLAS kernel rounded (docs/hbm.md) */
+        if (tangent(h, np > 1 ? sec : NULL, dir_w, ys, ws, tau)) {
             rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g%s", shown(h, w), unit);
             break;
         }
@@ -1283,7 +1289,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
                     break;
                 }
                 reused = 0, h->turned_back++;
-                if (tangent(h, tprev, dir_w, ys, ws, tau)) {
+                if (tangent(h, sec, dir_w, ys, ws, tau)) {
                     rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g%s", shown(h, w), unit);
                     break;
                 }
@@ -1294,8 +1300,10 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
             for (int i = 0; i < nu; i++) ty = fmax(ty, fabs(tau[i]));
             fprintf(stderr, "tangent at %.9g%s: tau_p %.3e |tau_y| %.3e ys %.3e ds %.3e\n", shown(h, w), unit, tau[nu], ty, ys, ds);
         }
-        memcpy(torient, tprev, (size_t)(nu + 1) * sizeof(double));
-        memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
+        /* the first step advances the parameter by about the range over `points` (ds is in the scaled arclength,
+         * where the harmonics' change may outweigh the parameter's a thousand times: a curve over a short range
+         * then took 15 steps, each 1.5 times the last, to reach the step its range asks for) */
+        if (np == 1 && fabs(tau[nu]) > 0.0) ds = fmin(ds / fabs(tau[nu]), ds_max);
         memcpy(yprev, y, (size_t)nu * sizeof(double));
         const double wprev = w;
         for (;;) {
@@ -1316,6 +1324,10 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
                 break;
             }
             if (its > 0 && !(w > 0.0)) its = -1; /* through zero frequency (or level): not a point of the curve */
+            /* the corrector, not only the predictor, keeps to the step's limit on the parameter (twice it): one
+             * that moved further jumped to another branch (from 9.7 Hz on a Jenkins oscillator's flank to its far
+             * flank at 14.1 Hz, the resonance stepped over). The step is halved and retried. */
+            if (its > 0 && fabs(w - wprev) > 2.0 * dp_max * ws) its = -1;
             /* a step that turns back against the last one (in the scaled variables) went the wrong way along
              * the curve: the reused Jacobian's tangent misled it. The tangent is taken again from a fresh
              * Jacobian at the point, and the step retried. */
@@ -1331,11 +1343,10 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
                         break;
                     }
                     h->jvalid = 1, reused = 0, h->turned_back++;
-                    if (tangent(h, torient, dir_w, ys, ws, tau)) {
+                    if (tangent(h, sec, dir_w, ys, ws, tau)) {
                         rc = -2, snprintf(err, errlen, "hbm: the branch's tangent is undefined at %.9g%s", shown(h, w), unit);
                         break;
                     }
-                    memcpy(tprev, tau, (size_t)(nu + 1) * sizeof(double));
                     continue;
                 }
             }
@@ -1370,7 +1381,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
         }
     }
     if (progress) fprintf(stderr, "\n");
-    free(yprev), free(tau), free(tprev), free(torient), free(sec);
+    free(yprev), free(tau), free(sec);
     return rc;
 }
 
