@@ -924,3 +924,73 @@ Test(cli, bad_study_files)
                      3, "needs at least 8 samples a period: the output interval 0.0001 s gives 5 at 2000 Hz (set "
                         "output.interval to at most 6e-05 s)");
 }
+
+#ifdef BRISTLE_HAVE_HDF5
+#include <hdf5.h>
+
+/* dataset path in file f -> its n doubles read into v (at most max), the count; asserted to exist */
+static long h5_doubles(hid_t f, const char *path, double *v, long max)
+{
+    const hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    cr_assert(d >= 0, "run.h5 has no %s", path);
+    const hid_t sp = H5Dget_space(d);
+    const long n = (long)H5Sget_simple_extent_npoints(sp);
+    cr_assert(n > 0 && n <= max, "%s: %ld values", path, n);
+    cr_assert(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0, "%s unreadable", path);
+    H5Sclose(sp), H5Dclose(d);
+    return n;
+}
+#endif
+
+/* output.format: hdf5 (docs/format-hdf5.md), read back with the HDF5 library: the meshed clutch face over 40
+ * steps with two snapshots, once to CSV and VTK, once to run.h5. Every column of /timeseries equals
+ * timeseries.csv's within 1e-11 of the column's largest value (the CSV prints 12 significant digits); each
+ * snapshot's points' normal forces add up to the set's normal force stored beside them within 1e-12 of it
+ * (the same values summed in another order: rounding of about 1e3 terms). The Python clients (h5py, VTK's XDMF
+ * readers) check the same file in test_output_clients; this one also runs under the sanitizers. */
+Test(cli, hdf5_output_matches_the_csv_run)
+{
+#ifndef BRISTLE_HAVE_HDF5
+    printf("SKIP cli::hdf5_output_matches_the_csv_run: this build has no HDF5 (libhdf5-dev)\n");
+    cr_skip_test("no HDF5 in this build");
+#else
+    char err[4096];
+    const char *sets = "--backend cpu --set time.end=0.002 --set output.fields.0=0.001 --set output.fields.1=0.002";
+    char args[1400];
+    snprintf(args, sizeof args, "%s/scenarios/clutch_patch_1e3.yaml --out csv %s", SOURCE_DIR, sets);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    snprintf(args, sizeof args, "%s/scenarios/clutch_patch_1e3.yaml --out h5 %s --set output.format=hdf5", SOURCE_DIR, sets);
+    cr_assert_eq(run(args, err, sizeof err), 0, "%s", err);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/csv/timeseries.csv", dir);
+    csv_table *t = csv_read(path);
+    cr_assert(t && t->nrows > 10, "%s", path);
+    snprintf(path, sizeof path, "%s/h5/run.h5", dir);
+    const hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert(f >= 0, "cannot open %s", path);
+    static double v[1 << 16];
+    for (int c = 0; c < t->ncols; c++) {
+        char ds[300];
+        snprintf(ds, sizeof ds, "/timeseries/%s", t->names[c]);
+        cr_assert_eq(h5_doubles(f, ds, v, 1 << 16), t->nrows, "%s: rows", ds);
+        double scale = 0, worst = 0;
+        for (long r = 0; r < t->nrows; r++) scale = fmax(scale, fabs(csv_at(t, r, c)));
+        for (long r = 0; r < t->nrows; r++) worst = fmax(worst, fabs(v[r] - csv_at(t, r, c)));
+        cr_assert(worst <= 1e-11 * scale || worst == 0.0, "%s: %g off (scale %g)", ds, worst, scale);
+    }
+    double Nset[8];
+    cr_assert_eq(h5_doubles(f, "/fields/face/set_normal_force", Nset, 8), 2);
+    for (int k = 0; k < 2; k++) {
+        char ds[300];
+        snprintf(ds, sizeof ds, "/fields/face/snapshots/%05d/normal_force", k);
+        const long n = h5_doubles(f, ds, v, 1 << 16);
+        double sum = 0;
+        for (long i = 0; i < n; i++) sum += v[i];
+        cr_log_info("run.h5 snapshot %d: %ld points, their normal forces %.12g N, the set's %.12g N", k, n, sum, Nset[k]);
+        cr_assert(n > 500 && Nset[k] > 0 && fabs(sum - Nset[k]) <= 1e-12 * Nset[k], "snapshot %d: %.15g against %.15g", k,
+                  sum, Nset[k]);
+    }
+    H5Fclose(f);
+    csv_free(t);
+#endif
+}
