@@ -346,6 +346,10 @@ Test(cli, bad_mesh_is_rejected_with_the_scenario_line)
 {
     write_file("nan.obj", "v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
     expect_bad("mesh.yaml", base_with(18, "    points: {mesh: {file: nan.obj}}\n"), 18, "nan.obj: vertex 0 has a non-finite coordinate");
+    /* a missing mesh is named; one of the generated meshes the shipped scenarios read says how to make it */
+    expect_bad("nomesh.yaml", base_with(18, "    points: {mesh: {file: absent.ply}}\n"), 18, "absent.ply: cannot open the mesh file");
+    expect_bad("nogen.yaml", base_with(18, "    points: {mesh: {file: meshes/generated/absent_1e4.ply}}\n"), 18,
+               "meshes/generated/absent_1e4.ply: cannot open the mesh file (a generated mesh: `sh scripts/meshes.sh`");
 }
 
 /* arguments -> exit status of `bristle compare ...`; its stderr in err */
