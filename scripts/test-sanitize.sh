@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 sh scripts/setup.sh --sanitize
 t0=$(date +%s)
-cmake -S . -B build-asan -DBRISTLE_SANITIZE=ON -DBRISTLE_NATIVE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build-asan -DBRISTLE_SANITIZE=ON -DBRISTLE_NATIVE=ON -DBRISTLE_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-asan -j "$(nproc)" >&2
 t1=$(date +%s)
 # allocator_may_return_null: a failed huge malloc returns NULL as in a plain build (Bristle checks)
