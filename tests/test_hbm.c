@@ -144,6 +144,10 @@ static int crossings_quadratic(const double *x, const double *y, int n, double x
     for (int i = 1; i < n && i < 4096 && k < max; i++) {
         if (!((x[i - 1] - x0) * (x[i] - x0) <= 0 && x[i] != x[i - 1])) continue;
         const int j = i + 1 >= n || (i >= 2 && s[i] - s[i - 2] < s[i + 1] - s[i - 1]) ? i - 2 : i + 1;
+        if (j < 0) { /* two points only: the line through them */
+            out[k++] = y[i - 1] + (y[i] - y[i - 1]) * (x0 - x[i - 1]) / (x[i] - x[i - 1]);
+            continue;
+        }
         const int a = j < i - 1 ? j : i - 1, b = j < i - 1 ? i - 1 : i, c = j < i - 1 ? i : j; /* a < b < c */
         /* Lagrange quadratics in s through a, b, c: x(s) - x0 = 0 solved by bisection on [s[i-1], s[i]], where
          * it changes sign (it does at the ends: x[i-1] - x0 and x[i] - x0) */
