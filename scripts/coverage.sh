@@ -5,7 +5,11 @@
 # (the Release flags plus --coverage, CPU only: line coverage does not depend on the sanitizers), runs each
 # selection there with the core count in parallel, and prints a table per file and the totals; the JSON of
 # each run is left in build-cov/coverage-{plain,sanitize}.json. docs/testing.md holds its last output.
-#   usage: sh scripts/coverage.sh
+# The subset runs as scripts/test-sanitize.sh runs it: test_failalloc with every third allocation failed
+# (BR_FAILALLOC_STRIDE=3) and each file of tests/hostile/ through `bristle` on its own (the sanitized build's
+# hostile_* tests; test_hostile is not in the subset).
+#   usage: sh scripts/coverage.sh              (both selections)
+#          sh scripts/coverage.sh sanitize     (the subset again; the plain suite's JSON of an earlier run)
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -15,14 +19,28 @@ J=$(nproc)
 cmake -S . -B build-cov -DCMAKE_BUILD_TYPE=Release -DBRISTLE_TESTS=ON -DBRISTLE_CUDA=OFF \
     -DCMAKE_C_FLAGS=--coverage -DCMAKE_EXE_LINKER_FLAGS=--coverage >/dev/null
 cmake --build build-cov -j "$J" >&2
-for sel in plain sanitize; do
+SELS="plain sanitize"
+[ "${1:-}" = sanitize ] && [ -f build-cov/coverage-plain.json ] && SELS=sanitize
+for sel in $SELS; do
     find build-cov -name '*.gcda' -delete
     case $sel in
     plain) args="-LE slow" ;;
     sanitize) args="-L sanitize" ;;
     esac
     # shellcheck disable=SC2086
-    (cd build-cov && ctest $args -j "$J" >"coverage-$sel.log" 2>&1) || echo "coverage: some $sel tests failed (build-cov/coverage-$sel.log)" >&2
+    (cd build-cov && if [ "$sel" = sanitize ]; then export BR_FAILALLOC_STRIDE=3; fi &&
+        ctest $args -j "$J" >"coverage-$sel.log" 2>&1) || echo "coverage: some $sel tests failed (build-cov/coverage-$sel.log)" >&2
+    if [ "$sel" = sanitize ]; then
+        mkdir -p build-cov/test-runs/hostile
+        for f in tests/hostile/*.yaml; do
+            cmd=run
+            case $(basename "$f") in fuzz-study-*) cmd=study ;; esac
+            st=0
+            ./build-cov/bristle "$cmd" "$f" --backend cpu --quiet --out "build-cov/test-runs/hostile/$(basename "$f")" \
+                >/dev/null 2>&1 || st=$?
+            [ "$st" -le 2 ] || echo "coverage: $f ended with status $st" >&2
+        done
+    fi
     gcovr -r "$ROOT" --object-directory build-cov --filter "$ROOT/host/" --filter "$ROOT/kernels/" \
         --json "build-cov/coverage-$sel.json" >/dev/null
 done

@@ -67,7 +67,7 @@ xt = 0.02 / (1 - math.pi * 0.1 / 80)  # the energy balance X* / (1 - pi F / (4 m
 span = "%.3f to %.3f Hz" % (min(turns), max(turns)) if turns else "none"
 print("%d, %d (%s), %+.2e, %.4f Hz" % (len(rows), len(turns), span, float(top[3]) / xt - 1, float(top[0])))
 EOF
-)
+) || top="no result"
         echo "| $k | $t | $suite | $wall s | $top |"
     done
 done

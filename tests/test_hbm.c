@@ -134,14 +134,15 @@ static int json_numbers(const char *js, const char *key, double *v, int max)
  * power of the spacing smaller (0.24 % there; the difference to the linear one bounds the linear's). */
 static int crossings_quadratic(const double *x, const double *y, int n, double x0, double *out, int max)
 {
+    static double s[4096];
+    cr_assert(n >= 1 && n <= 4096, "%d points", n);
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
     for (int i = 0; i < n; i++) xmin = fmin(xmin, x[i]), xmax = fmax(xmax, x[i]), ymin = fmin(ymin, y[i]), ymax = fmax(ymax, y[i]);
-    static double s[4096];
+    const double xr = xmax > xmin ? xmax - xmin : 1.0, yr = ymax > ymin ? ymax - ymin : 1.0; /* a constant: no scale */
     s[0] = 0.0;
-    for (int i = 1; i < n && i < 4096; i++)
-        s[i] = s[i - 1] + hypot((x[i] - x[i - 1]) / (xmax - xmin), (y[i] - y[i - 1]) / (ymax - ymin));
+    for (int i = 1; i < n; i++) s[i] = s[i - 1] + hypot((x[i] - x[i - 1]) / xr, (y[i] - y[i - 1]) / yr);
     int k = 0;
-    for (int i = 1; i < n && i < 4096 && k < max; i++) {
+    for (int i = 1; i < n && k < max; i++) {
         if (!((x[i - 1] - x0) * (x[i] - x0) <= 0 && x[i] != x[i - 1])) continue;
         const int j = i + 1 >= n || (i >= 2 && s[i] - s[i - 2] < s[i + 1] - s[i - 1]) ? i - 2 : i + 1;
         if (j < 0) { /* two points only: the line through them */
@@ -1023,15 +1024,15 @@ static int frf_index(const char *hdr, const char *name)
 /* --check P: the periodic state where the first column peaks, integrated in time (bristle run's step) for P
  * periods. A stable state stays: the stuck Jenkins oscillator (damped, kt = 1000) within 0.05 % (the run's dt
  * of 1e-5), Den Hartog's sliding one at 1.4 times its natural frequency within 0.3 % (harmonic balance's N =
- * 1024 sampling against the run), S5c at 3 N and 69.5 Hz within 0.2 % from its first period on. An unstable
- * one departs: S5b's mistuned bundle 16 near its peak (53.3 to 53.6 Hz, docs/hbm.md), where harmonic balance keeps
+ * 1024 sampling against the run): this test. S5c at 3 N and 69.5 Hz within 0.2 % from its first period on, and
+ * an unstable one that departs: a_bundles_state_is_checked_by_a_run, S5b's mistuned bundle 16 near its peak (53.3 to 53.6 Hz, docs/hbm.md), where harmonic balance keeps
  * the tie-bosses closed (2.35 mm at 53.45 Hz) and the run from that state grows towards the striking motion (3.6 mm
  * after 300 periods): more than 20 % above, and --stability finds the points from 53.45 to 53.452 Hz unstable.
  * The bundle's curve is taken from 53.45 to 53.46 Hz, where it falls smoothly, so that its peak is the state at
  * 53.45 Hz whatever the continuation does: at 64 samples a period the curve over 53.3 to 53.6 Hz is a sawtooth of
  * folds 1 to 3 % high (the contacts' sampled slip; smooth at 256 samples), and the point where it peaked moved
  * between 53.48 and 53.52 Hz with the BLAS kernel's rounding (docs/testing.md). */
-Test(hbm, a_state_is_checked_by_a_run, .timeout = 900) /* 65 s here */
+Test(hbm, a_state_is_checked_by_a_run, .timeout = 900)
 {
     char dir[] = "/tmp/bristle_hbm_XXXXXX";
     cr_assert(mkdtemp(dir));
@@ -1228,8 +1229,9 @@ Test(hbm, floquet_multipliers_make_the_middle_branch_unstable, .timeout = 900)
 
 /* An hbm study with `stability: peak`: each variant's largest Floquet multiplier at its first column's peak in
  * study.csv (`<col>.peak_floquet_max`). S5b's mistuned bundle 16 (its three moduli in the study's set) from 53.45
- * to 53.46 Hz (a_state_is_checked_by_a_run says why not further): at 1 N (variant 0, the scenario's load, and variant 2) the peak is the unstable state of
- * a_state_is_checked_by_a_run (a multiplier above 1.001); at 0.01 N (variant 1) the contacts stay stuck and the
+ * to 53.46 Hz (a_state_is_checked_by_a_run says why not further; narrowed from 53.49 Hz, so the peak is the curve's
+ * first point): at 1 N (variant 0, the scenario's load, and variant 2) the peak is the unstable state of
+ * a_bundles_state_is_checked_by_a_run (a multiplier above 1.001); at 0.01 N (variant 1) the contacts stay stuck and the
  * peak is stable. The same on 1 and 2 threads, bitwise; stability other than peak or none exits with 2. */
 Test(hbm, a_study_reports_the_stability_of_each_peak, .timeout = 900) /* 30 s here */
 {
