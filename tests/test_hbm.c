@@ -18,6 +18,14 @@
 #include "scenario.h"
 #include "sim.h"
 
+/* a test's scratch folder -> removed with everything in it (asserted) */
+static void remove_dir(const char *dir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 #define SCEN(name) SOURCE_DIR "/scenarios/" name ".yaml"
 
 /* scenario, overrides, H, N -> solver (asserted), and the model and text it reads */
@@ -267,9 +275,7 @@ Test(hbm, the_impact_oscillator_is_followed_through_its_turning_points, .timeout
                 "the frequency (%.2f %%)",
                 1e3 * al[0], 1e3 * al[1], 1e3 * al[2], 1e3 * af[0], 1e3 * af[1], 1e3 * af[2], 100 * wl);
     cr_assert(wl <= 0.01, "%g", wl);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* Item 6: bad input exits with 2; a scenario that harmonic balance cannot take says file:line. */
@@ -635,8 +641,7 @@ Test(hbm, jenkins_chain_matches_a_stepped_sine, .timeout = 900) /* 14 s here */
     csv_free(t);
     br_hbm_free(h), br_hbm_free(h1);
     br_model_free(m);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* frf.csv path -> rows (at most 4096) of its numbers, the header in hdr; the row count */
@@ -733,9 +738,7 @@ Test(hbm, levels_are_the_curves_of_scaled_loads, .timeout = 120)
     cr_assert_eq(br_hbm_main(9, a3), 2, "a level that is not positive");
     char *a4[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "2", "--to", "30", "--levels", "1,x", "--out", o1};
     cr_assert_eq(br_hbm_main(9, a4), 2, "a level that is not a number");
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* The resonance the friction limits: the stuck Jenkins oscillator of the test above (k + kt, no viscous damping),
@@ -782,9 +785,7 @@ Test(hbm, a_friction_limited_resonance_is_climbed_not_stepped_over, .timeout = 6
     const int nt = json_numbers(line, "turning_points_Hz", turns, 64);
     for (int i = 0; i < nt; i++) cr_assert(fabs(turns[i] - 11.195) <= 0.02, "a turning point at %g Hz", turns[i]);
     cr_assert(n < 400, "%d points", n);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* study file text -> written to dir/name, `bristle study` run on it with extra arguments; its exit status and
@@ -897,8 +898,7 @@ Test(hbm, a_study_runs_a_curve_per_variant, .timeout = 300)
     snprintf(args, sizeof args, "--out '%s/bad'", dir);
     const int rc = run_study(dir, "sweep.yaml", full, args, msg, sizeof msg);
     cr_assert(rc == 2 && strstr(msg, "sweep.yaml:3: variant 0:") && strstr(msg, "blades_sweep_lugre.yaml:"), "exit %d: %s", rc, msg);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* Continuation in the excitation level (--at F --level-from L0 --level-to L1): Den Hartog's oscillator at 1.2
@@ -976,9 +976,7 @@ Test(hbm, a_curve_in_the_excitation_level, .timeout = 300)
     cr_assert_eq(br_hbm_main(9, c3), 2, "the same level twice");
     char *c4[] = {SCEN("oscillator_coulomb_jenkins"), "--at", "-8", "--level-from", "1", "--level-to", "2", "--out", out};
     cr_assert_eq(br_hbm_main(9, c4), 2, "a negative frequency");
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* summary.json of dir -> the number after "key": in it (NAN if absent) */
@@ -1081,9 +1079,7 @@ Test(hbm, a_state_is_checked_by_a_run, .timeout = 900)
     }
     char *d[] = {SCEN("oscillator_coulomb_jenkins"), "--from", "14", "--to", "16", "--levels", "1,2", "--check", "5", "--out", out};
     cr_assert_eq(br_hbm_main(11, d), 2, "--check with --levels");
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* a_state_is_checked_by_a_run on the S2 bundles: S5c's stays, the mistuned bundle's leaves */
@@ -1140,9 +1136,7 @@ Test(hbm, a_bundles_state_is_checked_by_a_run, .timeout = 900)
                     mu_min, mu_max);
         cr_assert(n >= 2 && mu_max > 2.0, "%g", mu_max);
     }
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* --stability: each point's Floquet multipliers from the monodromy matrix of one period of the run's time
@@ -1184,9 +1178,7 @@ Test(hbm, floquet_multipliers_of_the_damped_lower_branch, .timeout = 900)
         cr_log_info("extrapolated to dt = 0 at %g Hz: %.9f against %.9f (%.2e)", f, rich, exact, rich / exact - 1);
         cr_assert(fabs(rich / exact - 1) <= 3e-6, "%.9f against %.9f", rich, exact);
     }
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* (b) of floquet_multipliers_of_the_damped_lower_branch */
@@ -1222,9 +1214,7 @@ Test(hbm, floquet_multipliers_make_the_middle_branch_unstable, .timeout = 900)
     cr_log_info("impact oscillator: %d points, turns at %.4f and %.4f Hz, %d unstable between them", n, rows[turn[0]][0],
                 rows[turn[1]][0], nun);
     cr_assert(nun >= 5);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 
 /* An hbm study with `stability: peak`: each variant's largest Floquet multiplier at its first column's peak in
@@ -1271,6 +1261,5 @@ Test(hbm, a_study_reports_the_stability_of_each_peak, .timeout = 900) /* 30 s he
     snprintf(args, sizeof args, "--out '%s/t3'", dir);
     cr_assert_eq(run_study(dir, "bad.yaml", full, args, msg, sizeof msg), 2, "%s", msg);
     cr_assert(strstr(msg, "bad.yaml:") && strstr(msg, "stability must be peak or none"), "%s", msg);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    remove_dir(dir);
 }
