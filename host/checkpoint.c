@@ -9,7 +9,8 @@
 #include "field.h"
 
 /* 2: bristle2 keeps nine states a point and the loop buffer seven values a sample (2026-11-26) */
-static const char MAGIC[] = "BRISTLE-CHECKPOINT 3\n";
+/* 4: the substeps' level, error ratio, previous step and counts (2026-11-29) */
+static const char MAGIC[] = "BRISTLE-CHECKPOINT 4\n";
 
 static int ck_fail(br_ckpt *c, const char *fmt, ...)
 {
@@ -23,9 +24,40 @@ static int ck_fail(br_ckpt *c, const char *fmt, ...)
     return -1;
 }
 
+void br_ckpt_mem(br_ckpt *c, int writing)
+{
+    c->inmem = 1, c->writing = writing, c->pos = 0, c->failed = 0, c->fp = NULL;
+}
+
+void br_ckpt_mem_free(br_ckpt *c)
+{
+    free(c->mem);
+    c->mem = NULL, c->cap = c->pos = 0;
+}
+
+/* memory mode of br_ckpt_io: the bytes alone, in the order written */
+static int ck_mem_io(br_ckpt *c, void *p, size_t bytes)
+{
+    if (c->writing) {
+        if (c->pos + bytes > c->cap) {
+            const size_t cap = 2 * (c->pos + bytes) + 256;
+            unsigned char *m = realloc(c->mem, cap);
+            if (!m) return ck_fail(c, "out of memory for the step's snapshot");
+            c->mem = m, c->cap = cap;
+        }
+        if (bytes) memcpy(c->mem + c->pos, p, bytes);
+    } else {
+        if (c->pos + bytes > c->cap) return ck_fail(c, "the step's snapshot ends early");
+        if (bytes) memcpy(p, c->mem + c->pos, bytes);
+    }
+    c->pos += bytes;
+    return 0;
+}
+
 int br_ckpt_io(br_ckpt *c, const char *tag, void *p, size_t bytes)
 {
     if (c->failed) return -1;
+    if (c->inmem) return ck_mem_io(c, p, bytes);
     char t[16] = {0};
     strncpy(t, tag, sizeof t - 1);
     uint64_t n = bytes;
@@ -93,7 +125,7 @@ int br_ckpt_begin_read(br_ckpt *c, const char *path, uint64_t hash)
     char magic[sizeof MAGIC - 1];
     uint64_t h;
     if (fread(magic, sizeof magic, 1, c->fp) != 1 || memcmp(magic, MAGIC, sizeof magic))
-        return ck_fail(c, "%s is not a Bristle checkpoint (version 1)", path);
+        return ck_fail(c, "%s is not a Bristle checkpoint of this version (4)", path);
     if (fread(&h, sizeof h, 1, c->fp) != 1 || h != hash)
         return ck_fail(c, "%s was written by another scenario (or other --set values)", path);
     return 0;
@@ -124,6 +156,9 @@ int br_data_checkpoint(const br_model *m, br_data *d, br_ckpt *c)
     IO("rot_E", d->rot_E, nr), IO("rot_E_upto", d->rot_E_upto, nr);
     IO("en", &d->en, 1), IO("res_ref", &d->res_ref, 1), IO("p_drive", &d->p_drive, 1);
     IO("p_spr_loss", &d->p_spring_loss, 1);
+    IO("h_prev", &d->h_prev, 1), IO("level", &d->level, 1), IO("err", &d->err, 1), IO("calm", &d->calm, 1), IO("substeps", &d->sub, 1);
+    if (ns > 0) IO("set_vs", d->set_vs, ns);
+    IO("aend", d->aend, 6 * nb), IO("aend_ok", &d->aend_ok, 1);
     if (d->ga) {
         const int n = d->ga->n;
         IO("ga_u", d->ga->u, n), IO("ga_v", d->ga->v, n), IO("ga_a", d->ga->a, n), IO("ga_a1", d->ga->a1, n);

@@ -20,7 +20,19 @@ typedef struct br_ckpt {
     int writing; /* 1: write records, 0: read them */
     int failed;  /* sticky: the first failure is kept in err */
     char err[256];
+    /* in memory (br_ckpt_mem): the records' data alone, no tags, into or out of mem */
+    unsigned char *mem;
+    size_t pos, cap;
+    int inmem;
 } br_ckpt;
+
+/* c (kept between calls: its buffer grows on the first snapshot and is reused), writing -> c set
+ * to write records into memory from the start, or to read them back in the same order: the
+ * snapshot a step that is taken again starts from (host/sim.c) */
+void br_ckpt_mem(br_ckpt *c, int writing);
+
+/* c -> its memory buffer freed */
+void br_ckpt_mem_free(br_ckpt *c);
 
 /* checkpoint, tag (< 16 characters), p, bytes -> the record written from p, or read into p after
  * checking that its tag and size match; 0, or -1 (c->failed and c->err set) */

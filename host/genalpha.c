@@ -15,6 +15,7 @@
 #include "../kernels/ga_step.h"
 
 #include <lapacke.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@ static void ga_view(const br_genalpha *g, br_ga_shape *sh, br_ga_var *x)
 void br_genalpha_free(br_genalpha *g)
 {
     if (!g) return;
+    for (int k = 1; k < BR_GA_LEVELS; k++) /* the level-0 arrays are freed below through g's pointers */
+        free(g->lv[k].Lf), free(g->lv[k].Z), free(g->lv[k].Y), free(g->lv[k].flo), free(g->lv[k].zlo);
+    if (g->level != 0)
+        g->Lf = g->lv[0].Lf, g->Z = g->lv[0].Z, g->Y = g->lv[0].Y, g->flo = g->lv[0].flo, g->zlo = g->lv[0].zlo;
     free(g->plo), free(g->flo);
     free(g->Lf), free(g->u), free(g->v), free(g->a), free(g->r), free(g->w), free(g->a1);
     free(g->L), free(g->Z), free(g->Y), free(g->ye), free(g->yq), free(g->Ar), free(g->ipiv);
@@ -63,6 +68,78 @@ static void matvec(const br_genalpha *g, const double *A, const double *x, doubl
     br_ga_matvec(g->n, A, 1, g->plo, g->phi, NULL, x, 1, y, 1);
 }
 
+/* g (n, M, C, K, coefficients), h -> Lf = the inverse of the effective matrix (made full) and its
+ * profile flo (2 n); 0, or the LAPACK info */
+static int ga_factor(const br_genalpha *g, double h, double *Lf, int *flo)
+{
+    const int n = g->n;
+    const size_t nn = (size_t)n * (size_t)n;
+    const double cm = 1 - g->am, cc = (1 - g->af) * g->gamma * h, ck = (1 - g->af) * g->beta * h * h;
+    for (size_t k = 0; k < nn; k++) Lf[k] = cm * g->M[k] + cc * g->C[k] + ck * g->K[k];
+    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, Lf, n);
+    if (info == 0) info = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', n, Lf, n);
+    for (int j = 0; j < n; j++) /* dpotri fills the lower triangle: mirror it */
+        for (int i = 0; i < j; i++) Lf[(size_t)j * n + i] = Lf[(size_t)i * n + j];
+    if (info == 0) profile_of(n, Lf, NULL, NULL, flo, flo + n);
+    return (int)info;
+}
+
+/* g (L, nr), Lf and its profile flo -> Z = Lf L^T with its row ranges zlo (2 nr), Y = L Z */
+static void ga_products(const br_genalpha *g, const double *Lf, const int *flo, double *Z, double *Y, int *zlo)
+{
+    const int n = g->n, nr = g->nr;
+    const double *L = g->L;
+    for (int k = 0; k < nr; k++) {
+        double *z = Z + (size_t)k * n;
+        br_ga_matvec(n, Lf, 1, flo, flo + n, NULL, L + (size_t)k * n, 1, z, 1);
+        zlo[k] = n, zlo[nr + k] = -1;
+        for (int j = 0; j < n; j++)
+            if (z[j] != 0.0) zlo[k] = j < zlo[k] ? j : zlo[k], zlo[nr + k] = j;
+    }
+    for (int k = 0; k < nr; k++)
+        for (int i = 0; i < nr; i++) {
+            double y = 0.0;
+            for (int j = 0; j < n; j++) y += L[(size_t)i * n + j] * Z[(size_t)k * n + j];
+            Y[(size_t)k * nr + i] = y;
+        }
+}
+
+int br_genalpha_level(br_genalpha *g, int k, char *err, size_t errlen)
+{
+    if (k == g->level) return 0;
+    if (k < 0 || k >= BR_GA_LEVELS) {
+        snprintf(err, errlen, "substep level %d out of range", k);
+        return -1;
+    }
+    struct br_ga_level *L = &g->lv[k];
+    const double h = ldexp(g->h0, -k);
+    const int n = g->n, nr = g->nr;
+    if (!L->Lf) {
+        L->Lf = malloc((size_t)n * n * sizeof(double)), L->flo = malloc((size_t)2 * n * sizeof(int));
+        if (nr) L->Z = malloc((size_t)nr * n * sizeof(double)), L->Y = malloc((size_t)nr * nr * sizeof(double)),
+                L->zlo = malloc((size_t)2 * nr * sizeof(int));
+        if (!L->Lf || !L->flo || (nr && (!L->Z || !L->Y || !L->zlo))) {
+            free(L->Lf), free(L->flo), free(L->Z), free(L->Y), free(L->zlo);
+            memset(L, 0, sizeof *L);
+            snprintf(err, errlen, "out of memory for the structure's substeps");
+            return -1;
+        }
+        const int info = ga_factor(g, h, L->Lf, L->flo);
+        if (info) {
+            free(L->Lf), free(L->flo), free(L->Z), free(L->Y), free(L->zlo);
+            memset(L, 0, sizeof *L);
+            snprintf(err, errlen, "the effective matrix of the structure at h = %g s is not positive definite "
+                     "(dpotrf info %d)", h, info);
+            return -1;
+        }
+        if (nr) ga_products(g, L->Lf, L->flo, L->Z, L->Y, L->zlo);
+    }
+    g->level = k, g->h = h;
+    g->Lf = L->Lf, g->flo = L->flo, g->fhi = L->flo + n;
+    if (nr) g->Z = L->Z, g->Y = L->Y, g->zlo = L->zlo, g->zhi = L->zlo + nr;
+    return 0;
+}
+
 br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const double *K, double rho_inf,
                                 double h, char *err, size_t errlen)
 {
@@ -72,7 +149,7 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
         return NULL;
     }
     const size_t nn = (size_t)n * (size_t)n;
-    g->n = n, g->M = M, g->C = C, g->K = K, g->h = h;
+    g->n = n, g->M = M, g->C = C, g->K = K, g->h = g->h0 = h;
     g->am = (2 * rho_inf - 1) / (rho_inf + 1);
     g->af = rho_inf / (rho_inf + 1);
     g->gamma = 0.5 - g->am + g->af;
@@ -86,18 +163,6 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
         br_genalpha_free(g);
         return NULL;
     }
-    const double cm = 1 - g->am, cc = (1 - g->af) * g->gamma * h, ck = (1 - g->af) * g->beta * h * h;
-    for (size_t k = 0; k < nn; k++) g->Lf[k] = cm * M[k] + cc * C[k] + ck * K[k];
-    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, g->Lf, n);
-    if (info == 0) info = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', n, g->Lf, n);
-    for (int j = 0; j < n; j++) /* dpotri fills the lower triangle: mirror it */
-        for (int i = 0; i < j; i++) g->Lf[(size_t)j * n + i] = g->Lf[(size_t)i * n + j];
-    if (info != 0) {
-        snprintf(err, errlen, "the effective matrix of the structure is not positive definite (dpotrf info %d)",
-                 (int)info);
-        br_genalpha_free(g);
-        return NULL;
-    }
     g->plo = malloc((size_t)2 * n * sizeof(int)), g->flo = malloc((size_t)2 * n * sizeof(int));
     if (!g->plo || !g->flo) {
         snprintf(err, errlen, "out of memory");
@@ -106,7 +171,13 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
     }
     g->phi = g->plo + n, g->fhi = g->flo + n;
     profile_of(n, M, C, K, g->plo, g->phi);
-    profile_of(n, g->Lf, NULL, NULL, g->flo, g->fhi);
+    const int info = ga_factor(g, h, g->Lf, g->flo);
+    if (info != 0) {
+        snprintf(err, errlen, "the effective matrix of the structure is not positive definite (dpotrf info %d)", info);
+        br_genalpha_free(g);
+        return NULL;
+    }
+    g->lv[0] = (struct br_ga_level){.Lf = g->Lf, .flo = g->flo};
     return g;
 }
 
@@ -161,19 +232,8 @@ int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L)
         for (int j = 0; j < n; j++)
             if (L[(size_t)k * n + j] != 0.0) g->Lcol[(size_t)k * n + g->Lcnt[k]++] = j;
     }
-    for (int k = 0; k < nr; k++) {
-        double *z = g->Z + (size_t)k * n;
-        br_ga_matvec(n, g->Lf, 1, g->flo, g->fhi, NULL, L + (size_t)k * n, 1, z, 1);
-        g->zlo[k] = n, g->zhi[k] = -1;
-        for (int j = 0; j < n; j++)
-            if (z[j] != 0.0) g->zlo[k] = j < g->zlo[k] ? j : g->zlo[k], g->zhi[k] = j;
-    }
-    for (int k = 0; k < nr; k++)
-        for (int i = 0; i < nr; i++) {
-            double y = 0.0;
-            for (int j = 0; j < n; j++) y += L[(size_t)i * n + j] * g->Z[(size_t)k * n + j];
-            g->Y[(size_t)k * nr + i] = y;
-        }
+    ga_products(g, g->Lf, g->flo, g->Z, g->Y, g->zlo);
+    g->lv[0].Z = g->Z, g->lv[0].Y = g->Y, g->lv[0].zlo = g->zlo;
     return 0;
 }
 

@@ -18,6 +18,9 @@
 
 #include <stddef.h>
 
+/* levels of substeps h0 / 2^k, k < BR_GA_LEVELS (host/sim.c's controller) */
+#define BR_GA_LEVELS 16
+
 typedef struct br_genalpha {
     int n;
     double am, af, gamma, beta, h;
@@ -37,6 +40,14 @@ typedef struct br_genalpha {
                               * solves it (tests); 0: LAPACK dgesv (OpenBLAS: its own rounding) */
     int *plo, *phi;          /* per column: first and last row where M, C or K is nonzero */
     int *flo, *fhi;          /* ... where Keff^-1 is (blades that share no node give blocks) */
+    /* substeps (br_genalpha_level): level k steps h0 / 2^k with its own Keff^-1, Z and Y, made on
+     * its first use; Lf, Z, Y, flo, zlo and h above are those of the current level */
+    double h0;
+    int level;
+    struct br_ga_level {
+        double *Lf, *Z, *Y;
+        int *flo, *zlo;
+    } lv[BR_GA_LEVELS];
 } br_genalpha;
 
 /* M, C, K (n x n), rho_inf in [0, 1], h -> integrator at u = v = 0 (a from br_genalpha_start), or NULL */
@@ -50,6 +61,11 @@ int br_genalpha_start(br_genalpha *g, const double *f);
  * with E block diagonal in 6 x 6 blocks (given per step to br_genalpha_solve); Keff^-1 L^T and
  * L Keff^-1 L^T are formed once. 0, or -1 (out of memory) */
 int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L);
+
+/* g, level k (0 .. BR_GA_LEVELS - 1) -> the integrator steps h0 / 2^k from now on, its effective
+ * matrix factored (and the low-rank products formed) on the level's first use, kept after; the
+ * state u, v, a carries over (a is the acceleration at t_n whatever the step). 0, or -1 with err */
+int br_genalpha_level(br_genalpha *g, int k, char *err, size_t errlen);
 
 /* g -> ck = (1 - af) beta h^2 and cc = (1 - af) gamma h: u - u_pred = ck (a1 - a0) and
  * v - v_pred = cc (a1 - a0) at the equation time t_{n+1-af}, with the predicted state

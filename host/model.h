@@ -132,6 +132,11 @@ typedef struct br_model {
     int nbody, nkframe, nload, nspring, nset, nbeam, nrot;
     double rho_inf;           /* generalized-alpha spectral radius at infinity (beams) */
     int coupling;             /* BR_COUPLING_*: how contact forces enter the integrators */
+    int adaptive;             /* time.adaptive: substeps dt / 2^k where the error estimate asks (default
+                               * with implicit coupling; docs/time-stepping.md) */
+    double rtol, atol;        /* time.rtol, time.atol [m/s]: the substeps' error tolerance */
+    double energy_tol;        /* time.energy_tolerance: a run whose energy residual ends above it is
+                               * "inaccurate" (default 0.01) */
     br_body *body;
     br_beam *beam;
     br_kframe *kframe;

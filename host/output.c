@@ -529,6 +529,15 @@ int br_output_summary(const br_model *m, const br_data *d, const br_run_info *in
     cJSON_AddStringToObject(j, "source", m->source);
     cJSON_AddStringToObject(j, "status", info->status);
     if (info->error) cJSON_AddStringToObject(j, "error", info->error);
+    if (!strcmp(info->status, "inaccurate")) { /* what the energy balance says, and where it went wrong */
+        cJSON *o = cJSON_AddObjectToObject(j, "inaccurate");
+        br_json_number(o, "residual_relative", d->en.residual_rel);
+        br_json_number(o, "energy_tolerance", m->energy_tol);
+        cJSON *w = cJSON_AddArrayToObject(o, "grew_most_between_s");
+        cJSON_AddItemToArray(w, cJSON_CreateNumber(info->grew_t0));
+        cJSON_AddItemToArray(w, cJSON_CreateNumber(info->grew_t1));
+        if (info->grew_set) cJSON_AddStringToObject(o, "contact_set", info->grew_set);
+    }
     cJSON_AddStringToObject(j, "backend", info->backend);
     cJSON_AddStringToObject(j, "device", info->device);
     br_json_number(j, "steps", (double)d->step);
@@ -541,6 +550,23 @@ int br_output_summary(const br_model *m, const br_data *d, const br_run_info *in
     br_json_number(split, "host_dynamics", info->wall_host);
     br_json_number(split, "output", info->wall_output);
     br_json_number(split, "other", info->wall - info->wall_field - info->wall_host - info->wall_output);
+    { /* the substeps (time.adaptive): how many, the smallest and where, their wall time */
+        cJSON *o = cJSON_AddObjectToObject(j, "substeps");
+        cJSON_AddBoolToObject(o, "adaptive", m->adaptive);
+        /* substeps are taken where a contact set acts on a free body (docs/time-stepping.md) */
+        cJSON_AddBoolToObject(o, "applied", br_data_adapts(m, d));
+        if (m->adaptive) {
+            br_json_number(o, "rtol", m->rtol);
+            br_json_number(o, "atol", m->atol);
+        }
+        br_json_number(o, "steps_split", (double)d->sub.split);
+        br_json_number(o, "substeps", (double)d->sub.taken);
+        br_json_number(o, "rejected", (double)d->sub.rejected);
+        br_json_number(o, "unresolved", (double)d->sub.unresolved);
+        br_json_number(o, "smallest_s", d->sub.h_min);
+        br_json_number(o, "smallest_at_s", d->sub.t_min);
+        br_json_number(o, "wall_time_s", d->sub.wall);
+    }
     cJSON *sets = cJSON_AddArrayToObject(j, "contact_sets");
     for (int s = 0; s < m->nset; s++) {
         const br_set_result *r = &d->res[s];

@@ -112,10 +112,14 @@ typedef struct br_run_info {
     double wall_host;        /* frames, loads, integration, checks */
     double wall_output;      /* CSV, points, plots */
     long steps;              /* steps taken by this process (a resumed run: since the checkpoint) */
-    const char *status;      /* "complete", "failed" or "interrupted" */
+    const char *status;      /* "complete", "inaccurate", "failed" or "interrupted" */
     const char *error;       /* failure message or NULL */
     const char **files;      /* output files written, NULL-terminated */
     const char **warnings;   /* NULL-terminated */
+    /* status "inaccurate": the energy residual ended above time.energy_tolerance; the sample interval
+     * in which it grew most and the contact set whose energy changed most there (NULL: none) */
+    double grew_t0, grew_t1;
+    const char *grew_set;
 } br_run_info;
 
 /* model, data, run info, path -> summary.json written (via a temporary name); 0 or -1 */

@@ -1760,7 +1760,8 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
                 "the file name '%s' is not a portable run name (letters, digits, '_', '-', '.'): give a name: key",
                 m->name);
     ynode *tm = ymap(&c, root, "time");
-    static const char *const KT[] = {"end", "dt", "rho_inf", "coupling", NULL};
+    static const char *const KT[] = {"end", "dt", "rho_inf", "coupling", "adaptive", "rtol", "atol",
+                                     "energy_tolerance", NULL};
     if (!tm) yerr(&c, root, "missing key 'time' (end, dt)");
     else if (ykeys(&c, tm, "time", KT) == 0) {
         m->t_end = ynum(&c, tm, "end", 1, 0);
@@ -1771,6 +1772,17 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
         ycheck(&c, !cp || !strcmp(cp, "implicit") || !strcmp(cp, "explicit"), yat(&c, tm, "coupling"),
                "coupling must be implicit or explicit (got '%s')", cp ? cp : "");
         m->coupling = cp && !strcmp(cp, "explicit") ? BR_COUPLING_EXPLICIT : BR_COUPLING_IMPLICIT;
+        /* substeps need the tangents the implicit coupling brings: explicit runs keep fixed steps */
+        m->adaptive = ybool(&c, tm, "adaptive", m->coupling == BR_COUPLING_IMPLICIT);
+        ycheck(&c, !(m->adaptive && m->coupling == BR_COUPLING_EXPLICIT), yat(&c, tm, "adaptive"),
+               "adaptive substeps need coupling: implicit (their error estimate is the linearized contact's)");
+        m->rtol = ynum(&c, tm, "rtol", 0, 1e-3);
+        m->atol = ynum(&c, tm, "atol", 0, 1e-6);
+        m->energy_tol = ynum(&c, tm, "energy_tolerance", 0, 0.01);
+        ycheck(&c, m->rtol > 0 && m->rtol < 1, yat(&c, tm, "rtol"), "rtol must lie in (0, 1) (got %g)", m->rtol);
+        ycheck(&c, m->atol > 0, yat(&c, tm, "atol"), "atol must be > 0 [m/s] (got %g)", m->atol);
+        ycheck(&c, m->energy_tol > 0, yat(&c, tm, "energy_tolerance"), "energy_tolerance must be > 0 (got %g)",
+               m->energy_tol);
         ycheck(&c, m->dt > 0, yat(&c, tm, "dt"), "dt must be > 0 (got %g)", m->dt);
         ycheck(&c, m->t_end > 0, yat(&c, tm, "end"), "end must be > 0 (got %g)", m->t_end);
         ycheck(&c, m->t_end / m->dt < 1e12, yat(&c, tm, "dt"), "more than 1e12 steps");

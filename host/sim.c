@@ -10,6 +10,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "checkpoint.h"
 #include "rigid.h"
 
 /* frame index -> body index, or -1 for the ground and kinematic frames */
@@ -44,7 +45,7 @@ static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *de
     if (!d->imp_set || !d->rb_set || !d->rb_slot || !d->set_imp || !d->set_rb) return -1;
     for (int b = 0; b < m->nbody; b++) d->rb_slot[b] = -1;
     for (int s = 0; s < m->nset; s++) d->set_imp[s] = -1;
-    d->theta = 1.0 - m->rho_inf * m->rho_inf;
+    d->theta = d->theta_h = 1.0 - m->rho_inf * m->rho_inf;
     if (m->coupling != BR_COUPLING_IMPLICIT) return 0;
     for (int s = 0; s < m->nset; s++) {
         const int fa = desc[s].frame_a, fb = desc[s].frame_b;
@@ -197,6 +198,30 @@ br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_
         br_data_free(d);
         return NULL;
     }
+    d->h = m->dt, d->err_set = -1, d->gam = 1.0;
+    d->sub.h_min = m->dt;
+    d->set_geo = calloc((size_t)ns * 9 + (size_t)nb * 6, sizeof(double));
+    d->snap = calloc(1, sizeof *d->snap);
+    if (!d->set_geo || !d->snap) {
+        snprintf(err, errlen, "out of memory");
+        br_data_free(d);
+        return NULL;
+    }
+    d->set_vs = d->set_geo + 8 * ns;
+    d->aend = d->set_vs + ns;
+    for (int s = 0; s < m->nset; s++) { /* what the substeps' entry check needs of each set's points */
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        double *g = d->set_geo + 8 * s, R2 = 0.0;
+        for (int j = 0; j < 3; j++) g[1 + j] = INFINITY, g[4 + j] = -INFINITY;
+        g[7] = cs->K0;
+        for (long i = 0; i < cs->npoints; i++) {
+            const double *r = cs->r + 3 * i;
+            R2 = fmax(R2, r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+            for (int j = 0; j < 3; j++) g[1 + j] = fmin(g[1 + j], r[j]), g[4 + j] = fmax(g[4 + j], r[j]);
+            if (cs->K) g[7] = fmax(g[7], cs->K[i]);
+        }
+        g[0] = sqrt(R2);
+    }
     for (int b = 0; b < m->nbody; b++) {
         memcpy(d->x + 3 * b, m->body[b].x0, sizeof(double[3]));
         memcpy(d->q + 4 * b, m->body[b].q0, sizeof(double[4]));
@@ -292,6 +317,8 @@ void br_data_free(br_data *d)
 {
     if (!d) return;
     br_field_destroy(d->field);
+    if (d->snap) br_ckpt_mem_free(d->snap);
+    free(d->snap), free(d->set_geo);
     free(d->desc);
     free(d->x), free(d->q), free(d->v), free(d->w), free(d->f), free(d->tau);
     free(d->fext), free(d->text), free(d->frames), free(d->fframes), free(d->vpred), free(d->res), free(d->E_upto);
@@ -306,7 +333,36 @@ void br_data_free(br_data *d)
     free(d);
 }
 
+/* a caller that steps dt at a time (studies, harmonic balance, eig, br_step): the step is dt, at
+ * level 0, with the free bodies' theta */
+static void fixed_step(const br_model *m, br_data *d)
+{
+    d->h = m->dt, d->theta_h = d->theta, d->gam = 1.0;
+    if (d->level && d->ga) br_genalpha_level(d->ga, 0, NULL, 0); /* made at creation: cannot fail */
+    d->level = 0;
+    if (d->ga) d->tau_s = (1.0 - d->ga->af) * m->dt;
+}
+
+/* model, level k -> the step is dt / 2^k (the structure's integrator switched to it), the free
+ * bodies' theta 0 in substeps (docs/time-stepping.md); 0, or -1 with err */
+static int set_level(const br_model *m, br_data *d, int k, char *err, size_t errlen)
+{
+    if (d->ga && br_genalpha_level(d->ga, k, err, errlen)) return -1;
+    d->level = k, d->h = ldexp(m->dt, -k);
+    if (d->ga) d->tau_s = (1.0 - d->ga->af) * d->h;
+    return 0;
+}
+
+static void fwd_frames(const br_model *m, br_data *d);
+
 void br_fwd_frames(const br_model *m, br_data *d)
+{
+    fixed_step(m, d);
+    fwd_frames(m, d);
+}
+
+/* br_fwd_frames at the step d->h */
+static void fwd_frames(const br_model *m, br_data *d)
 {
     br_frame_state *g = &d->frames[0];
     memset(g, 0, sizeof *g);
@@ -344,7 +400,7 @@ void br_fwd_frames(const br_model *m, br_data *d)
     memcpy(d->fframes, d->frames, (size_t)br_model_nframe(m) * sizeof *d->frames);
     for (int b = 0; b < m->nbody; b++) {
         if (d->rb_slot[b] < 0) continue;
-        for (int j = 0; j < 6; j++) d->vpred[6 * b + j] = m->dt * d->acc[6 * b + j];
+        for (int j = 0; j < 6; j++) d->vpred[6 * b + j] = d->h * d->acc[6 * b + j];
         for (int j = 0; j < 3; j++) d->fframes[1 + b].v[j] += d->vpred[6 * b + j], d->fframes[1 + b].w[j] += d->vpred[6 * b + 3 + j];
     }
 }
@@ -604,11 +660,12 @@ static void side_map(const br_model *m, const br_data *d, int s, int side, doubl
 static int frame_prescribed(const br_model *m, int fr) { return fr > m->nbody; }
 
 /* set s with implicit coupling, the time span of its linearization (h for free bodies, tau for the
- * structure) and the travel factor (theta h, or tau) -> du, dv += the change of the set's relative
- * displacement and twist from the motion of its prescribed sides, which the field saw at t_n:
- * travel L V_B(t_n) (plus h L (V_B(t_n + h) - V_B(t_n)) on a free-body set, as a free body's
- * h dV) and L (V_B(t_n + span) - V_B(t_n)). The ground adds nothing. */
-static void prescribed_change(const br_model *m, const br_data *d, int s, double span, double travel, int with_dv_travel,
+ * structure) and the travel factors (theta h and gamma h for free bodies, tau and 0 for the
+ * structure) -> du, dv += the change of the set's relative displacement and twist from the motion
+ * of its prescribed sides, which the field saw at t_n: travel L V_B(t_n) + dv_travel L (V_B(t_n +
+ * span) - V_B(t_n)) (a free body's displacement h (V_n + gamma dV)) and L (V_B(t_n + span) -
+ * V_B(t_n)). The ground adds nothing. */
+static void prescribed_change(const br_model *m, const br_data *d, int s, double span, double travel, double dv_travel,
                               double du[6], double dv[6])
 {
     const br_contact_set_desc *cs = &m->cset[s].desc;
@@ -625,8 +682,45 @@ static void prescribed_change(const br_model *m, const br_data *d, int s, double
         side_map(m, d, s, side, L);
         mat6_vec(L, V0, t0, 0);
         mat6_vec(L, dV, t1, 0);
-        for (int j = 0; j < 6; j++) du[j] += travel * t0[j] + (with_dv_travel ? span * t1[j] : 0.0), dv[j] += t1[j];
+        for (int j = 0; j < 6; j++) du[j] += travel * t0[j] + dv_travel * t1[j], dv[j] += t1[j];
     }
+}
+
+/* model, data with the step's tangents, h -> the free bodies' gamma with substeps:
+ * 1/2 + (1 - rho_inf^2) / 2 W^2 / (1 + W^2), W = w h the step's largest contact frequency against
+ * it (the diagonal ratios of h^2 L^T K L and h L^T C L to the bodies' masses and inertias).
+ * Resolved contacts (W << 1: an impact in substeps) take the trapezoidal rule (gamma 1/2), second
+ * order and without numerical dissipation on a linear spring for any sequence of steps; unresolved
+ * ones (a stiff stuck bristle at the full step, W >> 1) backward Euler (gamma 1 at rho_inf = 0, the
+ * scheme of fixed steps), and their modes die. The dissipation a step adds, about (2 gamma - 1) W^2
+ * of a mode's energy, is of order W^4 where it is resolved (docs/time-stepping.md). */
+static double blended_gamma(const br_model *m, const br_data *d, double h)
+{
+    double W2 = 0.0;
+    for (int q = 0; q < d->nrbset; q++) {
+        const int s = d->rb_set[q];
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        const br_set_tangent *T = &d->res[s].tan;
+        for (int side = 0; side < 2; side++) {
+            const int f = side ? cs->frame_b : cs->frame_a;
+            if (!frame_free_body(m, f)) continue;
+            const br_body *B = &m->body[f - 1];
+            double L[36], Iw[9];
+            side_map(m, d, s, side, L);
+            br_rigid_inertia_world(d->frames[f].R, B->Ib, Iw);
+            for (int j = 0; j < 6; j++) { /* (L^T X L)_jj = sum_rc L_rj X_rc L_cj */
+                double k = 0.0, c = 0.0;
+                for (int r = 0; r < 6; r++)
+                    for (int cc = 0; cc < 6; cc++)
+                        k += L[6 * j + r] * T->K[6 * cc + r] * L[6 * j + cc], c += L[6 * j + r] * T->C[6 * cc + r] * L[6 * j + cc];
+                const double mj = j < 3 ? B->mass : Iw[4 * (j - 3)];
+                if (!(mj > 0.0)) continue;
+                const double wk = h * h * fabs(k) / mj, wc = h * fabs(c) / mj;
+                W2 = fmax(W2, fmax(wk, wc * wc));
+            }
+        }
+    }
+    return 0.5 + 0.5 * d->theta * W2 / (1.0 + W2);
 }
 
 /* free bodies of the implicit system: symplectic Euler with each contact wrench linearized about
@@ -644,6 +738,11 @@ static void prescribed_change(const br_model *m, const br_data *d, int s, double
  * (docs/time-stepping.md). d->acc of those bodies <- dV / h. 0, or -1 when the system is singular */
 static int rigid_implicit(const br_model *m, br_data *d, double h)
 {
+    if (m->adaptive) { /* the gamma scheme (see above); its first step backward Euler's */
+        d->gam = d->aend_ok ? blended_gamma(m, d, h) : 1.0;
+        d->theta_h = 1.0 / d->gam;
+    }
+    const double g = d->gam, hh = g * h, th = d->theta_h;
     const int n6 = 6 * d->nrb;
     double *A = d->rb_A, *x = d->rb_x;
     memset(A, 0, (size_t)n6 * n6 * sizeof(double));
@@ -659,8 +758,14 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
         for (int i = 0; i < 3; i++) {
             A[(size_t)(6 * k + i) * n6 + 6 * k + i] = B->mass;
             for (int j = 0; j < 3; j++) A[(size_t)(6 * k + 3 + j) * n6 + 6 * k + 3 + i] = Iw[3 * i + j];
-            x[6 * k + i] = h * d->f[3 * b + i];
-            x[6 * k + 3 + i] = h * (d->tau[3 * b + i] - gyr[i]);
+            x[6 * k + i] = hh * d->f[3 * b + i];
+            x[6 * k + 3 + i] = hh * (d->tau[3 * b + i] - gyr[i]);
+        }
+        if (g < 1.0) { /* h (1 - gamma) M a_n */
+            const double *an = d->aend + 6 * b, c = h - hh;
+            double Ia[3];
+            br_mat3_vec(Iw, an + 3, Ia);
+            for (int i = 0; i < 3; i++) x[6 * k + i] += c * B->mass * an[i], x[6 * k + 3 + i] += c * Ia[i];
         }
     }
     for (int q = 0; q < d->nrbset; q++) {
@@ -668,7 +773,7 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
         const br_contact_set_desc *cs = &m->cset[s].desc;
         const br_set_tangent *T = &d->res[s].tan;
         double E[36];
-        for (int k = 0; k < 36; k++) E[k] = h * T->K[k] + T->C[k];
+        for (int k = 0; k < 36; k++) E[k] = hh * T->K[k] + T->C[k];
         int slot[2];
         double L[2][36];
         for (int side = 0; side < 2; side++) {
@@ -679,7 +784,7 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
         double Cp[6] = {0}; /* C L p - theta h K L V_n over the free sides, - K du_B - C dv_B over the prescribed */
         {
             double du[6] = {0}, dv[6] = {0};
-            prescribed_change(m, d, s, h, d->theta * h, 1, du, dv);
+            prescribed_change(m, d, s, h, th * hh, hh, du, dv);
             for (int j = 0; j < 6; j++) du[j] = -du[j], dv[j] = -dv[j];
             mat6_vec(T->K, du, Cp, 1);
             mat6_vec(T->C, dv, Cp, 1);
@@ -691,7 +796,7 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
                                    d->w[3 * b + 2]};
             mat6_vec(L[Q], d->vpred + 6 * b, Lp, 0);
             mat6_vec(T->C, Lp, Cp, 1);
-            for (int j = 0; j < 6; j++) Vn[j] *= -d->theta * h;
+            for (int j = 0; j < 6; j++) Vn[j] *= -th * hh;
             mat6_vec(L[Q], Vn, Lp, 0);
             mat6_vec(T->K, Lp, Cp, 1);
         }
@@ -700,7 +805,7 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
             for (int r = 0; r < 6; r++) {
                 double t = 0.0;
                 for (int c = 0; c < 6; c++) t += L[P][6 * r + c] * Cp[c];
-                x[6 * slot[P] + r] += h * t;
+                x[6 * slot[P] + r] += hh * t;
             }
             for (int Q = 0; Q < 2; Q++) {
                 if (slot[Q] < 0) continue;
@@ -710,7 +815,7 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
                     for (int r = 0; r < 6; r++) {
                         double t = 0.0; /* (L_P^T E L_Q)(r, c) */
                         for (int k = 0; k < 6; k++) t += L[P][6 * r + k] * EL[6 * c + k];
-                        A[(size_t)(6 * slot[Q] + c) * n6 + 6 * slot[P] + r] += h * t;
+                        A[(size_t)(6 * slot[Q] + c) * n6 + 6 * slot[P] + r] += hh * t;
                     }
             }
         }
@@ -739,6 +844,51 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
     return 0;
 }
 
+/* twist (v, w), radius R -> |v| + R |w|: the largest speed of a point within R of the origin */
+static double twist_speed(const double x[6], double R) { return sqrt(br_dot3(x, x)) + R * sqrt(br_dot3(x + 3, x + 3)); }
+
+/* set s coupled implicitly, its frame data fr (the field's state), the relative twist xi the field
+ * saw, its change dv to the solved one, the mean xm over the step, h -> the step's error ratio for
+ * that set (1: at the tolerance), the larger of
+ *   - the correction: a set in contact, |dv| against atol + rtol |xi| (speeds of its farthest point):
+ *     the solved relative velocity minus the one predicted from the previous step's acceleration,
+ *     the difference of a predictor and a corrector (Milne's device), h^2 times the rate of change
+ *     of the contact acceleration: large at impacts, separations and stick-slip transitions, zero in
+ *     steady stick and sliding;
+ *   - the entry: a plane set out of contact whose points' box, moved by h xm, would end a depth
+ *     delta in the plane, K delta^(pK+1) / (pK+1) (the elastic energy of the stiffest point there,
+ *     which the step would make from nothing: the field saw no contact) against rtol times the
+ *     run's energy scale (the reference of the energy residual, or the kinetic energy). */
+static double set_error(const br_model *m, br_data *d, int s, const br_set_frame *fr, const double xi[6],
+                        const double dv[6], const double xm[6], double h)
+{
+    if (!m->adaptive) return 0.0;
+    const br_set_result *r = &d->res[s];
+    const double *g = d->set_geo + 8 * s, R = g[0];
+    if (r->ncontact > 0) {
+        const double vs = fmax(d->set_vs[s], fmax(twist_speed(xi, R), twist_speed(xm, R)));
+        d->set_vs[s] = vs;
+        return twist_speed(dv, R) / (m->atol + m->rtol * vs);
+    }
+    d->set_vs[s] = 0.0;
+    const br_contact_set_desc *cs = &m->cset[s].desc;
+    if (m->cset[s].prescribed || cs->surface != BR_SURF_PLANE || cs->npoints == 0) return 0.0;
+    const double *RA = d->fframes[cs->frame_a].R;
+    double dmax = -INFINITY;
+    for (int c = 0; c < 8; c++) { /* the box's corners: the depth is linear in the position */
+        const double p[3] = {g[1 + 3 * (c & 1)], g[2 + 3 * ((c >> 1) & 1)], g[3 + 3 * ((c >> 2) & 1)]};
+        double rw[3], wr[3];
+        br_mat3_vec(RA, p, rw);
+        br_cross3(xm + 3, rw, wr);
+        const double delta = fr->d - br_dot3(fr->n, rw) - h * (br_dot3(fr->n, xm) + br_dot3(fr->n, wr));
+        dmax = fmax(dmax, delta);
+    }
+    if (!(dmax > 0.0)) return 0.0;
+    const double pK = cs->normal.pK, E = g[7] * pow(dmax, pK + 1.0) / (pK + 1.0);
+    const double scale = fmax(d->res_ref, d->en.kinetic);
+    return scale > 0.0 ? E / (m->rtol * scale) : INFINITY;
+}
+
 /* the step's friction and normal-damping power of every contact set -> d->setP, d->setPnd and
  * the energy integrals d->setE, d->setEnd. An explicit set: the field's values. A set whose
  * wrench the integrators took linearly implicit: the power of the forces they applied, on the
@@ -754,6 +904,7 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
  * state differs from the solved one by a velocity error e: a damper c books c (v + e)^2 there. */
 static void book_powers(const br_model *m, br_data *d, double h)
 {
+    d->err = 0.0, d->err_set = -1;
     for (int s = 0; s < m->nset; s++) {
         const br_set_result *r = &d->res[s];
         const br_contact_set_desc *cs = &m->cset[s].desc;
@@ -767,8 +918,8 @@ static void book_powers(const br_model *m, br_data *d, double h)
             memcpy(xm, xi, sizeof xm);
             if (k >= 0)
                 for (int j = 0; j < 6; j++) du[j] += d->imp_du[6 * k + j], dv[j] += d->imp_dv[6 * k + j], xm[j] += d->imp_dm[6 * k + j];
-            if (k >= 0) prescribed_change(m, d, s, d->tau_s, d->tau_s, 0, du, dv);
-            else prescribed_change(m, d, s, h, d->theta * h, 1, du, dv);
+            if (k >= 0) prescribed_change(m, d, s, d->tau_s, d->tau_s, 0.0, du, dv);
+            else prescribed_change(m, d, s, h, d->theta_h * d->gam * h, d->gam * h, du, dv);
             for (int side = 0; d->set_rb[s] && side < 2; side++) { /* free bodies: see rigid_implicit */
                 const int f = side ? cs->frame_b : cs->frame_a;
                 if (!frame_free_body(m, f)) continue;
@@ -781,7 +932,8 @@ static void book_powers(const br_model *m, br_data *d, double h)
                 mat6_vec(L, d->vpred + 6 * (f - 1), tp, 0);
                 mat6_vec(L, Vn, tn, 0);
                 for (int j = 0; j < 6; j++)
-                    dv[j] += t[j] - tp[j], xm[j] += t[j] - tp[j], du[j] += h * (t[j] + d->theta * tn[j]);
+                    dv[j] += t[j] - tp[j], xm[j] += d->gam * t[j] - tp[j],
+                    du[j] += h * d->gam * (t[j] + d->theta_h * tn[j]);
             }
             /* the drive work of a prescribed side (br_fwd_loads booked the field's wrench) */
             double dW[6], t[6];
@@ -798,6 +950,8 @@ static void book_powers(const br_model *m, br_data *d, double h)
                 for (int j = 0; j < 6; j++) d->p_drive += dW[j] * t[j]; /* -(L^T (-dW)) . V */
             }
             br_bm_set_power(&r->tan, r->Ff_A, r->Mf_A, r->P_nd, xi, du, dv, xm, &d->setP[s], &d->setPnd[s]);
+            const double e = k < 0 ? set_error(m, d, s, &fr, xi, dv, xm, h) : 0.0;
+            if (e > d->err) d->err = e, d->err_set = s;
         }
         d->setE[s] = d->E_upto[s] + h * d->setP[s];
         d->setEnd[s] = d->End_upto[s] + h * d->setPnd[s];
@@ -806,17 +960,18 @@ static void book_powers(const br_model *m, br_data *d, double h)
 
 int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
 {
-    if (d->drv && br_drive_solve(&m->drive, d->drv, d->t, m->dt, err, errlen)) return -1;
+    const double h = d->h;
+    if (d->drv && br_drive_solve(&m->drive, d->drv, d->t, h, err, errlen)) return -1;
     for (int b = 0; b < m->nbody; b++)
         if (m->body[b].beam < 0 && d->rb_slot[b] < 0)
             br_rigid_accel(&m->body[b], d->frames[1 + b].R, d->w + 3 * b, d->f + 3 * b, d->tau + 3 * b,
                            d->acc + 6 * b, d->acc + 6 * b + 3);
-    if (d->nrb > 0 && rigid_implicit(m, d, m->dt)) {
+    if (d->nrb > 0 && rigid_implicit(m, d, h)) {
         snprintf(err, errlen, "t = %.9g s: the linearized rigid-body system is singular", d->t);
         return -1;
     }
     if (!d->ga) {
-        book_powers(m, d, m->dt);
+        book_powers(m, d, h);
         return 0;
     }
     const int nr = 6 * d->nimp;
@@ -825,7 +980,7 @@ int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
     for (int k = 0; k < d->nimp; k++) { /* a prescribed side moves from t_n, where the field saw it, to t_n + tau */
         const int s = d->imp_set[k];
         double du[6] = {0}, dv[6] = {0}, w[6] = {0};
-        prescribed_change(m, d, s, d->tau_s, d->tau_s, 0, du, dv);
+        prescribed_change(m, d, s, d->tau_s, d->tau_s, 0.0, du, dv);
         for (int j = 0; j < 6; j++) du[j] = -du[j], dv[j] = -dv[j];
         mat6_vec(d->res[s].tan.K, du, w, 1);
         mat6_vec(d->res[s].tan.C, dv, w, 1);
@@ -837,11 +992,12 @@ int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
         return -1;
     }
     if (nr) br_genalpha_row_changes(d->ga, d->imp_du, d->imp_dv, d->imp_dm);
-    book_powers(m, d, m->dt);
+    book_powers(m, d, h);
     return 0;
 }
 
-void br_integrate(const br_model *m, br_data *d, double h)
+/* br_integrate without the time: the state advanced by h */
+static void integrate_state(const br_model *m, br_data *d, double h)
 {
     double work = 0.0;
     if (d->ga) {
@@ -855,7 +1011,9 @@ void br_integrate(const br_model *m, br_data *d, double h)
          * interpolation to the midpoint t_n + h/2 makes the work a second-order quadrature of
          * the integral of f . du (the end value alone, f(t_{n+1}) . du for rho_inf = 0, is first
          * order and put 2 % of the input work into the residual of the S2 stick phase) */
-        const double wc = d->step > 0 ? 0.5 + d->ga->af : 1.0, wp = 1.0 - wc;
+        const double af = d->ga->af, hp = d->h_prev;
+        const double wc = !(hp > 0.0) ? 1.0 : hp == h ? 0.5 + af : (0.5 * h + af * hp) / ((1.0 - af) * h + af * hp);
+        const double wp = 1.0 - wc;
         d->en.work_in += br_bm_load_work(n, wc, wp, d->gext, 1, d->gext_prev, 1, d->ga->u, 1, d->uprev, 1, d->vprev, 1,
                                          d->ga->v, 1);
         d->en.spring_loss += h * br_genalpha_quad(d->ga, d->st->C, d->vprev, d->vprev);
@@ -864,16 +1022,33 @@ void br_integrate(const br_model *m, br_data *d, double h)
         if (m->body[b].beam >= 0) continue;
         double *x = d->x + 3 * b, *q = d->q + 4 * b, *v = d->v + 3 * b, *w = d->w + 3 * b;
         const double *a = d->acc + 6 * b, *al = a + 3;
-        double vm[3], wm[3];
-        for (int j = 0; j < 3; j++) {
-            const double vn = v[j], wn = w[j];
-            v[j] += h * a[j];
-            w[j] += h * al[j];
-            x[j] += h * v[j];
-            vm[j] = 0.5 * (vn + v[j]);
-            wm[j] = 0.5 * (wn + w[j]);
+        double vm[3], wm[3], wg[3];
+        if (d->rb_slot[b] >= 0 && d->gam < 1.0) { /* the gamma scheme: x, q with V_n + gamma dV */
+            const double g = d->gam;
+            double *ae = d->aend + 6 * b;
+            for (int j = 0; j < 3; j++) {
+                const double vn = v[j], wn = w[j];
+                v[j] += h * a[j];
+                w[j] += h * al[j];
+                x[j] += h * (vn + g * (v[j] - vn));
+                wg[j] = wn + g * (w[j] - wn);
+                vm[j] = 0.5 * (vn + v[j]);
+                wm[j] = 0.5 * (wn + w[j]);
+            }
+            for (int j = 0; j < 6; j++) ae[j] = (a[j] - (1.0 - g) * ae[j]) / g;
+            br_quat_advance(q, wg, h);
+        } else {
+            for (int j = 0; j < 3; j++) {
+                const double vn = v[j], wn = w[j];
+                v[j] += h * a[j];
+                w[j] += h * al[j];
+                x[j] += h * v[j];
+                vm[j] = 0.5 * (vn + v[j]);
+                wm[j] = 0.5 * (wn + w[j]);
+            }
+            memcpy(d->aend + 6 * b, a, 6 * sizeof(double)); /* backward Euler: a_{n+1} = dV / h */
+            br_quat_advance(q, w, h);
         }
-        br_quat_advance(q, w, h);
         /* midpoint velocities make h f . v_mid the exact kinetic-energy change of the translation */
         work += br_dot3(d->fext + 3 * b, vm) + br_dot3(d->text + 3 * b, wm);
     }
@@ -889,6 +1064,13 @@ void br_integrate(const br_model *m, br_data *d, double h)
     d->en.work_in += h * (work + d->p_drive);
     if (d->drv) d->en.work_in += br_drive_commit(&m->drive, d->drv);
     d->en.spring_loss += h * d->p_spring_loss;
+    d->h_prev = h;
+    d->aend_ok = 1;
+}
+
+void br_integrate(const br_model *m, br_data *d, double h)
+{
+    integrate_state(m, d, h);
     d->step++;
     d->t = d->step * h;
 }
@@ -926,10 +1108,10 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
         if (!isfinite(d->drv->x[i])) {
             if (i < m->drive.nshaft)
                 snprintf(err, errlen, "t = %.9g s: shaft '%s': the drivetrain's step gave a non-finite speed",
-                         d->t + m->dt, m->drive.shaft[i].name);
+                         d->t + d->h, m->drive.shaft[i].name);
             else
                 snprintf(err, errlen, "t = %.9g s: gear '%s': the drivetrain's step gave a non-finite torque",
-                         d->t + m->dt, m->drive.gear[i - m->drive.nshaft].name);
+                         d->t + d->h, m->drive.gear[i - m->drive.nshaft].name);
             return -1;
         }
     for (int b = 0; b < m->nbody; b++) {
@@ -993,22 +1175,125 @@ static double wall_now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-int br_step_after_contacts(const br_model *m, br_data *d, int energy, char *err, size_t errlen)
+/* br_step_after_contacts at the step d->h */
+static int after_contacts(const br_model *m, br_data *d, int energy, char *err, size_t errlen)
 {
-    br_fwd_joints(m, d, m->dt);
+    br_fwd_joints(m, d, d->h);
     d->skip_energy = !energy;
     br_fwd_loads(m, d);
     if (br_fwd_accel(m, d, err, errlen)) return -1;
     return br_check_finite(m, d, err, errlen);
 }
 
+int br_step_after_contacts(const br_model *m, br_data *d, int energy, char *err, size_t errlen)
+{
+    fixed_step(m, d);
+    return after_contacts(m, d, energy, err, errlen);
+}
+
+/* br_step_forces at the step d->h */
+static int step_forces(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen)
+{
+    fwd_frames(m, d);
+    const double t0 = wall_field ? wall_now() : 0.0;
+    if (br_fwd_contacts(m, d, d->h, err, errlen)) return -1;
+    if (wall_field) *wall_field += wall_now() - t0;
+    return after_contacts(m, d, energy, err, errlen);
+}
+
 int br_step_forces(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen)
 {
-    br_fwd_frames(m, d);
-    const double t0 = wall_field ? wall_now() : 0.0;
-    if (br_fwd_contacts(m, d, m->dt, err, errlen)) return -1;
-    if (wall_field) *wall_field += wall_now() - t0;
-    return br_step_after_contacts(m, d, energy, err, errlen);
+    fixed_step(m, d);
+    return step_forces(m, d, energy, wall_field, err, errlen);
+}
+
+/* Substeps. The output step is cut into a binary grid of BR_SUB_LEVELS levels; d->sub_pos (in
+ * units of dt / 2^BR_SUB_LEVELS) is where the next substep starts. */
+
+/* model, data at the start of a substep, energy, wall_field -> the substep's forces tried from
+ * d->level on: each try starts from the snapshot, and a try whose error ratio is above 1 (or whose
+ * linearized system failed) is taken again at a level finer by what the ratio asks for (the
+ * correction is second order in h: ratio^(1/2) halvings), up to BR_SUB_LEVELS, and no finer than
+ * the grid position pos allows coarser (a substep never crosses the output step). 0, or -1 with err */
+static int substep_forces(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen)
+{
+    br_ckpt *c = d->snap;
+    br_ckpt_mem(c, 1);
+    if (br_data_checkpoint(m, d, c)) {
+        snprintf(err, errlen, "t = %.9g s: %s", d->t, c->err);
+        return -1;
+    }
+    for (;;) {
+        const int k = d->level;
+        if (set_level(m, d, k, err, errlen)) return -1;
+        char e2[600] = "";
+        const int rc = step_forces(m, d, energy, wall_field, e2, sizeof e2);
+        if (rc == 0 && (d->err <= 1.0 || k >= BR_SUB_LEVELS)) {
+            if (d->err > 1.0) d->sub.unresolved++;
+            d->calm = d->err <= 0.25 ? d->calm + 1 : 0;
+            return 0;
+        }
+        if (k >= BR_SUB_LEVELS) { /* failed at the finest level: the error stands */
+            snprintf(err, errlen, "%s (at the finest substep, %g s)", e2, d->h);
+            return -1;
+        }
+        const double ratio = rc ? 16.0 : d->err; /* a failed solve: two halvings */
+        int up = (int)ceil(0.5 * log2(ratio / 0.8));
+        up = up < 1 ? 1 : up;
+        br_ckpt_mem(c, 0);
+        if (br_data_checkpoint(m, d, c)) {
+            snprintf(err, errlen, "t = %.9g s: %s", d->t, c->err);
+            return -1;
+        }
+        d->sub.rejected++;
+        d->level = k + up > BR_SUB_LEVELS ? BR_SUB_LEVELS : k + up;
+    }
+}
+
+/* data after an accepted substep -> 1 if the next may be twice as long: the last BR_SUB_CALM
+ * substeps had error ratios of at most 1/4 (a doubling keeps them near 1). Not sooner: every change
+ * of the step moves the free bodies' scheme to another modified energy (a first-order shift where
+ * a contact spring is loaded and moving), so a bounce is best taken at one level from entry to exit */
+static int coarsen_ok(const br_data *d) { return d->level > 0 && d->calm >= BR_SUB_CALM; }
+
+int br_data_adapts(const br_model *m, const br_data *d) { return m->adaptive && d->nrbset > 0; }
+static int adapts(const br_model *m, const br_data *d) { return br_data_adapts(m, d); }
+
+int br_step_begin(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen)
+{
+    if (!adapts(m, d)) return br_step_forces(m, d, energy, wall_field, err, errlen);
+    d->sub_wall0 = wall_now();
+    d->sub_rej0 = d->sub.rejected;
+    if (coarsen_ok(d)) d->level--, d->calm = 0; /* the output step's start lies on every level's grid */
+    d->sub_pos = 0;
+    return substep_forces(m, d, energy, wall_field, err, errlen);
+}
+
+int br_step_end(const br_model *m, br_data *d, double *wall_field, char *err, size_t errlen)
+{
+    if (!adapts(m, d)) {
+        br_integrate(m, d, m->dt);
+        return 0;
+    }
+    const long full = 1L << BR_SUB_LEVELS;
+    const double t0 = d->t;
+    long nsub = 0;
+    for (;;) {
+        if (d->h < d->sub.h_min) d->sub.h_min = d->h, d->sub.t_min = d->t;
+        integrate_state(m, d, d->h);
+        nsub++;
+        d->sub_pos += 1L << (BR_SUB_LEVELS - d->level);
+        if (d->sub_pos >= full) break;
+        d->t = t0 + m->dt * ((double)d->sub_pos / (double)full);
+        /* coarser after a small error, where the position lies on the coarser grid */
+        if (coarsen_ok(d) && (d->sub_pos & ((1L << (BR_SUB_LEVELS - d->level + 1)) - 1)) == 0) d->level--, d->calm = 0;
+        if (substep_forces(m, d, 0, wall_field, err, errlen)) return -1;
+    }
+    d->step++;
+    d->t = d->step * m->dt;
+    if (nsub > 1) d->sub.split++, d->sub.taken += nsub;
+    if (nsub > 1 || d->sub.rejected > d->sub_rej0) d->sub.wall += wall_now() - d->sub_wall0;
+    return 0;
 }
 
 int br_step(const br_model *m, br_data *d, char *err, size_t errlen)

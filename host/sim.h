@@ -33,6 +33,22 @@
 
 /* br_energy_terms: kernels/beam_step.h */
 
+/* Substeps of a run (summary.json "substeps") */
+typedef struct br_substeps {
+    long split;                /* output steps taken in more than one substep */
+    long taken;                /* substeps taken in those */
+    long rejected;             /* steps tried and taken again smaller */
+    long unresolved;           /* substeps at the smallest level whose error was still above 1 */
+    double h_min, t_min;       /* the smallest substep and the time it started */
+    double wall;               /* wall time of the output steps that were split or rejected */
+} br_substeps;
+
+/* the finest substep: dt / 2^BR_SUB_LEVELS (BR_GA_LEVELS - 1) */
+#define BR_SUB_LEVELS 15
+
+/* substeps with small errors in a row before the step may double */
+#define BR_SUB_CALM 8
+
 typedef struct br_data {
     double t;                  /* time of the current state */
     long step;                 /* steps taken */
@@ -91,6 +107,29 @@ typedef struct br_data {
     int *rb_piv;               /* 6 nrb */
     br_drive_data *drv;        /* the drivetrain's state (NULL without one): solved by br_fwd_accel,
                                 * committed by br_integrate */
+    /* substeps (time.adaptive, docs/time-stepping.md): the output step dt is taken as substeps
+     * dt / 2^level where the error estimate asks for them */
+    double h;                  /* the step being taken: dt, or a substep */
+    double h_prev;             /* the step taken before it (0 before the first): the loads' work quadrature */
+    int level;                 /* its level: h = dt / 2^level */
+    double theta_h, gam;       /* the free bodies' scheme this step (rigid_implicit): fixed steps theta and 1;
+                                * adaptive steps 1 / gamma and gamma, gamma from 1/2 (trapezoidal) for
+                                * resolved contacts to 1 (backward Euler) for unresolved ones */
+    double *aend;              /* per body (6): its acceleration at t (the gamma scheme's a_n) */
+    int aend_ok;               /* 1 once a step has set it */
+    double err;                /* the step's error ratio (<= 1: accepted), from br_fwd_accel */
+    int err_set;               /* ... the contact set that set it (-1: none) */
+    double *set_geo;           /* per contact set, 8: the radius of its points about A's origin, their box in
+                                * A's axes (min xyz, max xyz), the largest Hunt-Crossley K */
+    double *set_vs;            /* per contact set: the largest speed of its points while in contact since it
+                                * last came into contact (the error's speed scale, which does not vanish
+                                * where a bounce turns) */
+    struct br_ckpt *snap;      /* the state the step being tried started from */
+    br_substeps sub;           /* what the substeps cost so far */
+    int calm;                  /* accepted substeps in a row with error ratios of at most 1/4 */
+    long sub_pos;              /* where the next substep starts in the output step, in dt / 2^BR_SUB_LEVELS */
+    long sub_rej0;             /* sub.rejected when the output step began */
+    double sub_wall0;          /* wall clock when it began */
 } br_data;
 
 /* model, backend -> data at t = 0 with a contact field on that backend, or NULL with err */
@@ -152,5 +191,19 @@ int br_step_after_contacts(const br_model *m, br_data *d, int energy, char *err,
 
 /* model, data -> one full step (br_step_forces with energy terms, br_integrate); 0 or -1 with err */
 int br_step(const br_model *m, br_data *d, char *err, size_t errlen);
+
+/* The run's step from t_n to t_n + dt, adaptive where m->adaptive (else as br_step_forces and
+ * br_integrate): br_step_begin tries substeps from the current level, taking each again at half
+ * the length while its error ratio d->err exceeds 1, until the first one is accepted; its forces
+ * and results are there to sample, the state still at t_n. br_step_end integrates it and takes the
+ * rest of the output step in substeps chosen the same way, the level halving the step on a
+ * rejection and doubling it after an error ratio below 1/4 where the grid allows; it ends at
+ * t_{n+1} = (n + 1) dt exactly. energy, wall_field: as br_step_forces. 0, or -1 with err. */
+/* model, data -> 1 if the run takes substeps: time.adaptive, with a contact set on a free body (whose
+ * error the steps estimate; without one every step would be accepted, and no snapshot is taken) */
+int br_data_adapts(const br_model *m, const br_data *d);
+
+int br_step_begin(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen);
+int br_step_end(const br_model *m, br_data *d, double *wall_field, char *err, size_t errlen);
 
 #endif

@@ -1242,16 +1242,17 @@ static void var_step_end(const st_study *S, st_var *V, int sample, int integrate
 }
 
 /* variant with a field of its own, block of steps -> advanced (or finished, or failed with time
- * and reason) */
+ * and reason), with the run's substeps where the variant is adaptive (host/sim.c br_step_begin) */
 static void var_advance(const st_study *S, st_var *V, long block)
 {
     for (long k = 0; k < block && V->status == ST_RUNNING; k++) {
         const int sample = var_sample(S, V);
-        if (br_step_forces(V->m, V->d, sample, NULL, V->err, sizeof V->err)) {
+        if (br_step_begin(V->m, V->d, sample, NULL, V->err, sizeof V->err)) {
             V->status = ST_FAILED;
             return;
         }
-        var_step_end(S, V, sample, 1);
+        var_step_end(S, V, sample, 0);
+        if (V->status == ST_RUNNING && br_step_end(V->m, V->d, NULL, V->err, sizeof V->err)) V->status = ST_FAILED;
     }
 }
 
@@ -1557,6 +1558,7 @@ typedef struct st_res {
     double peak[MAXCOL], fpeak[MAXCOL], af, residual, t;
     double E[64];
     int status;
+    int inaccurate;             /* finished with an energy residual above time.energy_tolerance */
     int nturn;                  /* hbm: turning points of the curve */
     double mupk;                /* hbm with stability: peak: the largest Floquet multiplier at the peak */
     long capped;                /* stepped sine: frequency points that reached max_cycles before steady */
@@ -1596,6 +1598,8 @@ static void results(const st_study *S, st_var *V, st_res *r)
         r->fpeak[c] = S->analysis == AN_TIME ? V->tmax[c] : V->peak[c] >= 0 ? peak_frequency(S, V, c, V->ipeak[c]) : NAN;
     }
     r->residual = V->d ? V->d->en.residual_rel : NAN;
+    /* a finished variant whose energy balance ends above its tolerance (as bristle run's status) */
+    r->inaccurate = V->d && V->m && !(V->d->en.residual_rel <= V->m->energy_tol);
     r->capped = 0;
     for (long i = 0; S->analysis == AN_STEPPED && i < V->nf; i++) r->capped += V->f[i * frec(S) + 2] == 0.0;
     /* dissipated by friction: the friction work up to t less the energy still in the bristles (summary.json's
@@ -1633,7 +1637,7 @@ static int write_table(const st_study *S, const br_model *m0, st_var *V, const s
             else csv_num(fp, S->axis[a].val[gi[a]]);
         }
         for (int k = 0; k < S->nrand; k++) csv_num(fp, v == 0 ? S->rnd[k].base : S->rval[v * S->nrand + k]);
-        fprintf(fp, ",%s", R[v].status == ST_DONE ? "complete" : "failed");
+        fprintf(fp, ",%s", R[v].status != ST_DONE ? "failed" : !hb && R[v].inaccurate ? "inaccurate" : "complete");
         if (!hb) csv_num(fp, R[v].t);
         for (int c = 0; c < S->ncol; c++) csv_num(fp, R[v].peak[c]), csv_num(fp, R[v].fpeak[c]);
         if (S->analysis != AN_TIME) csv_num(fp, R[v].af);
@@ -2129,6 +2133,15 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     st_batch B;
     memset(&B, 0, sizeof B);
     const br_backend_kind fb = backend < 0 ? BR_BACKEND_AUTO : (br_backend_kind)backend;
+    /* adaptive substeps (time.adaptive, the default with implicit coupling) are each variant's own:
+     * such variants step a field of their own, as their single runs do (docs/studies.md) */
+    int adaptive = 0;
+    for (long v = 0; v < nl; v++) adaptive |= L[v].d && br_data_adapts(L[v].m, L[v].d);
+    adaptive = (int)br_ranks_max(RK, adaptive);
+    if (adaptive && shared && fb == BR_BACKEND_CUDA && !quiet && RK->rank == 0)
+        fprintf(stderr, "bristle study: adaptive substeps step each variant with a contact field of its own (no "
+                        "GPU batch); time.adaptive: false steps the variants together\n");
+    shared &= !adaptive;
     /* --backend cuda: every stage of the step on the GPU (the beam batch) where the variants allow
      * it, else the field alone (said so): on an H100 a 1e4-variant S5b study ran 14.6 to 25.4 times
      * the host's 16 cores (benchmarks/results/2026-11-27-gpu-h100.md, -sweep.md, -sweep-2.md). BRISTLE_STUDY_BEAMS=host keeps
@@ -2306,6 +2319,9 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     cJSON_AddStringToObject(j, "analysis", S->analysis == AN_TIME ? "time_history" : S->analysis == AN_SWEEP ? "sweep" : hbm ? "hbm" : "stepped_sine");
     br_json_number(j, "variants", (double)nv);
     br_json_number(j, "complete", (double)ndone);
+    long ninacc = 0; /* of those, finished with an energy residual above their tolerance */
+    for (long v = 0; S->analysis != AN_HBM && v < nv; v++) ninacc += R[v].status == ST_DONE && R[v].inaccurate;
+    br_json_number(j, "inaccurate", (double)ninacc);
     br_json_number(j, "failed", (double)(nv - ndone));
     const br_field *f0 = W.bb ? br_beam_batch_field(W.bb) : shared ? B.field : V[0].d ? V[0].d->field : NULL;
     cJSON_AddStringToObject(j, "backend", f0 ? br_field_backend_name(f0) : "cpu");

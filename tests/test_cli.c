@@ -998,3 +998,56 @@ Test(cli, hdf5_output_matches_the_csv_run)
     csv_free(t);
 #endif
 }
+
+/* Issue 50: a run whose energy balance ends above time.energy_tolerance is not "complete": the drop
+ * of tests/test_substeps.c at fixed steps (time.adaptive: false, 23 % of its energy lost to backward
+ * Euler's position) exits with status 3, and summary.json says "inaccurate" with the residual, its
+ * tolerance, the sample interval where it grew most (the bounce, 0.1 to 0.45 ms) and the contact set;
+ * the same drop with substeps (the default) is complete and says how many it took. */
+Test(cli, a_run_off_its_energy_balance_is_inaccurate)
+{
+    static const char *text = "name: drop\n"
+                              "time: {end: 1.0e-3, dt: 1.0e-5%s}\n"
+                              "output: {interval: 1.0e-5}\n"
+                              "bodies:\n"
+                              "  - {name: ball, mass: 0.1, box: [0.01, 0.01, 0.01], position: [0, 0, 1.0e-4],\n"
+                              "     velocity: [0, 0, -1.0], lock: [x, y, rx, ry, rz]}\n"
+                              "contacts:\n"
+                              "  - name: c\n"
+                              "    body: ball\n"
+                              "    surface: {type: plane, frame: ground, point: [0, 0, 0], normal: [0, 0, 1]}\n"
+                              "    points: {list: [[0, 0, 0]]}\n"
+                              "    area: 1.0\n"
+                              "    normal: {law: hunt_crossley, K: 1.0e9, pK: 1.5, D: 6.0e8, pD: 1.5}\n"
+                              "    friction: {law: dahl3d, mu_k: 0.3, sigma0: 1.0e5}\n";
+    char buf[2048], args[1400], err[4096];
+    snprintf(buf, sizeof buf, text, ", adaptive: false");
+    const char *fixed = write_file("drop_fixed.yaml", buf);
+    snprintf(args, sizeof args, "'%s' --out '%s/drop_fixed'", fixed, dir);
+    cr_assert_eq(run(args, err, sizeof err), 3, "exit status 3; stderr: %s", err);
+    cr_expect(strstr(err, "inaccurate"), "stderr says why: %s", err);
+    cJSON *j = cJSON_Parse(read_text("drop_fixed/summary.json"));
+    cr_assert(j);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "inaccurate");
+    const cJSON *in = cJSON_GetObjectItem(j, "inaccurate"), *w = cJSON_GetObjectItem(in, "grew_most_between_s");
+    const double r = cJSON_GetNumberValue(cJSON_GetObjectItem(in, "residual_relative"));
+    cr_expect(r > 0.1 && cJSON_GetNumberValue(cJSON_GetObjectItem(in, "energy_tolerance")) == 0.01, "residual %g", r);
+    const double t0 = cJSON_GetNumberValue(cJSON_GetArrayItem(w, 0)), t1 = cJSON_GetNumberValue(cJSON_GetArrayItem(w, 1));
+    cr_expect(t0 >= 1e-4 - 1e-12 && t1 <= 4.5e-4 && t1 > t0, "grew most between %g and %g s", t0, t1);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(in, "contact_set")), "c");
+    cJSON_Delete(j);
+    snprintf(buf, sizeof buf, text, "");
+    const char *adaptive = write_file("drop.yaml", buf);
+    snprintf(args, sizeof args, "'%s' --out '%s/drop'", adaptive, dir);
+    cr_assert_eq(run(args, err, sizeof err), 0, "stderr: %s", err);
+    j = cJSON_Parse(read_text("drop/summary.json"));
+    cr_assert(j);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "complete");
+    const cJSON *s = cJSON_GetObjectItem(j, "substeps");
+    const double taken = cJSON_GetNumberValue(cJSON_GetObjectItem(s, "substeps"));
+    const double hmin = cJSON_GetNumberValue(cJSON_GetObjectItem(s, "smallest_s"));
+    const double tmin = cJSON_GetNumberValue(cJSON_GetObjectItem(s, "smallest_at_s"));
+    printf("the drop with substeps: %g substeps, the smallest %g s at t = %g s\n", taken, hmin, tmin);
+    cr_expect(taken > 0 && hmin < 1e-5 && tmin >= 1e-4 && tmin <= 4.5e-4, "%g substeps, %g s at %g s", taken, hmin, tmin);
+    cJSON_Delete(j);
+}

@@ -271,14 +271,18 @@ Test(s2_slow, ramp_gkf_converged_in_dt)
     csv_free(b);
 }
 
-/* run -> the friction energy of both contact sets at the end (summary.json); the run complete */
+/* run -> the friction energy of both contact sets at the end (summary.json); the run finished, its
+ * status "complete" where its energy residual is within time.energy_tolerance (1 %) and "inaccurate"
+ * above it (issue 50) */
 static double friction_energy(const char *run)
 {
     cJSON *j = summary(run), *it;
     double E = 0.0;
     cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "contact_sets")) E += cJSON_GetNumberValue(cJSON_GetObjectItem(it, "friction_work_J"));
     const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(j, "status"));
-    cr_assert(status && !strcmp(status, "complete"), "%s did not complete", run);
+    const double r = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "energy"), "residual_relative"));
+    cr_assert(status && !strcmp(status, r <= 0.01 ? "complete" : "inaccurate"), "%s: status %s with residual %g", run,
+              status ? status : "(none)", r);
     cJSON_Delete(j);
     return E;
 }
@@ -308,6 +312,10 @@ Test(s2_sweep, sweeps_at_dt_1e_4)
         cr_expect(fabs(a4 / a5 - 1) < 0.02, "%s: peak amplitude off by %g", laws[k], a4 / a5 - 1);
         cr_expect(fabs(f4 - f5) < 0.5, "%s: peak at %g Hz against %g", laws[k], f4, f5);
         if (k == 0) cr_expect(fabs(E4 / E5 - 1) < 0.02, "lugre: friction energy off by %g", E4 / E5 - 1);
+        /* lugre closes its energy balance within 1 % at dt = 1e-4 (0.93 %); gkf's ends at 1.2 %, "inaccurate":
+         * the tie-bosses' impacts in the first second are not resolved at 1e-4 and the structure takes no
+         * substeps (docs/time-stepping.md) */
+        if (k == 0) cr_expect(r4 <= 0.01, "lugre: energy residual %g at dt = 1e-4", r4);
     }
 }
 
