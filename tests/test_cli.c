@@ -14,6 +14,7 @@
 #include "testdir.h"
 
 #include "csvread.h"
+#include "drop.h"
 #include "field.h"
 #include "jsonread.h"
 #include "study.h"
@@ -1000,28 +1001,14 @@ Test(cli, hdf5_output_matches_the_csv_run)
 }
 
 /* Issue 50: a run whose energy balance ends above time.energy_tolerance is not "complete": the drop
- * of tests/test_substeps.c at fixed steps (time.adaptive: false, 23 % of its energy lost to backward
+ * of tests/drop.h (n = 1.5, a v_in = 0.6, 1 ms) at fixed steps (time.adaptive: false, 23 % of its energy lost to backward
  * Euler's position) exits with status 3, and summary.json says "inaccurate" with the residual, its
  * tolerance, the sample interval where it grew most (the bounce, 0.1 to 0.45 ms) and the contact set;
  * the same drop with substeps (the default) is complete and says how many it took. */
 Test(cli, a_run_off_its_energy_balance_is_inaccurate)
 {
-    static const char *text = "name: drop\n"
-                              "time: {end: 1.0e-3, dt: 1.0e-5%s}\n"
-                              "output: {interval: 1.0e-5}\n"
-                              "bodies:\n"
-                              "  - {name: ball, mass: 0.1, box: [0.01, 0.01, 0.01], position: [0, 0, 1.0e-4],\n"
-                              "     velocity: [0, 0, -1.0], lock: [x, y, rx, ry, rz]}\n"
-                              "contacts:\n"
-                              "  - name: c\n"
-                              "    body: ball\n"
-                              "    surface: {type: plane, frame: ground, point: [0, 0, 0], normal: [0, 0, 1]}\n"
-                              "    points: {list: [[0, 0, 0]]}\n"
-                              "    area: 1.0\n"
-                              "    normal: {law: hunt_crossley, K: 1.0e9, pK: 1.5, D: 6.0e8, pD: 1.5}\n"
-                              "    friction: {law: dahl3d, mu_k: 0.3, sigma0: 1.0e5}\n";
     char buf[2048], args[1400], err[4096];
-    snprintf(buf, sizeof buf, text, ", adaptive: false");
+    drop_text(buf, sizeof buf, 1.0e-3, 1.0e-5, ", adaptive: false", 1.5, 0.6);
     const char *fixed = write_file("drop_fixed.yaml", buf);
     snprintf(args, sizeof args, "'%s' --out '%s/drop_fixed'", fixed, dir);
     cr_assert_eq(run(args, err, sizeof err), 3, "exit status 3; stderr: %s", err);
@@ -1036,7 +1023,7 @@ Test(cli, a_run_off_its_energy_balance_is_inaccurate)
     cr_expect(t0 >= 1e-4 - 1e-12 && t1 <= 4.5e-4 && t1 > t0, "grew most between %g and %g s", t0, t1);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(in, "contact_set")), "c");
     cJSON_Delete(j);
-    snprintf(buf, sizeof buf, text, "");
+    drop_text(buf, sizeof buf, 1.0e-3, 1.0e-5, "", 1.5, 0.6);
     const char *adaptive = write_file("drop.yaml", buf);
     snprintf(args, sizeof args, "'%s' --out '%s/drop'", adaptive, dir);
     cr_assert_eq(run(args, err, sizeof err), 0, "stderr: %s", err);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "drop.h"
 #include "scenario.h"
 #include "sim.h"
 
@@ -26,34 +27,17 @@ static double hc_exit_speed(double a, double vin)
     return 0.5 * (lo + hi);
 }
 
-/* A 0.1 kg ball 0.1 mm above the ground falling at 1 m/s onto one Hunt-Crossley point (K = 1e9,
- * pK = pD = n, D = a K) with dahl3d friction (no sliding: it stays at rest), 2 ms: one bounce. */
-static const char *DROP = "name: drop\n"
-                          "time: {end: 2.0e-3, dt: %g, adaptive: %s}\n"
-                          "output: {interval: %g}\n"
-                          "bodies:\n"
-                          "  - {name: ball, mass: 0.1, box: [0.01, 0.01, 0.01], position: [0, 0, 1.0e-4],\n"
-                          "     velocity: [0, 0, -1.0], lock: [x, y, rx, ry, rz]}\n"
-                          "contacts:\n"
-                          "  - name: c\n"
-                          "    body: ball\n"
-                          "    surface: {type: plane, frame: ground, point: [0, 0, 0], normal: [0, 0, 1]}\n"
-                          "    points: {list: [[0, 0, 0]]}\n"
-                          "    area: 1.0\n"
-                          "    normal: {law: hunt_crossley, K: 1.0e9, pK: %g, D: %.17g, pD: %g}\n"
-                          "    friction: {law: dahl3d, mu_k: 0.3, sigma0: 1.0e5}\n";
-
 typedef struct drop_out {
     double vz, residual;
     long substeps;
 } drop_out;
 
-/* exponent n, a (D = a K), dt, adaptive -> the ball's final vertical speed, the energy residual and the
+/* exponent n, a (D = a K), dt, adaptive -> the drop of tests/drop.h (2 ms: one bounce): the ball's final vertical speed, the energy residual and the
  * substeps taken; the steps as bristle run takes them (br_step_begin, br_step_end) */
 static drop_out drop(double n, double a, double dt, int adaptive)
 {
     char text[2048], err[512];
-    snprintf(text, sizeof text, DROP, dt, adaptive ? "true" : "false", dt, n, a * 1e9, n);
+    drop_text(text, sizeof text, 2.0e-3, dt, adaptive ? "" : ", adaptive: false", n, a);
     br_model *m = br_scenario_parse("drop.yaml", text, strlen(text), NULL, 0, err, sizeof err);
     cr_assert(m, "%s", err);
     br_data *d = br_data_create(m, BR_BACKEND_CPU, err, sizeof err);
