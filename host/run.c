@@ -144,7 +144,7 @@ typedef struct run_state {
 
 /* model, data, run-loop state, snapshot times, plot and loop buffers, c -> all of them written into c or read */
 static int run_checkpoint(const br_model *m, br_data *d, run_state *rs, double *snap_t, br_plotbuf *pb, loop_buf *lb,
-                          br_ckpt *c)
+                          grow *gr, br_ckpt *c)
 {
     br_ckpt_io(c, "run", rs, sizeof *rs);
     if (!c->failed && !(rs->lb_n >= 0 && rs->lb_n <= lb->cap && rs->nsnap >= 0 && rs->nsnap <= m->nfield_times)) {
@@ -155,6 +155,18 @@ static int run_checkpoint(const br_model *m, br_data *d, run_state *rs, double *
     br_data_checkpoint(m, d, c);
     br_plotbuf_checkpoint(pb, c);
     if (lb->cap > 0) br_ckpt_io(c, "loop", lb->v, (size_t)rs->lb_n * (size_t)m->nset * LOOP_VALS * sizeof(double));
+    /* where the residual grew most so far (status "inaccurate" of a resumed run) */
+    double g[7] = {gr->init, gr->t_prev, gr->r_prev, gr->best, gr->t0, gr->t1, gr->set};
+    br_ckpt_io(c, "grow", g, sizeof g);
+    if (!c->writing && !c->failed) {
+        gr->init = (int)g[0], gr->t_prev = g[1], gr->r_prev = g[2], gr->best = g[3], gr->t0 = g[4], gr->t1 = g[5];
+        gr->set = (int)g[6];
+        if (gr->init && !gr->E && !(gr->E = calloc((size_t)(m->nset > 0 ? m->nset : 1), sizeof(double)))) {
+            snprintf(c->err, sizeof c->err, "out of memory");
+            c->failed = 1;
+        }
+    }
+    if (gr->init && m->nset > 0 && !c->failed) br_ckpt_io(c, "grow_E", gr->E, (size_t)m->nset * sizeof(double));
     return c->failed ? -1 : 0;
 }
 
@@ -453,9 +465,10 @@ int br_run_main(int argc, char **argv)
     static char tsbuf[1 << 16];
     if (ts) setvbuf(ts, tsbuf, _IOFBF, sizeof tsbuf);
     run_state rs = {0};
+    grow gr = {.set = -1};
     if (resume) { /* the state at the checkpoint; the CSV files cut back to the rows before it */
         br_ckpt c;
-        if (br_ckpt_begin_read(&c, ckpath, hash) == 0) run_checkpoint(m, d, &rs, snap_t, pb, &lb, &c);
+        if (br_ckpt_begin_read(&c, ckpath, hash) == 0) run_checkpoint(m, d, &rs, snap_t, pb, &lb, &gr, &c);
         br_ckpt_end_read(&c);
         if (!c.failed && (ftruncate(fileno(ts), rs.ts_bytes) || fseek(ts, rs.ts_bytes, SEEK_SET) ||
                           (pts && (ftruncate(fileno(pts), rs.pts_bytes) || fseek(pts, rs.pts_bytes, SEEK_SET)))))
@@ -464,7 +477,7 @@ int br_run_main(int argc, char **argv)
             fprintf(stderr, "bristle run: --resume %s: %s\n", resume, c.err);
             fclose(ts);
             if (pts) fclose(pts);
-            free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), free(snap_t), br_data_free(d), br_model_free(m);
+            free(gr.E), free(row), free(scratch), br_plotbuf_free(pb), free(lb.v), free(snap_t), br_data_free(d), br_model_free(m);
             return 2;
         }
         lb.n = rs.lb_n;
@@ -522,7 +535,6 @@ int br_run_main(int argc, char **argv)
         if (br_mkdir_p(fdir)) has_mesh = 0;
     }
     char ferr[2048] = "";
-    grow gr = {.set = -1};
     /* timing: the field's time is measured inside the step, the output's around it; the host's is the rest */
     double wall_field = 0.0;
     struct sigaction sa = {0}, old_int, old_term;
@@ -542,7 +554,7 @@ int br_run_main(int argc, char **argv)
             now.pts_bytes = pts ? (fflush(pts) ? -1 : ftell(pts)) : 0;
             br_ckpt c;
             if (now.ts_bytes < 0 || now.pts_bytes < 0 || br_ckpt_begin_write(&c, ckpath, hash) ||
-                run_checkpoint(m, d, &now, snap_t, pb, &lb, &c) || br_ckpt_end_write(&c, ckpath)) {
+                run_checkpoint(m, d, &now, snap_t, pb, &lb, &gr, &c) || br_ckpt_end_write(&c, ckpath)) {
                 snprintf(ferr, sizeof ferr, "cannot write the checkpoint %s%s%s", ckpath, now.ts_bytes < 0 ? "" : ": ",
                          now.ts_bytes < 0 ? "" : c.err);
                 failed = 1;

@@ -337,7 +337,7 @@ void br_data_free(br_data *d)
  * level 0, with the free bodies' theta */
 static void fixed_step(const br_model *m, br_data *d)
 {
-    d->h = m->dt, d->theta_h = d->theta, d->gam = 1.0;
+    d->h = m->dt, d->theta_h = d->theta, d->gam = 1.0, d->substepping = 0;
     if (d->level && d->ga) br_genalpha_level(d->ga, 0, NULL, 0); /* made at creation: cannot fail */
     d->level = 0;
     if (d->ga) d->tau_s = (1.0 - d->ga->af) * m->dt;
@@ -348,7 +348,7 @@ static void fixed_step(const br_model *m, br_data *d)
 static int set_level(const br_model *m, br_data *d, int k, char *err, size_t errlen)
 {
     if (d->ga && br_genalpha_level(d->ga, k, err, errlen)) return -1;
-    d->level = k, d->h = ldexp(m->dt, -k);
+    d->level = k, d->h = ldexp(m->dt, -k), d->substepping = 1;
     if (d->ga) d->tau_s = (1.0 - d->ga->af) * d->h;
     return 0;
 }
@@ -714,13 +714,13 @@ static double blended_gamma(const br_model *m, const br_data *d, double h)
                     for (int cc = 0; cc < 6; cc++)
                         k += L[6 * j + r] * T->K[6 * cc + r] * L[6 * j + cc], c += L[6 * j + r] * T->C[6 * cc + r] * L[6 * j + cc];
                 const double mj = j < 3 ? B->mass : Iw[4 * (j - 3)];
-                if (!(mj > 0.0)) continue;
+                if (!(mj > 0.0) || (B->lock & (1 << j))) continue; /* a locked DOF does not move */
                 const double wk = h * h * fabs(k) / mj, wc = h * fabs(c) / mj;
                 W2 = fmax(W2, fmax(wk, wc * wc));
             }
         }
     }
-    return 0.5 + 0.5 * d->theta * W2 / (1.0 + W2);
+    return 0.5 + 0.5 * d->theta / (1.0 + 1.0 / W2); /* W2 / (1 + W2), also for W2 = 0 or infinite */
 }
 
 /* free bodies of the implicit system: symplectic Euler with each contact wrench linearized about
@@ -738,7 +738,7 @@ static double blended_gamma(const br_model *m, const br_data *d, double h)
  * (docs/time-stepping.md). d->acc of those bodies <- dV / h. 0, or -1 when the system is singular */
 static int rigid_implicit(const br_model *m, br_data *d, double h)
 {
-    if (m->adaptive) { /* the gamma scheme (see above); its first step backward Euler's */
+    if (d->substepping) { /* the gamma scheme (see above); its first step backward Euler's */
         d->gam = d->aend_ok ? blended_gamma(m, d, h) : 1.0;
         d->theta_h = 1.0 / d->gam;
     }
@@ -858,7 +858,9 @@ static double twist_speed(const double x[6], double R) { return sqrt(br_dot3(x, 
  *   - the entry: a plane set out of contact whose points' box, moved by h xm, would end a depth
  *     delta in the plane, K delta^(pK+1) / (pK+1) (the elastic energy of the stiffest point there,
  *     which the step would make from nothing: the field saw no contact) against rtol times the
- *     run's energy scale (the reference of the energy residual, or the kinetic energy). */
+ *     energy scale of the set's free bodies: their kinetic energy plus the work of the forces on
+ *     them over delta (a body at rest pressed onto the surface has the second alone). The
+ *     relative velocity dv excludes what prescribed frames do: that change is known. */
 static double set_error(const br_model *m, br_data *d, int s, const br_set_frame *fr, const double xi[6],
                         const double dv[6], const double xm[6], double h)
 {
@@ -885,8 +887,17 @@ static double set_error(const br_model *m, br_data *d, int s, const br_set_frame
     }
     if (!(dmax > 0.0)) return 0.0;
     const double pK = cs->normal.pK, E = g[7] * pow(dmax, pK + 1.0) / (pK + 1.0);
-    const double scale = fmax(d->res_ref, d->en.kinetic);
-    return scale > 0.0 ? E / (m->rtol * scale) : INFINITY;
+    /* the energy scale of the set's free bodies, from what every substep has (not the sampled energy
+     * terms): their kinetic energy, and the work of the forces on them over the depth */
+    double scale = 0.0;
+    for (int side = 0; side < 2; side++) {
+        const int f = side ? cs->frame_b : cs->frame_a;
+        if (!frame_free_body(m, f)) continue;
+        const int b = f - 1;
+        scale += br_rigid_kinetic(&m->body[b], d->frames[f].R, d->v + 3 * b, d->w + 3 * b) +
+                 dmax * sqrt(br_dot3(d->f + 3 * b, d->f + 3 * b));
+    }
+    return scale > 0.0 ? E / (m->rtol * scale) : 1e30;
 }
 
 /* the step's friction and normal-damping power of every contact set -> d->setP, d->setPnd and
@@ -920,6 +931,8 @@ static void book_powers(const br_model *m, br_data *d, double h)
                 for (int j = 0; j < 6; j++) du[j] += d->imp_du[6 * k + j], dv[j] += d->imp_dv[6 * k + j], xm[j] += d->imp_dm[6 * k + j];
             if (k >= 0) prescribed_change(m, d, s, d->tau_s, d->tau_s, 0.0, du, dv);
             else prescribed_change(m, d, s, h, d->theta_h * d->gam * h, d->gam * h, du, dv);
+            double dvp[6]; /* the prescribed sides' known change: no error of the step's */
+            memcpy(dvp, dv, sizeof dvp);
             for (int side = 0; d->set_rb[s] && side < 2; side++) { /* free bodies: see rigid_implicit */
                 const int f = side ? cs->frame_b : cs->frame_a;
                 if (!frame_free_body(m, f)) continue;
@@ -950,7 +963,9 @@ static void book_powers(const br_model *m, br_data *d, double h)
                 for (int j = 0; j < 6; j++) d->p_drive += dW[j] * t[j]; /* -(L^T (-dW)) . V */
             }
             br_bm_set_power(&r->tan, r->Ff_A, r->Mf_A, r->P_nd, xi, du, dv, xm, &d->setP[s], &d->setPnd[s]);
-            const double e = k < 0 ? set_error(m, d, s, &fr, xi, dv, xm, h) : 0.0;
+            double dve[6];
+            for (int j = 0; j < 6; j++) dve[j] = dv[j] - dvp[j];
+            const double e = k < 0 ? set_error(m, d, s, &fr, xi, dve, xm, h) : 0.0;
             if (e > d->err) d->err = e, d->err_set = s;
         }
         d->setE[s] = d->E_upto[s] + h * d->setP[s];
@@ -1237,9 +1252,9 @@ static int substep_forces(const br_model *m, br_data *d, int energy, double *wal
             snprintf(err, errlen, "%s (at the finest substep, %g s)", e2, d->h);
             return -1;
         }
-        const double ratio = rc ? 16.0 : d->err; /* a failed solve: two halvings */
-        int up = (int)ceil(0.5 * log2(ratio / 0.8));
-        up = up < 1 ? 1 : up;
+        const double ratio = rc ? 16.0 : d->err; /* a failed solve: three halvings */
+        const double lv = ceil(0.5 * log2(ratio / 0.8)); /* in double: the ratio may be huge */
+        const int up = !(lv >= 1.0) ? 1 : lv > BR_SUB_LEVELS ? BR_SUB_LEVELS : (int)lv;
         br_ckpt_mem(c, 0);
         if (br_data_checkpoint(m, d, c)) {
             snprintf(err, errlen, "t = %.9g s: %s", d->t, c->err);

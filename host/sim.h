@@ -117,6 +117,8 @@ typedef struct br_data {
                                 * resolved contacts to 1 (backward Euler) for unresolved ones */
     double *aend;              /* per body (6): its acceleration at t (the gamma scheme's a_n) */
     int aend_ok;               /* 1 once a step has set it */
+    int substepping;           /* 1 while the run's controller steps (set_level), 0 for callers that step
+                                * dt at a time (fixed_step): the gamma scheme only in the former */
     double err;                /* the step's error ratio (<= 1: accepted), from br_fwd_accel */
     int err_set;               /* ... the contact set that set it (-1: none) */
     double *set_geo;           /* per contact set, 8: the radius of its points about A's origin, their box in
@@ -192,6 +194,10 @@ int br_step_after_contacts(const br_model *m, br_data *d, int energy, char *err,
 /* model, data -> one full step (br_step_forces with energy terms, br_integrate); 0 or -1 with err */
 int br_step(const br_model *m, br_data *d, char *err, size_t errlen);
 
+/* model, data -> 1 if the run takes substeps: time.adaptive, with a contact set on a free body (whose
+ * error the steps estimate; without one every step would be accepted, and no snapshot is taken) */
+int br_data_adapts(const br_model *m, const br_data *d);
+
 /* The run's step from t_n to t_n + dt, adaptive where m->adaptive (else as br_step_forces and
  * br_integrate): br_step_begin tries substeps from the current level, taking each again at half
  * the length while its error ratio d->err exceeds 1, until the first one is accepted; its forces
@@ -199,10 +205,6 @@ int br_step(const br_model *m, br_data *d, char *err, size_t errlen);
  * rest of the output step in substeps chosen the same way, the level halving the step on a
  * rejection and doubling it after an error ratio below 1/4 where the grid allows; it ends at
  * t_{n+1} = (n + 1) dt exactly. energy, wall_field: as br_step_forces. 0, or -1 with err. */
-/* model, data -> 1 if the run takes substeps: time.adaptive, with a contact set on a free body (whose
- * error the steps estimate; without one every step would be accepted, and no snapshot is taken) */
-int br_data_adapts(const br_model *m, const br_data *d);
-
 int br_step_begin(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen);
 int br_step_end(const br_model *m, br_data *d, double *wall_field, char *err, size_t errlen);
 

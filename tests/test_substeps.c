@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "drop.h"
 #include "scenario.h"
 #include "sim.h"
@@ -87,5 +88,40 @@ Test(substeps, fixed_steps_lose_the_bounce)
            100 * (o.vz / ex - 1), o.residual);
     cr_expect(fabs(ex - 0.71195) < 1e-5, "the closed form: %.6f (the issue's 0.71195)", ex);
     cr_expect(o.vz / ex - 1 < -0.1, "fixed steps: %g", o.vz / ex - 1);
-    cr_expect_eq(o.substeps, 0);
+}
+
+/* The substeps' state (level, calm count, the gamma scheme's a_n, the sets' speed scales) is in the
+ * checkpoint (host/checkpoint.c, the records --checkpoint-every writes and --resume reads): a run
+ * checkpointed between output steps in the middle of a bounce (dt = 1e-4, t = 0.2 ms) and resumed
+ * in a fresh data set ends bitwise as the uninterrupted one. */
+Test(substeps, a_checkpoint_in_a_bounce_resumes_bitwise)
+{
+    char text[2048], err[512];
+    drop_text(text, sizeof text, 1.0e-3, 1.0e-4, "", 1.5, 0.6);
+    br_model *m = br_scenario_parse("drop.yaml", text, strlen(text), NULL, 0, err, sizeof err);
+    cr_assert(m, "%s", err);
+    br_data *a = br_data_create(m, BR_BACKEND_CPU, err, sizeof err), *b = br_data_create(m, BR_BACKEND_CPU, err, sizeof err);
+    cr_assert(a && b, "%s", err);
+    br_ckpt c = {0};
+    for (int k = 0; k < 10; k++) {
+        if (k == 2) { /* at t = 0.2 ms, the ball in the surface */
+            br_ckpt_mem(&c, 1);
+            cr_assert_eq(br_data_checkpoint(m, a, &c), 0, "%s", c.err);
+            cr_assert(a->res[0].ncontact == 1 && a->level > 0, "in a bounce, in substeps (level %d)", a->level);
+        }
+        cr_assert_eq(br_step_begin(m, a, 1, NULL, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(br_step_end(m, a, NULL, err, sizeof err), 0, "%s", err);
+    }
+    br_ckpt_mem(&c, 0);
+    cr_assert_eq(br_data_checkpoint(m, b, &c), 0, "%s", c.err);
+    for (int k = 2; k < 10; k++) {
+        cr_assert_eq(br_step_begin(m, b, 1, NULL, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(br_step_end(m, b, NULL, err, sizeof err), 0, "%s", err);
+    }
+    printf("resumed at t = 0.2 ms: v_z %.17g and %.17g, %ld and %ld substeps\n", a->v[2], b->v[2], a->sub.taken, b->sub.taken);
+    cr_expect(a->v[2] == b->v[2] && a->x[2] == b->x[2] && a->t == b->t, "resumed %.17g against %.17g", b->v[2], a->v[2]);
+    cr_expect(a->en.residual == b->en.residual && a->sub.taken == b->sub.taken && a->sub.rejected == b->sub.rejected);
+    br_ckpt_mem_free(&c);
+    br_data_free(a), br_data_free(b);
+    br_model_free(m);
 }
