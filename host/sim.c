@@ -200,7 +200,7 @@ br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_
     }
     d->h = m->dt, d->err_set = -1, d->gam = 1.0;
     d->sub.h_min = m->dt;
-    d->set_geo = calloc((size_t)ns * 9 + (size_t)nb * 6, sizeof(double));
+    d->set_geo = calloc((size_t)ns * 27, sizeof(double));
     d->snap = calloc(1, sizeof *d->snap);
     if (!d->set_geo || !d->snap) {
         snprintf(err, errlen, "out of memory");
@@ -208,7 +208,7 @@ br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_
         return NULL;
     }
     d->set_vs = d->set_geo + 8 * ns;
-    d->aend = d->set_vs + ns;
+    d->wend = d->set_vs + ns;
     for (int s = 0; s < m->nset; s++) { /* what the substeps' entry check needs of each set's points */
         const br_contact_set_desc *cs = &m->cset[s].desc;
         double *g = d->set_geo + 8 * s, R2 = 0.0;
@@ -735,7 +735,11 @@ static double blended_gamma(const br_model *m, const br_data *d, double h)
  * is the spectral radius at infinity here as in the structure's generalized-alpha (0 in the
  * studies: the unresolved contact modes die, backward Euler's position). Stable for any contact
  * stiffness; the predicted twist makes the linearization error of the velocity second order
- * (docs/time-stepping.md). d->acc of those bodies <- dV / h. 0, or -1 when the system is singular */
+ * (docs/time-stepping.md). Under the run's controller (substeps) the contacts take the gamma rule
+ * instead, W = (1 - gamma) W_n + gamma W_{n+1} with the position moved by h (V_n + gamma dV):
+ * hh = gamma h stands for h above, theta for 1 / gamma, and h (1 - gamma) L^T (W_n - W_p) joins the
+ * right side; the other forces act with their value at t_n (docs/time-stepping.md).
+ * d->acc of those bodies <- dV / h. 0, or -1 when the system is singular */
 static int rigid_implicit(const br_model *m, br_data *d, double h)
 {
     if (d->substepping) { /* the gamma scheme (see above); its first step backward Euler's */
@@ -758,14 +762,8 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
         for (int i = 0; i < 3; i++) {
             A[(size_t)(6 * k + i) * n6 + 6 * k + i] = B->mass;
             for (int j = 0; j < 3; j++) A[(size_t)(6 * k + 3 + j) * n6 + 6 * k + 3 + i] = Iw[3 * i + j];
-            x[6 * k + i] = hh * d->f[3 * b + i];
-            x[6 * k + 3 + i] = hh * (d->tau[3 * b + i] - gyr[i]);
-        }
-        if (g < 1.0) { /* h (1 - gamma) M a_n */
-            const double *an = d->aend + 6 * b, c = h - hh;
-            double Ia[3];
-            br_mat3_vec(Iw, an + 3, Ia);
-            for (int i = 0; i < 3; i++) x[6 * k + i] += c * B->mass * an[i], x[6 * k + 3 + i] += c * Ia[i];
+            x[6 * k + i] = h * d->f[3 * b + i];
+            x[6 * k + 3 + i] = h * (d->tau[3 * b + i] - gyr[i]);
         }
     }
     for (int q = 0; q < d->nrbset; q++) {
@@ -782,6 +780,12 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
             side_map(m, d, s, side, L[side]);
         }
         double Cp[6] = {0}; /* C L p - theta h K L V_n over the free sides, - K du_B - C dv_B over the prescribed */
+        if (g < 1.0) { /* the start's share: h (1 - gamma) (W_n - W_p), W_n the wrench applied at the end of the last step */
+            const br_set_result *r = &d->res[s];
+            const double Wp[6] = {r->F_A[0], r->F_A[1], r->F_A[2], r->M_A[0], r->M_A[1], r->M_A[2]};
+            const double *Wn = d->wend + 18 * s;
+            for (int j = 0; j < 6; j++) Cp[j] = (1.0 - g) / g * (Wn[j] - Wp[j]);
+        }
         {
             double du[6] = {0}, dv[6] = {0};
             prescribed_change(m, d, s, h, th * hh, hh, du, dv);
@@ -900,6 +904,27 @@ static double set_error(const br_model *m, br_data *d, int s, const br_set_frame
     return scale > 0.0 ? E / (m->rtol * scale) : 1e30;
 }
 
+/* a set's result, the changes du, dv of its relative displacement and twist from the field's state to
+ * the solved one -> its whole, friction and normal-damping wrenches on A as the integrators applied them
+ * at the end of the step: W - K du - C dv, W_f - Kf du - Cf dv and W_d - (C - Cf) dv (book_powers' forces) */
+static void end_wrenches(const br_set_result *r, const double du[6], const double dv[6], double W[6], double Wf[6],
+                         double Wd[6])
+{
+    const br_set_tangent *T = &r->tan;
+    const double Wa[6] = {r->F_A[0], r->F_A[1], r->F_A[2], r->M_A[0], r->M_A[1], r->M_A[2]};
+    const double F[6] = {r->Ff_A[0], r->Ff_A[1], r->Ff_A[2], r->Mf_A[0], r->Mf_A[1], r->Mf_A[2]};
+    double t[6], Cn[36];
+    mat6_vec(T->K, du, t, 0);
+    mat6_vec(T->C, dv, t, 1);
+    for (int j = 0; j < 6; j++) W[j] = Wa[j] - t[j];
+    mat6_vec(T->Kf, du, t, 0);
+    mat6_vec(T->Cf, dv, t, 1);
+    for (int j = 0; j < 6; j++) Wf[j] = F[j] - t[j];
+    for (int j = 0; j < 36; j++) Cn[j] = T->C[j] - T->Cf[j];
+    mat6_vec(Cn, dv, t, 0);
+    for (int j = 0; j < 6; j++) Wd[j] = T->Wd[j] - t[j];
+}
+
 /* the step's friction and normal-damping power of every contact set -> d->setP, d->setPnd and
  * the energy integrals d->setE, d->setEnd. An explicit set: the field's values. A set whose
  * wrench the integrators took linearly implicit: the power of the forces they applied, on the
@@ -963,6 +988,16 @@ static void book_powers(const br_model *m, br_data *d, double h)
                 for (int j = 0; j < 6; j++) d->p_drive += dW[j] * t[j]; /* -(L^T (-dW)) . V */
             }
             br_bm_set_power(&r->tan, r->Ff_A, r->Mf_A, r->P_nd, xi, du, dv, xm, &d->setP[s], &d->setPnd[s]);
+            if (k < 0) { /* a free body's set: the gamma scheme applied gamma of the end wrench and 1 - gamma of the start's */
+                double *wn = d->wend + 18 * s;
+                if (d->gam < 1.0) {
+                    double pf = 0.0, pd = 0.0;
+                    for (int j = 0; j < 6; j++) pf -= wn[6 + j] * xm[j], pd -= wn[12 + j] * xm[j];
+                    d->setP[s] = d->gam * d->setP[s] + (1.0 - d->gam) * pf;
+                    d->setPnd[s] = d->gam * d->setPnd[s] + (1.0 - d->gam) * pd;
+                }
+                end_wrenches(r, du, dv, wn, wn + 6, wn + 12);
+            }
             double dve[6];
             for (int j = 0; j < 6; j++) dve[j] = dv[j] - dvp[j];
             const double e = k < 0 ? set_error(m, d, s, &fr, xi, dve, xm, h) : 0.0;
@@ -1040,7 +1075,6 @@ static void integrate_state(const br_model *m, br_data *d, double h)
         double vm[3], wm[3], wg[3];
         if (d->rb_slot[b] >= 0 && d->gam < 1.0) { /* the gamma scheme: x, q with V_n + gamma dV */
             const double g = d->gam;
-            double *ae = d->aend + 6 * b;
             for (int j = 0; j < 3; j++) {
                 const double vn = v[j], wn = w[j];
                 v[j] += h * a[j];
@@ -1050,7 +1084,6 @@ static void integrate_state(const br_model *m, br_data *d, double h)
                 vm[j] = 0.5 * (vn + v[j]);
                 wm[j] = 0.5 * (wn + w[j]);
             }
-            for (int j = 0; j < 6; j++) ae[j] = (a[j] - (1.0 - g) * ae[j]) / g;
             br_quat_advance(q, wg, h);
         } else {
             for (int j = 0; j < 3; j++) {
@@ -1061,7 +1094,6 @@ static void integrate_state(const br_model *m, br_data *d, double h)
                 vm[j] = 0.5 * (vn + v[j]);
                 wm[j] = 0.5 * (wn + w[j]);
             }
-            memcpy(d->aend + 6 * b, a, 6 * sizeof(double)); /* backward Euler: a_{n+1} = dV / h */
             br_quat_advance(q, w, h);
         }
         /* midpoint velocities make h f . v_mid the exact kinetic-energy change of the translation */

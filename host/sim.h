@@ -115,8 +115,9 @@ typedef struct br_data {
     double theta_h, gam;       /* the free bodies' scheme this step (rigid_implicit): fixed steps theta and 1;
                                 * adaptive steps 1 / gamma and gamma, gamma from 1/2 (trapezoidal) for
                                 * resolved contacts to 1 (backward Euler) for unresolved ones */
-    double *aend;              /* per body (6): its acceleration at t (the gamma scheme's a_n) */
-    int aend_ok;               /* 1 once a step has set it */
+    double *wend;              /* per contact set (18): its whole, friction and normal-damping wrenches on A at
+                                * t as the integrators applied them (the gamma scheme's start of the step) */
+    int aend_ok;               /* 1 once a step has set them */
     int substepping;           /* 1 while the run's controller steps (set_level), 0 for callers that step
                                 * dt at a time (fixed_step): the gamma scheme only in the former */
     double err;                /* the step's error ratio (<= 1: accepted), from br_fwd_accel */
