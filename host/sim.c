@@ -1270,16 +1270,22 @@ static int substep_forces(const br_model *m, br_data *d, int energy, double *wal
         snprintf(err, errlen, "t = %.9g s: %s", d->t, c->err);
         return -1;
     }
+    double prev = INFINITY; /* the ratio of the previous try */
     for (;;) {
         const int k = d->level;
         if (set_level(m, d, k, err, errlen)) return -1;
         char e2[600] = "";
         const int rc = step_forces(m, d, energy, wall_field, e2, sizeof e2);
-        if (rc == 0 && (d->err <= 1.0 || k >= BR_SUB_LEVELS)) {
+        /* accepted: within the tolerance; or at the finest level; or not converging, a shorter try no
+         * better than half the longer one's ratio (a jump the predictor cannot follow at any step,
+         * stick-slip chatter): then finer steps cost without gain, and the step may double again */
+        const int stalled = rc == 0 && d->err > 1.0 && d->err > 0.5 * prev;
+        if (rc == 0 && (d->err <= 1.0 || k >= BR_SUB_LEVELS || stalled)) {
             if (d->err > 1.0) d->sub.unresolved++;
-            d->calm = d->err <= 0.25 ? d->calm + 1 : 0;
+            d->calm = d->err <= 0.25 ? d->calm + 1 : d->err > 1.0 ? BR_SUB_CALM : 0;
             return 0;
         }
+        prev = rc ? INFINITY : d->err;
         if (k >= BR_SUB_LEVELS) { /* failed at the finest level: the error stands */
             snprintf(err, errlen, "%s (at the finest substep, %g s)", e2, d->h);
             return -1;
@@ -1302,6 +1308,7 @@ static int substep_forces(const br_model *m, br_data *d, int energy, double *wal
  * of the step moves the free bodies' scheme to another modified energy (a first-order shift where
  * a contact spring is loaded and moving), so a bounce is best taken at one level from entry to exit */
 static int coarsen_ok(const br_data *d) { return d->level > 0 && d->calm >= BR_SUB_CALM; }
+/* (an unresolved substep sets calm to BR_SUB_CALM: its error did not fall with the step) */
 
 int br_data_adapts(const br_model *m, const br_data *d) { return m->adaptive && d->nrbset > 0; }
 static int adapts(const br_model *m, const br_data *d) { return br_data_adapts(m, d); }
