@@ -57,7 +57,7 @@ static drop_out drop(double n, double a, double dt, int adaptive)
 /* Issue 50, item 1: for n in {1, 1.5, 2}, a v_in in {0.05, 0.2, 0.6} and output steps 1e-5 and 1e-4
  * (a bounce lasts 0.03 to 1.5 ms: 3 to 150 output steps, or a third of one), the exit speed within
  * 0.2 % of the exact one and the energy residual within 1 %. The margins measured on the development
- * machine: 0.06 % and 0.43 % at the worst. The substeps' error is second order in their length
+ * machine: 0.06 % and 0.58 % at the worst. The substeps' error is second order in their length
  * (trapezoidal rule where the contact is resolved, docs/time-stepping.md) and the tolerance rtol =
  * 1e-3 bounds each substep's velocity correction to 1e-3 of the bounce's speed: a rounding change
  * moves the results by far less than the margin. */
