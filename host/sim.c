@@ -343,8 +343,8 @@ static void fixed_step(const br_model *m, br_data *d)
     if (d->ga) d->tau_s = (1.0 - d->ga->af) * m->dt;
 }
 
-/* model, level k -> the step is dt / 2^k (the structure's integrator switched to it), the free
- * bodies' theta 0 in substeps (docs/time-stepping.md); 0, or -1 with err */
+/* model, level k -> the step is dt / 2^k (the structure's integrator switched to it), under the run's
+ * controller (the free bodies' gamma scheme, docs/time-stepping.md); 0, or -1 with err */
 static int set_level(const br_model *m, br_data *d, int k, char *err, size_t errlen)
 {
     if (d->ga && br_genalpha_level(d->ga, k, err, errlen)) return -1;
