@@ -158,7 +158,7 @@ int br_data_checkpoint(const br_model *m, br_data *d, br_ckpt *c)
     IO("p_spr_loss", &d->p_spring_loss, 1);
     IO("h_prev", &d->h_prev, 1), IO("level", &d->level, 1), IO("err", &d->err, 1), IO("calm", &d->calm, 1), IO("substeps", &d->sub, 1);
     if (ns > 0) IO("set_vs", d->set_vs, ns);
-    IO("aend_ok", &d->aend_ok, 1);
+    IO("wend_ok", &d->wend_ok, 1);
     if (ns > 0) IO("wend", d->wend, 18 * ns);
     if (d->ga) {
         const int n = d->ga->n;

@@ -198,7 +198,7 @@ br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_
         br_data_free(d);
         return NULL;
     }
-    d->h = m->dt, d->err_set = -1, d->gam = 1.0;
+    d->h = m->dt, d->gam = 1.0;
     d->sub.h_min = m->dt;
     d->set_geo = calloc((size_t)ns * 27, sizeof(double));
     d->snap = calloc(1, sizeof *d->snap);
@@ -743,7 +743,7 @@ static double blended_gamma(const br_model *m, const br_data *d, double h)
 static int rigid_implicit(const br_model *m, br_data *d, double h)
 {
     if (d->substepping) { /* the gamma scheme (see above); its first step backward Euler's */
-        d->gam = d->aend_ok ? blended_gamma(m, d, h) : 1.0;
+        d->gam = d->wend_ok ? blended_gamma(m, d, h) : 1.0;
         d->theta_h = 1.0 / d->gam;
     }
     const double g = d->gam, hh = g * h, th = d->theta_h;
@@ -940,7 +940,7 @@ static void end_wrenches(const br_set_result *r, const double du[6], const doubl
  * state differs from the solved one by a velocity error e: a damper c books c (v + e)^2 there. */
 static void book_powers(const br_model *m, br_data *d, double h)
 {
-    d->err = 0.0, d->err_set = -1;
+    d->err = 0.0;
     for (int s = 0; s < m->nset; s++) {
         const br_set_result *r = &d->res[s];
         const br_contact_set_desc *cs = &m->cset[s].desc;
@@ -1001,7 +1001,7 @@ static void book_powers(const br_model *m, br_data *d, double h)
             double dve[6];
             for (int j = 0; j < 6; j++) dve[j] = dv[j] - dvp[j];
             const double e = k < 0 ? set_error(m, d, s, &fr, xi, dve, xm, h) : 0.0;
-            if (e > d->err) d->err = e, d->err_set = s;
+            if (e > d->err) d->err = e;
         }
         d->setE[s] = d->E_upto[s] + h * d->setP[s];
         d->setEnd[s] = d->End_upto[s] + h * d->setPnd[s];
@@ -1112,7 +1112,7 @@ static void integrate_state(const br_model *m, br_data *d, double h)
     if (d->drv) d->en.work_in += br_drive_commit(&m->drive, d->drv);
     d->en.spring_loss += h * d->p_spring_loss;
     d->h_prev = h;
-    d->aend_ok = 1;
+    d->wend_ok = 1;
 }
 
 void br_integrate(const br_model *m, br_data *d, double h)
@@ -1311,11 +1311,10 @@ static int coarsen_ok(const br_data *d) { return d->level > 0 && d->calm >= BR_S
 /* (an unresolved substep sets calm to BR_SUB_CALM: its error did not fall with the step) */
 
 int br_data_adapts(const br_model *m, const br_data *d) { return m->adaptive && d->nrbset > 0; }
-static int adapts(const br_model *m, const br_data *d) { return br_data_adapts(m, d); }
 
 int br_step_begin(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen)
 {
-    if (!adapts(m, d)) return br_step_forces(m, d, energy, wall_field, err, errlen);
+    if (!br_data_adapts(m, d)) return br_step_forces(m, d, energy, wall_field, err, errlen);
     d->sub_wall0 = wall_now();
     d->sub_rej0 = d->sub.rejected;
     if (coarsen_ok(d)) d->level--, d->calm = 0; /* the output step's start lies on every level's grid */
@@ -1325,7 +1324,7 @@ int br_step_begin(const br_model *m, br_data *d, int energy, double *wall_field,
 
 int br_step_end(const br_model *m, br_data *d, double *wall_field, char *err, size_t errlen)
 {
-    if (!adapts(m, d)) {
+    if (!br_data_adapts(m, d)) {
         br_integrate(m, d, m->dt);
         return 0;
     }

@@ -117,11 +117,10 @@ typedef struct br_data {
                                 * resolved contacts to 1 (backward Euler) for unresolved ones */
     double *wend;              /* per contact set (18): its whole, friction and normal-damping wrenches on A at
                                 * t as the integrators applied them (the gamma scheme's start of the step) */
-    int aend_ok;               /* 1 once a step has set them */
+    int wend_ok;               /* 1 once a step has set them */
     int substepping;           /* 1 while the run's controller steps (set_level), 0 for callers that step
                                 * dt at a time (fixed_step): the gamma scheme only in the former */
     double err;                /* the step's error ratio (<= 1: accepted), from br_fwd_accel */
-    int err_set;               /* ... the contact set that set it (-1: none) */
     double *set_geo;           /* per contact set, 8: the radius of its points about A's origin, their box in
                                 * A's axes (min xyz, max xyz), the largest Hunt-Crossley K */
     double *set_vs;            /* per contact set: the largest speed of its points while in contact since it
