@@ -60,6 +60,20 @@ static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *de
         }
         desc[s].tangent = on_struct || on_free;
     }
+    /* under the run's controller the springs on a body of the system act by the gamma rule
+     * (rigid_implicit): the free bodies they join to it enter the system too (a spring force at t_n
+     * against a trapezoidal position would make energy at first order in the step) */
+    for (int grew = m->adaptive && d->nrb > 0; grew;) {
+        grew = 0;
+        for (int k = 0; k < m->nspring; k++) {
+            const int fa = m->spring[k].frame_a, fb = m->spring[k].frame_b;
+            if (!frame_free_body(m, fa) || !frame_free_body(m, fb)) continue;
+            const int in_a = d->rb_slot[fa - 1] >= 0, in_b = d->rb_slot[fb - 1] >= 0;
+            if (in_a == in_b) continue;
+            d->rb_slot[(in_a ? fb : fa) - 1] = d->nrb++;
+            grew = 1;
+        }
+    }
     /* group the free bodies coupled through contact sets (union-find over the sets) and number the
      * blocks group by group, so that each group's system is one diagonal block */
     int *parent = malloc((size_t)nb * sizeof(int)), *group = malloc((size_t)nb * sizeof(int));
@@ -73,6 +87,15 @@ static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *de
         const br_contact_set_desc *cs = &desc[d->rb_set[q]];
         if (!frame_free_body(m, cs->frame_a) || !frame_free_body(m, cs->frame_b)) continue;
         int a = cs->frame_a - 1, c = cs->frame_b - 1;
+        while (parent[a] != a) a = parent[a];
+        while (parent[c] != c) c = parent[c];
+        parent[a < c ? c : a] = a < c ? a : c;
+    }
+    for (int k = 0; m->adaptive && k < m->nspring; k++) { /* the springs between two bodies of the system */
+        const int fa = m->spring[k].frame_a, fb = m->spring[k].frame_b;
+        if (!frame_free_body(m, fa) || !frame_free_body(m, fb) || d->rb_slot[fa - 1] < 0 || d->rb_slot[fb - 1] < 0)
+            continue;
+        int a = fa - 1, c = fb - 1;
         while (parent[a] != a) a = parent[a];
         while (parent[c] != c) c = parent[c];
         parent[a < c ? c : a] = a < c ? a : c;
@@ -723,6 +746,141 @@ static double blended_gamma(const br_model *m, const br_data *d, double h)
     return 0.5 + 0.5 * d->theta / (1.0 + 1.0 / W2); /* W2 / (1 + W2), also for W2 = 0 or infinite */
 }
 
+/* spring k at the frames' state -> its linearization about it: nd rows (1 for a torsion spring, 3
+ * otherwise) of the maps D[0], D[1] (nd x 6, row-major) from the twists (v, w at the origin) of its
+ * frames a and b to the rate of its coordinate (the anchors' separation pb - pa; the torsion angle),
+ * and the slopes K, C (nd x nd, symmetric) of its force in that coordinate (the force on a is
+ * -D[0]^T f, on b -D[1]^T f, as br_fwd_loads applies it). An axial spring adds the geometric
+ * stiffness f / L across its line; a slack rope, or one whose damper would push, has none. */
+static int spring_linear(const br_model *m, const br_data *d, int k, double D[2][18], double K[9], double C[9])
+{
+    const br_spring *S = &m->spring[k];
+    const br_frame_state *A = &d->frames[S->frame_a], *B = &d->frames[S->frame_b];
+    memset(D, 0, 2 * 18 * sizeof(double));
+    memset(K, 0, 9 * sizeof(double));
+    memset(C, 0, 9 * sizeof(double));
+    if (S->torsion) {
+        for (int j = 0; j < 3; j++) D[0][3 + j] = -S->axis[j], D[1][3 + j] = S->axis[j];
+        K[0] = S->k, C[0] = S->c;
+        return 1;
+    }
+    double r[2][3], dd[3], dv[3], wr[2][3];
+    br_mat3_vec(A->R, S->pa, r[0]);
+    br_mat3_vec(B->R, S->pb, r[1]);
+    br_cross3(A->w, r[0], wr[0]);
+    br_cross3(B->w, r[1], wr[1]);
+    for (int j = 0; j < 3; j++)
+        dd[j] = B->x[j] + r[1][j] - A->x[j] - r[0][j], dv[j] = B->v[j] + wr[1][j] - A->v[j] - wr[0][j];
+    for (int side = 0; side < 2; side++) { /* +-[I, -[r]x]: the anchor's velocity v + w x r */
+        const double sg = side ? 1.0 : -1.0, *q = r[side];
+        double *Ds = D[side];
+        for (int j = 0; j < 3; j++) Ds[6 * j + j] = sg;
+        Ds[6 * 0 + 4] = sg * q[2], Ds[6 * 0 + 5] = -sg * q[1];
+        Ds[6 * 1 + 3] = -sg * q[2], Ds[6 * 1 + 5] = sg * q[0];
+        Ds[6 * 2 + 3] = sg * q[1], Ds[6 * 2 + 4] = -sg * q[0];
+    }
+    if (!(S->rest > 0.0)) {
+        for (int j = 0; j < 3; j++) K[4 * j] = S->k, C[4 * j] = S->c;
+        return 3;
+    }
+    const double L = sqrt(br_dot3(dd, dd));
+    if (!(L > 0.0)) return 3;
+    const double e[3] = {dd[0] / L, dd[1] / L, dd[2] / L}, ext = L - S->rest;
+    const double mag = S->k * ext + S->c * br_dot3(dv, e);
+    if (S->rope && (ext <= 0.0 || mag < 0.0)) return 3;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            const double ee = e[i] * e[j];
+            K[3 * i + j] = S->k * ee + mag / L * ((i == j) - ee);
+            C[3 * i + j] = S->c * ee;
+        }
+    return 3;
+}
+
+/* model, data, frame f, span h, gamma -> its twist at t_n (V0) and the change of its twist over the
+ * step (dV: a body's solved one, a prescribed frame's known one; the ground and a structure's
+ * frames none, their motion is not in the free bodies' system) */
+static void frame_twist_change(const br_model *m, const br_data *d, int f, double h, double V0[6], double dV[6])
+{
+    const br_frame_state *fs = &d->frames[f];
+    for (int j = 0; j < 3; j++) V0[j] = fs->v[j], V0[3 + j] = fs->w[j];
+    memset(dV, 0, 6 * sizeof(double));
+    if (frame_free_body(m, f) && d->rb_slot[f - 1] >= 0) {
+        for (int j = 0; j < 6; j++) dV[j] = h * d->acc[6 * (f - 1) + j];
+    } else if (frame_prescribed(m, f)) {
+        br_frame_state later;
+        br_kframe_state(&m->kframe[f - 1 - m->nbody], d->t + h, &later);
+        for (int j = 0; j < 3; j++) dV[j] = later.v[j] - V0[j], dV[3 + j] = later.w[j] - V0[3 + j];
+    }
+}
+
+/* the springs on a body of the free bodies' system, under the run's controller (the gamma scheme):
+ * their force acts as (1 - gamma) f_n + gamma f_{n+1}, linearized like the contacts' wrenches,
+ *   f_{n+1} = f_n + K D h (V_n + gamma dV) + C D dV   (a prescribed side: its known motion),
+ * the trapezoidal rule on a linear spring at gamma = 1/2 (its energy exact). pass 0: their terms
+ * join the system A dV = x (hh = gamma h, rows and columns of the bodies' blocks, n6 its leading
+ * dimension); pass 1, with d->acc solved: d->p_spring_loss takes their damping power on the
+ * mean rate D (V_n + gamma dV) that the positions moved with, in place of the rate at t_n. */
+static void springs_implicit(const br_model *m, br_data *d, double h, int pass, double *A, double *x, int n6)
+{
+    const double g = d->gam, hh = g * h;
+    for (int k = 0; k < m->nspring; k++) {
+        const br_spring *S = &m->spring[k];
+        const int fr[2] = {S->frame_a, S->frame_b};
+        int slot[2];
+        for (int side = 0; side < 2; side++) slot[side] = frame_free_body(m, fr[side]) ? d->rb_slot[fr[side] - 1] : -1;
+        if (slot[0] < 0 && slot[1] < 0) continue;
+        double D[2][18], K[9], C[9], un[3] = {0}, dvk[3] = {0}, rn[3] = {0};
+        const int nd = spring_linear(m, d, k, D, K, C);
+        for (int side = 0; side < 2; side++) { /* the coordinate's rate at t_n, its known change (prescribed) */
+            double V0[6], dV[6];
+            frame_twist_change(m, d, fr[side], h, V0, dV);
+            for (int i = 0; i < nd; i++)
+                for (int j = 0; j < 6; j++) {
+                    rn[i] += D[side][6 * i + j] * V0[j];
+                    if (pass || slot[side] < 0) dvk[i] += D[side][6 * i + j] * dV[j];
+                }
+        }
+        if (pass) { /* dvk: the solved change of the rate */
+            double pm = 0.0, pn = 0.0;
+            for (int i = 0; i < nd; i++)
+                for (int j = 0; j < nd; j++)
+                    pm += (rn[i] + g * dvk[i]) * C[3 * i + j] * (rn[j] + g * dvk[j]), pn += rn[i] * C[3 * i + j] * rn[j];
+            d->p_spring_loss += pm - pn;
+            continue;
+        }
+        /* the right side: -hh D_P^T (K (h rate_n + hh dvk) + C dvk), dvk the prescribed sides' change */
+        double f[3] = {0};
+        for (int i = 0; i < nd; i++) un[i] = h * rn[i] + hh * dvk[i];
+        for (int i = 0; i < nd; i++)
+            for (int j = 0; j < nd; j++) f[i] += K[3 * i + j] * un[j] + C[3 * i + j] * dvk[j];
+        for (int P = 0; P < 2; P++) {
+            if (slot[P] < 0) continue;
+            for (int r = 0; r < 6; r++) {
+                double t = 0.0;
+                for (int i = 0; i < nd; i++) t += D[P][6 * i + r] * f[i];
+                x[6 * slot[P] + r] -= hh * t;
+            }
+            for (int Q = 0; Q < 2; Q++) { /* A += hh D_P^T (hh K + C) D_Q */
+                if (slot[Q] < 0) continue;
+                double ED[18]; /* (hh K + C) D_Q */
+                for (int i = 0; i < nd; i++)
+                    for (int c = 0; c < 6; c++) {
+                        double t = 0.0;
+                        for (int j = 0; j < nd; j++) t += (hh * K[3 * i + j] + C[3 * i + j]) * D[Q][6 * j + c];
+                        ED[6 * i + c] = t;
+                    }
+                for (int c = 0; c < 6; c++)
+                    for (int r = 0; r < 6; r++) {
+                        double t = 0.0;
+                        for (int i = 0; i < nd; i++) t += D[P][6 * i + r] * ED[6 * i + c];
+                        A[(size_t)(6 * slot[Q] + c) * n6 + 6 * slot[P] + r] += hh * t;
+                    }
+            }
+        }
+    }
+}
+
 /* free bodies of the implicit system: symplectic Euler with each contact wrench linearized about
  * the state the field saw (pose at t_n, twist V_p = V_n + p, p = h a_{n-1} predicted):
  *   M dV = h (F + sum_s L^T dW_s),   dW = -K dxi_u - C dxi_v,
@@ -824,6 +982,7 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
             }
         }
     }
+    if (d->substepping) springs_implicit(m, d, h, 0, A, x, n6);
     for (int b = 0; b < m->nbody; b++) { /* locked DOFs: dV = 0 */
         const int k = d->rb_slot[b];
         for (int j = 0; k >= 0 && j < 6; j++) {
@@ -845,6 +1004,7 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
         const int k = d->rb_slot[b];
         for (int j = 0; k >= 0 && j < 6; j++) d->acc[6 * b + j] = x[6 * k + j] / h;
     }
+    if (d->substepping) springs_implicit(m, d, h, 1, NULL, NULL, n6);
     return 0;
 }
 
