@@ -709,43 +709,6 @@ static void prescribed_change(const br_model *m, const br_data *d, int s, double
     }
 }
 
-/* model, data with the step's tangents, h -> the free bodies' gamma with substeps:
- * 1/2 + (1 - rho_inf^2) / 2 W^2 / (1 + W^2), W = w h the step's largest contact frequency against
- * it (the diagonal ratios of h^2 L^T K L and h L^T C L to the bodies' masses and inertias).
- * Resolved contacts (W << 1: an impact in substeps) take the trapezoidal rule (gamma 1/2), second
- * order and without numerical dissipation on a linear spring for any sequence of steps; unresolved
- * ones (a stiff stuck bristle at the full step, W >> 1) backward Euler (gamma 1 at rho_inf = 0, the
- * scheme of fixed steps), and their modes die. The dissipation a step adds, about (2 gamma - 1) W^2
- * of a mode's energy, is of order W^4 where it is resolved (docs/time-stepping.md). */
-static double blended_gamma(const br_model *m, const br_data *d, double h)
-{
-    double W2 = 0.0;
-    for (int q = 0; q < d->nrbset; q++) {
-        const int s = d->rb_set[q];
-        const br_contact_set_desc *cs = &m->cset[s].desc;
-        const br_set_tangent *T = &d->res[s].tan;
-        for (int side = 0; side < 2; side++) {
-            const int f = side ? cs->frame_b : cs->frame_a;
-            if (!frame_free_body(m, f)) continue;
-            const br_body *B = &m->body[f - 1];
-            double L[36], Iw[9];
-            side_map(m, d, s, side, L);
-            br_rigid_inertia_world(d->frames[f].R, B->Ib, Iw);
-            for (int j = 0; j < 6; j++) { /* (L^T X L)_jj = sum_rc L_rj X_rc L_cj */
-                double k = 0.0, c = 0.0;
-                for (int r = 0; r < 6; r++)
-                    for (int cc = 0; cc < 6; cc++)
-                        k += L[6 * j + r] * T->K[6 * cc + r] * L[6 * j + cc], c += L[6 * j + r] * T->C[6 * cc + r] * L[6 * j + cc];
-                const double mj = j < 3 ? B->mass : Iw[4 * (j - 3)];
-                if (!(mj > 0.0) || (B->lock & (1 << j))) continue; /* a locked DOF does not move */
-                const double wk = h * h * fabs(k) / mj, wc = h * fabs(c) / mj;
-                W2 = fmax(W2, fmax(wk, wc * wc));
-            }
-        }
-    }
-    return 0.5 + 0.5 * d->theta / (1.0 + 1.0 / W2); /* W2 / (1 + W2), also for W2 = 0 or infinite */
-}
-
 /* spring k at the frames' state -> its linearization about it: nd rows (1 for a torsion spring, 3
  * otherwise) of the maps D[0], D[1] (nd x 6, row-major) from the twists (v, w at the origin) of its
  * frames a and b to the rate of its coordinate (the anchors' separation pb - pa; the torsion angle),
@@ -814,13 +777,91 @@ static void frame_twist_change(const br_model *m, const br_data *d, int f, doubl
     }
 }
 
+/* spring linearization D, K (nd rows), step h, frames -> W^2 = h^2 max_j (D^T K D)_jj / m_j over its
+ * free bodies' unlocked DOFs: the square of its frequency times the step (as blended_gamma's) */
+static double spring_w2(const br_model *m, const br_data *d, const int fr[2], const double D[2][18], const double K[9],
+                        int nd, double h)
+{
+    double W2 = 0.0;
+    for (int side = 0; side < 2; side++) {
+        if (!frame_free_body(m, fr[side]) || d->rb_slot[fr[side] - 1] < 0) continue;
+        const br_body *B = &m->body[fr[side] - 1];
+        double Iw[9];
+        br_rigid_inertia_world(d->frames[fr[side]].R, B->Ib, Iw);
+        for (int j = 0; j < 6; j++) {
+            double kj = 0.0;
+            for (int a = 0; a < nd; a++)
+                for (int c = 0; c < nd; c++) kj += D[side][6 * a + j] * K[3 * a + c] * D[side][6 * c + j];
+            const double mj = j < 3 ? B->mass : Iw[4 * (j - 3)];
+            if (!(mj > 0.0) || (B->lock & (1 << j))) continue;
+            W2 = fmax(W2, h * h * fabs(kj) / mj);
+        }
+    }
+    return W2;
+}
+
+/* model, data with the step's tangents, h -> the free bodies' gamma with substeps:
+ * 1/2 + (1 - rho_inf^2) / 2 W^2 / (1 + W^2), W = w h the step's largest contact frequency against
+ * it (the diagonal ratios of h^2 L^T K L and h L^T C L to the bodies' masses and inertias; a
+ * spring on one of the bodies counts with its h^2 D^T K D, spring_w2).
+ * Resolved contacts (W << 1: an impact in substeps) take the trapezoidal rule (gamma 1/2), second
+ * order and without numerical dissipation on a linear spring for any sequence of steps; unresolved
+ * ones (a stiff stuck bristle at the full step, W >> 1) backward Euler (gamma 1 at rho_inf = 0, the
+ * scheme of fixed steps), and their modes die. The dissipation a step adds, about (2 gamma - 1) W^2
+ * of a mode's energy, is of order W^4 where it is resolved (docs/time-stepping.md). */
+static double blended_gamma(const br_model *m, const br_data *d, double h)
+{
+    double W2 = 0.0;
+    for (int q = 0; q < d->nrbset; q++) {
+        const int s = d->rb_set[q];
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        const br_set_tangent *T = &d->res[s].tan;
+        for (int side = 0; side < 2; side++) {
+            const int f = side ? cs->frame_b : cs->frame_a;
+            if (!frame_free_body(m, f)) continue;
+            const br_body *B = &m->body[f - 1];
+            double L[36], Iw[9];
+            side_map(m, d, s, side, L);
+            br_rigid_inertia_world(d->frames[f].R, B->Ib, Iw);
+            for (int j = 0; j < 6; j++) { /* (L^T X L)_jj = sum_rc L_rj X_rc L_cj */
+                double k = 0.0, c = 0.0;
+                for (int r = 0; r < 6; r++)
+                    for (int cc = 0; cc < 6; cc++)
+                        k += L[6 * j + r] * T->K[6 * cc + r] * L[6 * j + cc], c += L[6 * j + r] * T->C[6 * cc + r] * L[6 * j + cc];
+                const double mj = j < 3 ? B->mass : Iw[4 * (j - 3)];
+                if (!(mj > 0.0) || (B->lock & (1 << j))) continue; /* a locked DOF does not move */
+                const double wk = h * h * fabs(k) / mj, wc = h * fabs(c) / mj;
+                W2 = fmax(W2, fmax(wk, wc * wc));
+            }
+        }
+    }
+    for (int k = 0; k < m->nspring; k++) { /* the springs on the system's bodies (springs_implicit) */
+        const int fr[2] = {m->spring[k].frame_a, m->spring[k].frame_b};
+        double D[2][18], K[9], C[9];
+        const int nd = spring_linear(m, d, k, D, K, C);
+        W2 = fmax(W2, spring_w2(m, d, fr, D, K, nd, h));
+    }
+    return 0.5 + 0.5 * d->theta / (1.0 + 1.0 / W2); /* W2 / (1 + W2), also for W2 = 0 or infinite */
+}
+
 /* the springs on a body of the free bodies' system, under the run's controller (the gamma scheme):
- * their force acts as (1 - gamma) f_n + gamma f_{n+1}, linearized like the contacts' wrenches,
- *   f_{n+1} = f_n + K D h (V_n + gamma dV) + C D dV   (a prescribed side: its known motion),
- * the trapezoidal rule on a linear spring at gamma = 1/2 (its energy exact). pass 0: their terms
- * join the system A dV = x (hh = gamma h, rows and columns of the bodies' blocks, n6 its leading
- * dimension); pass 1, with d->acc solved: d->p_spring_loss takes their damping power on the
- * mean rate D (V_n + gamma dV) that the positions moved with, in place of the rate at t_n. */
+ * their force acts as f_n + beta (f_{n+1} - f_n), linearized like the contacts' wrenches,
+ *   f_{n+1} - f_n = K D h (V_n + gamma dV) + C D dV   (a prescribed side: its known motion),
+ * while the bodies move by dx = h (V_n + gamma dV). On a mass m and a linear spring k the step
+ * changes kinetic plus elastic energy by -(gamma - 1/2) m dv^2 - (beta - 1/2) k dx^2: never a gain
+ * for gamma, beta >= 1/2, and least at beta = 1/2. A spring takes
+ *   beta = 1/2 + (gamma - 1/2) W^2 / (1 + W^2)   (W = w h, its frequency against its bodies),
+ * the trapezoidal rule where it is soft (its mode resolved), the contacts' gamma where it is stiff
+ * (its unresolved mode damped with theirs: blended_gamma counts the springs too; at beta = 1/2 a
+ * stiff spring's map keeps an eigenvalue -1). Tried and measured on the chain (docs/time-stepping.md):
+ * the springs explicit (beta = 0) gained 28 % of the input work at dt 1e-2 where gamma was near 1/2;
+ * beta = gamma ended static_reg's chain 1.2 % off; beta = 1 - gamma, which keeps the energy while
+ * gamma stays constant, 0.9 % (the term (gamma - 1/2)(k dx^2 - m dv^2) telescopes only at constant
+ * gamma, and gamma changes wherever the law's regularization is entered); this rule 0.15 %.
+ * pass 0: their terms join the system A dV = x (rows and columns of the bodies' blocks, n6 its
+ * leading dimension); pass 1, with d->acc solved: d->p_spring_loss takes their damper's power as the
+ * kinetic energy sees it, (r_n + beta dr)^T C (r_n + dr/2) (r the rate of the spring's coordinate),
+ * in place of its power at t_n. */
 static void springs_implicit(const br_model *m, br_data *d, double h, int pass, double *A, double *x, int n6)
 {
     const double g = d->gam, hh = g * h;
@@ -832,6 +873,8 @@ static void springs_implicit(const br_model *m, br_data *d, double h, int pass, 
         if (slot[0] < 0 && slot[1] < 0) continue;
         double D[2][18], K[9], C[9], un[3] = {0}, dvk[3] = {0}, rn[3] = {0};
         const int nd = spring_linear(m, d, k, D, K, C);
+        const double W2 = spring_w2(m, d, fr, D, K, nd, h);
+        const double beta = 0.5 + (g - 0.5) / (1.0 + 1.0 / W2), hb = beta * h; /* W2 / (1 + W2), also at 0 */
         for (int side = 0; side < 2; side++) { /* the coordinate's rate at t_n, its known change (prescribed) */
             double V0[6], dV[6];
             frame_twist_change(m, d, fr[side], h, V0, dV);
@@ -845,11 +888,11 @@ static void springs_implicit(const br_model *m, br_data *d, double h, int pass, 
             double pm = 0.0, pn = 0.0;
             for (int i = 0; i < nd; i++)
                 for (int j = 0; j < nd; j++)
-                    pm += (rn[i] + g * dvk[i]) * C[3 * i + j] * (rn[j] + g * dvk[j]), pn += rn[i] * C[3 * i + j] * rn[j];
+                    pm += (rn[i] + beta * dvk[i]) * C[3 * i + j] * (rn[j] + 0.5 * dvk[j]), pn += rn[i] * C[3 * i + j] * rn[j];
             d->p_spring_loss += pm - pn;
             continue;
         }
-        /* the right side: -hh D_P^T (K (h rate_n + hh dvk) + C dvk), dvk the prescribed sides' change */
+        /* the right side: -hb D_P^T (K (h rate_n + hh dvk) + C dvk), dvk the prescribed sides' change */
         double f[3] = {0};
         for (int i = 0; i < nd; i++) un[i] = h * rn[i] + hh * dvk[i];
         for (int i = 0; i < nd; i++)
@@ -859,9 +902,9 @@ static void springs_implicit(const br_model *m, br_data *d, double h, int pass, 
             for (int r = 0; r < 6; r++) {
                 double t = 0.0;
                 for (int i = 0; i < nd; i++) t += D[P][6 * i + r] * f[i];
-                x[6 * slot[P] + r] -= hh * t;
+                x[6 * slot[P] + r] -= hb * t;
             }
-            for (int Q = 0; Q < 2; Q++) { /* A += hh D_P^T (hh K + C) D_Q */
+            for (int Q = 0; Q < 2; Q++) { /* A += hb D_P^T (hh K + C) D_Q */
                 if (slot[Q] < 0) continue;
                 double ED[18]; /* (hh K + C) D_Q */
                 for (int i = 0; i < nd; i++)
@@ -874,7 +917,7 @@ static void springs_implicit(const br_model *m, br_data *d, double h, int pass, 
                     for (int r = 0; r < 6; r++) {
                         double t = 0.0;
                         for (int i = 0; i < nd; i++) t += D[P][6 * i + r] * ED[6 * i + c];
-                        A[(size_t)(6 * slot[Q] + c) * n6 + 6 * slot[P] + r] += hh * t;
+                        A[(size_t)(6 * slot[Q] + c) * n6 + 6 * slot[P] + r] += hb * t;
                     }
             }
         }
