@@ -9,8 +9,9 @@
 #include "field.h"
 
 /* 2: bristle2 keeps nine states a point and the loop buffer seven values a sample (2026-11-26) */
-/* 4: the substeps' level, error ratio, previous step and counts (2026-11-29) */
-static const char MAGIC[] = "BRISTLE-CHECKPOINT 4\n";
+/* 4: the substeps' level, error ratio, previous step and counts (2026-11-29); 5: bristle2's last
+ * three states are its frame's velocity, no longer the previous step's Vt (2026-11-29) */
+static const char MAGIC[] = "BRISTLE-CHECKPOINT 5\n";
 
 static int ck_fail(br_ckpt *c, const char *fmt, ...)
 {
@@ -125,7 +126,7 @@ int br_ckpt_begin_read(br_ckpt *c, const char *path, uint64_t hash)
     char magic[sizeof MAGIC - 1];
     uint64_t h;
     if (fread(magic, sizeof magic, 1, c->fp) != 1 || memcmp(magic, MAGIC, sizeof magic))
-        return ck_fail(c, "%s is not a Bristle checkpoint of this version (4)", path);
+        return ck_fail(c, "%s is not a Bristle checkpoint of this version (5)", path);
     if (fread(&h, sizeof h, 1, c->fp) != 1 || h != hash)
         return ck_fail(c, "%s was written by another scenario (or other --set values)", path);
     return 0;

@@ -140,32 +140,46 @@ BR_HD void br_bristle2_tip(const br_friction_params *p, const double Vt[3], doub
 
 /* bristle2: the tip's slip speed s = |u| on the characteristic -> g, the share of the tip's
  * inertia referred to the ground (the rest is referred to the body): 1 on the regularization arc
- * (s <= v_r: stuck, pre-sliding), then the static part of the friction law's Stribeck drop,
- * exp(-((s - v_r)/V_st)^alpha) (3.5's mu at s - v_r is mu_k + (mu_s - mu_k) g + nu (s - v_r)), so
- * that a tip breaking away keeps its momentum and one in kinetic sliding rides with the body
- * (docs/physics-choices.md) */
+ * (s <= v_r: stuck, pre-sliding), then exp(-((s - v_r)/v_r)^alpha): the frame leaves the ground
+ * within one arc width v_r beyond the arc, in the shape of the law's Stribeck drop
+ * (docs/physics-choices.md, "where the tip's inertia is referred") */
 BR_HD double br_bristle2_ground(const br_friction_params *p, double s)
 {
-    const double g = br_stribeck(0.0, 1.0, s - p->v_r, p->V_st, p->alpha);
+    const double g = br_stribeck(0.0, 1.0, s - p->v_r, p->v_r, p->alpha);
     return s <= p->v_r ? 1.0 : g;
 }
 
-/* bristle2 (3.6): Vt, its rate aVt = dVt/dt, N, z, q -> zdot = Vt - q and the tip's momentum
- * balance, m_b = sigma1^2 / (4 sigma0),
- *   m_b qdot = (sigma0 z + sigma1 zdot) - F_R + (1 - g) m_b aVt,   g = br_bristle2_ground(|u|).
- * On the arc (g = 1) the tip's inertia is referred to the ground: a stuck tip (q = 0, |F_0| <= F_s)
- * stays stuck however the body moves, as 3.6 states. Sliding (g = 0) it is physics.md's
- * m_b wdot = F_R - (sigma0 z + sigma1 w) with w = zdot = Vt - q, the inertia relative to the body:
- * the fictitious mass does not ride on the body (docs/physics-choices.md). */
-BR_HD void br_bristle2_rates(const br_friction_params *p, const double Vt[3], const double aVt[3], double N,
-                             const double z[3], const double q[3], double zdot[3], double qdot[3])
+/* The frame the tip's inertia is referred to follows its target with this fraction of the tip's
+ * time constant: fast against the tip's own dynamics (the ideal frame switches at once), finite so
+ * that the model stays an ordinary differential equation (docs/physics-choices.md). */
+#define BR_BRISTLE2_FRAME_LAG 0.1
+
+/* bristle2: the time constant with which the frame the tip's inertia is referred to follows its
+ * target: BR_BRISTLE2_FRAME_LAG times the tip's own, 1 / sqrt(sigma0 / m_b) = sigma1 / (2 sigma0) */
+BR_HD double br_bristle2_frame_tau(const br_friction_params *p)
+{
+    return BR_BRISTLE2_FRAME_LAG * p->sigma1 / (2.0 * p->sigma0);
+}
+
+/* bristle2 (3.6): Vt, N, z, q and R, the velocity of the frame the tip's inertia is referred to ->
+ * zdot = Vt - q, Rdot and the tip's momentum balance in that frame, m_b = sigma1^2 / (4 sigma0),
+ *   m_b d(q - R)/dt = (sigma0 z + sigma1 zdot) - F_R,
+ *   tau dR/dt = (1 - g) Vt - R,   g = br_bristle2_ground(|u|), tau = br_bristle2_frame_tau:
+ * the ground (R = 0) while the tip sticks or is about to slip, so a stuck tip (q = 0,
+ * |F_0| <= F_s) stays stuck as 3.6 states; the body (R = Vt) while it slides, physics.md's
+ * m_b wdot = F_R - (sigma0 z + sigma1 w) with w = zdot = Vt - q, so the fictitious mass does not
+ * ride on the body. The tip's momentum is the frame's: what it takes from the body while the
+ * frame is the ground it gives back as the frame joins the body (docs/physics-choices.md). */
+BR_HD void br_bristle2_rates(const br_friction_params *p, const double Vt[3], double N, const double z[3],
+                             const double q[3], const double R[3], double zdot[3], double qdot[3], double Rdot[3])
 {
     double u[3], FR[3], s, f;
     br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f, NULL);
-    const double mb = br_bristle2_mass(p), slide = 1.0 - br_bristle2_ground(p, s);
+    const double mb = br_bristle2_mass(p), slide = 1.0 - br_bristle2_ground(p, s), tau = br_bristle2_frame_tau(p);
     for (int k = 0; k < 3; k++) {
         zdot[k] = Vt[k] - q[k];
-        qdot[k] = (p->sigma0 * z[k] + p->sigma1 * zdot[k] - FR[k]) / mb + slide * aVt[k];
+        Rdot[k] = (slide * Vt[k] - R[k]) / tau;
+        qdot[k] = (p->sigma0 * z[k] + p->sigma1 * zdot[k] - FR[k]) / mb + Rdot[k];
     }
 }
 
@@ -181,8 +195,8 @@ BR_HD void br_mat3_mul(const double A[9], const double B[9], double C[9])
 }
 
 /* bristle2 tangent: the derivative of F = sigma0 z + b (Vt - q') (b = sigma1 + h sigma0) of
- * the step below with respect to Vt and N (carry: the step's (1 - g(s)) m_b, carry_s its derivative
- * in s, dV = Vt - Vt_prev), through u (the shift of F0), F_R, the step's
+ * the step below with respect to Vt and N (carry: the step's w (1 - g(s)) m_b, carry_s its derivative
+ * in s, dV = Vt: the frame's term carry(s) Vt), through u (the shift of F0), F_R, the step's
  * direction e and both of its diagonal entries a_par, a_perp (their branches held). x_N marks
  * the N column: every derivative is carried as a 3x3 block for Vt and a vector for N. */
 BR_HD void br_bristle2_tangent(const br_friction_params *p, double h, double N, const br_bristle2_aux *x,
@@ -229,7 +243,7 @@ BR_HD void br_bristle2_tangent(const br_friction_params *p, double h, double N, 
     double eDu[3];
     for (int j = 0; j < 3; j++) eDu[j] = e[0] * Du[j] + e[1] * Du[3 + j] + e[2] * Du[6 + j];
     const double eduN = br_dot3(e, duN);
-    /* r = h (sigma0 z + b (Vt - q) - F_R) + carry(s) dV, dV = Vt - Vt_prev */
+    /* r = h (sigma0 z + b (Vt - q) - F_R) + carry(s) dV - w m_b R, dV = Vt */
     double Dr[9], drN[3];
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++)
@@ -265,31 +279,29 @@ BR_HD void br_bristle2_tangent(const br_friction_params *p, double h, double N, 
     }
 }
 
-/* bristle2 step, states z (0-2), q = v_S (3-5) and the previous step's Vt (6-8): linearly
- * implicit Euler in q with Vt frozen,
+/* bristle2 step, states z (0-2), q = v_S (3-5) and the frame's velocity R (6-8): the frame by
+ * implicit Euler towards its target at the step's start, then linearly implicit Euler in q with Vt
+ * frozen,
+ *   R' = R + w ((1 - g) Vt - R),  w = h / (tau + h),  g = br_bristle2_ground(|u|),
  *   (m_b + h J + h sigma1 + h^2 sigma0) dq = h (sigma0 z + (sigma1 + h sigma0)(Vt - q) - F_R)
- *                                            + (1 - g) m_b (Vt - Vt_prev),
+ *                                            + m_b (R' - R),
  *   q <- q + dq, z <- z + h (Vt - q),
  * J = dF_R/du = f'(|u|) e e^T + f/|u| (I - e e^T), e = u/|u| (f' from br_f_static_reg_slope),
- * solved along e and across it; g = br_bristle2_ground(|u|) at the step's start, held (sliding,
- * the body's change of speed carries the tip along: br_bristle2_rates). Transmitted force
- * F = sigma0 z + sigma1 zdot (updated state). Vt_prev matters only where g < 1, which the first
- * step after contact (q = 0, so |u| <= v_r) never is. */
+ * solved along e and across it. Transmitted force F = sigma0 z + sigma1 zdot (updated state). */
 BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double Vt[3], double v,
                            double N, double *st, long stride, double F[3], double *P, br_fric_tangent *T)
 {
     (void)v;
-    double z[3], q[3], Vp[3], u[3], FR[3], s, f;
+    double z[3], q[3], R[3], u[3], FR[3], s, f;
     br_bristle2_aux aux;
     for (int k = 0; k < 3; k++) {
         z[k] = st[k * stride];
         q[k] = st[(3 + k) * stride];
-        Vp[k] = st[(6 + k) * stride];
+        R[k] = st[(6 + k) * stride];
     }
     br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f, T ? &aux : NULL);
-    const double mb = br_bristle2_mass(p), carry = (1.0 - br_bristle2_ground(p, s)) * mb;
-    double dV[3];
-    for (int k = 0; k < 3; k++) dV[k] = Vt[k] - Vp[k];
+    const double mb = br_bristle2_mass(p), w = h / (br_bristle2_frame_tau(p) + h);
+    const double carry = w * (1.0 - br_bristle2_ground(p, s)) * mb; /* m_b (R' - R) = carry Vt - w m_b R */
     const double c = mb + h * p->sigma1 + h * h * p->sigma0;
     const double a_par = c + h * br_f_static_reg_slope(p, s, N);
     const double fs0 = 2.0 * p->mu_s * N / p->v_r; /* f/s as s -> 0 */
@@ -297,15 +309,18 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
     const double inv = s > 0.0 ? 1.0 / (s > 0.0 ? s : 1.0) : 0.0;
     double r[3], e[3];
     for (int k = 0; k < 3; k++) {
-        r[k] = h * (p->sigma0 * z[k] + (p->sigma1 + h * p->sigma0) * (Vt[k] - q[k]) - FR[k]) + carry * dV[k];
+        const double dR = carry / mb * Vt[k] - w * R[k];
+        r[k] = h * (p->sigma0 * z[k] + (p->sigma1 + h * p->sigma0) * (Vt[k] - q[k]) - FR[k]) + mb * dR;
+        R[k] += dR;
         e[k] = u[k] * inv;
     }
     const double rp = br_dot3(r, e);
     if (T) {
-        /* d carry / ds = -m_b g'(s), g' = (x dg/dx) / x at x = s - v_r > 0 (0 on the arc) */
+        /* d carry / ds = -w m_b g'(s), g' = (x dg/dx) / x at x = s - v_r > 0 (0 on the arc) */
         const double x = s - p->v_r;
-        const double carry_s = x > 0.0 ? -mb * br_stribeck_vslope(0.0, 1.0, x, p->V_st, p->alpha) / (x > 0.0 ? x : 1.0) : 0.0;
-        br_bristle2_tangent(p, h, N, &aux, u, s, f, e, r, rp, a_par, a_perp, carry, carry_s, dV, T);
+        const double carry_s =
+            x > 0.0 ? -w * mb * br_stribeck_vslope(0.0, 1.0, x, p->v_r, p->alpha) / (x > 0.0 ? x : 1.0) : 0.0;
+        br_bristle2_tangent(p, h, N, &aux, u, s, f, e, r, rp, a_par, a_perp, carry, carry_s, Vt, T);
     }
     for (int k = 0; k < 3; k++) {
         q[k] += (r[k] - rp * e[k]) / a_perp + rp * e[k] / a_par;
@@ -313,7 +328,7 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
         z[k] += h * zd;
         st[k * stride] = z[k];
         st[(3 + k) * stride] = q[k];
-        st[(6 + k) * stride] = Vt[k];
+        st[(6 + k) * stride] = R[k];
         F[k] = p->sigma0 * z[k] + p->sigma1 * zd;
     }
     *P = br_dot3(F, Vt);

@@ -55,8 +55,8 @@ BR_HD void br_friction_eval(int law, const br_friction_params *p, double h, cons
 /* state, N -> energy stored in the bristles of one point (physics.md section 7):
  * 1/2 sigma0 N |Z|^2 (lugre3d, dahl3d), 1/2 sigma0 |z|^2 (classic, bristle_implicit), 1/2 kt |z|^2
  * (jenkins, kt at the point of normal stiffness K),
- * plus 1/2 m_b |zdot|^2 for bristle2's tip mass, its speed relative to the body (zdot = Vt - v_S with
- * the step's Vt, which the state keeps), 1/2 sum k_i |z_i|^2 (gms) */
+ * plus 1/2 m_b |v_S - R|^2 for bristle2's tip mass, its speed relative to the frame its inertia is
+ * referred to (R, which the state keeps: the ground in stick, the body in sliding), 1/2 sum k_i |z_i|^2 (gms) */
 BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, double N, double K,
                                        const double *st, long stride)
 {
@@ -76,8 +76,8 @@ BR_HD double br_friction_stored_energy(int law, const br_friction_params *p, dou
     e = 0.5 * (law == BR_LAW_JENKINS ? br_jenkins_kt(p, K) : p->sigma0) * z2;
     if (law == BR_LAW_LUGRE3D || law == BR_LAW_DAHL3D) return e * N;
     if (law == BR_LAW_BRISTLE2) {
-        const double w0 = st[6 * stride] - st[3 * stride], w1 = st[7 * stride] - st[4 * stride];
-        const double w2 = st[8 * stride] - st[5 * stride];
+        const double w0 = st[3 * stride] - st[6 * stride], w1 = st[4 * stride] - st[7 * stride];
+        const double w2 = st[5 * stride] - st[8 * stride];
         e += 0.5 * br_bristle2_mass(p) * (w0 * w0 + w1 * w1 + w2 * w2);
     }
     return e;

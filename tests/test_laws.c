@@ -38,11 +38,11 @@ static double f1(const br_friction_params *p, double s, double N) /* s >= 0 */
     return mu1(p, s - p->v_r) * N;
 }
 
-/* one step of the same linearly implicit scheme in one dimension: z, q (tip sliding speed), Vp
- * (the previous step's V: the tip's inertia is referred to the ground on the regularization arc
- * |u| <= v_r, to the body in kinetic sliding, the share g on the ground falling as the Stribeck
- * curve's static part beyond; sliding, q follows V's change) */
-static double step1(const br_friction_params *p, double h, double V, double N, double *z, double *q, double *Vp)
+/* one step of the same linearly implicit scheme in one dimension: z, q (tip sliding speed), R (the
+ * velocity of the frame the tip's inertia is referred to: the ground on the regularization arc
+ * |u| <= v_r, the body in sliding, the share g on the ground falling beyond the arc over v_r; R
+ * follows (1 - g) V with a tenth of the tip's time constant, by implicit Euler) */
+static double step1(const br_friction_params *p, double h, double V, double N, double *z, double *q, double *R)
 {
     const double Fs = p->mu_s * N, F0 = p->sigma0 * *z + p->sigma1 * V;
     const double wF = fabs(F0) <= Fs ? 1.0 - sqrt(1.0 - fabs(F0) / Fs) : 1.0;
@@ -51,10 +51,11 @@ static double step1(const br_friction_params *p, double h, double V, double N, d
     const double slope = s <= p->v_r ? 2.0 * Fs * (1.0 - s / p->v_r) / p->v_r : p->nu * N;
     const double mb = p->sigma1 * p->sigma1 / (4.0 * p->sigma0);
     const double A = mb + h * p->sigma1 + h * h * p->sigma0 + h * slope;
-    const double g = s <= p->v_r ? 1.0 : exp(-pow((s - p->v_r) / p->V_st, p->alpha)); /* ground share */
-    const double carry = (1.0 - g) * mb * (V - *Vp);
-    *q += (h * (p->sigma0 * *z + (p->sigma1 + h * p->sigma0) * (V - *q) - FR) + carry) / A;
-    *Vp = V;
+    const double g = s <= p->v_r ? 1.0 : exp(-pow((s - p->v_r) / p->v_r, p->alpha)); /* ground share */
+    const double tau = 0.1 * p->sigma1 / (2.0 * p->sigma0);
+    const double dR = h / (tau + h) * ((1.0 - g) * V - *R);
+    *q += (h * (p->sigma0 * *z + (p->sigma1 + h * p->sigma0) * (V - *q) - FR) + mb * dR) / A;
+    *R += dR;
     *z += h * (V - *q);
     return p->sigma0 * *z + p->sigma1 * (V - *q);
 }
@@ -63,7 +64,7 @@ Test(bristle2, reduces_to_the_1d_law_along_a_line)
 {
     br_friction_params p = s4a(0.02);
     const double e[3] = {0.48, 0.6, 0.64}; /* unit: 0.2304 + 0.36 + 0.4096 */
-    double st[9] = {0}, z = 0.0, q = 0.0, Vp = 0.0, worst = 0.0, scale = 0.0, perp = 0.0;
+    double st[9] = {0}, z = 0.0, q = 0.0, R = 0.0, worst = 0.0, scale = 0.0, perp = 0.0;
     const double h = 1e-5;
     for (int k = 0; k < 200000; k++) {
         const double t = k * h;
@@ -73,7 +74,7 @@ Test(bristle2, reduces_to_the_1d_law_along_a_line)
         const double Vt[3] = {V * e[0], V * e[1], V * e[2]};
         double F[3], P;
         br_law_bristle2(&p, h, Vt, fabs(V), N, st, 1, F, &P, NULL);
-        const double F1 = step1(&p, h, V, N, &z, &q, &Vp);
+        const double F1 = step1(&p, h, V, N, &z, &q, &R);
         const double Fa = br_dot3(F, e), za = st[0] * e[0] + st[1] * e[1] + st[2] * e[2];
         const double qa = st[3] * e[0] + st[4] * e[1] + st[5] * e[2];
         worst = fmax(worst, fmax(fabs(Fa - F1) / (p.mu_s * 9.81 * 1.5), fabs(za - z) * p.sigma0 / (p.mu_s * 9.81 * 1.5)));

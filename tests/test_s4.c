@@ -106,14 +106,11 @@ static double block_rates(const study *s, double t, const double *y, double *yd)
         br_law_static_reg(p, Vt, fabs(V), s->FN, Fv, &P, NULL);
         F = Fv[0];
     } else if (s->law == BR_LAW_BRISTLE2) {
-        /* the rates need dVt/dt: the block's acceleration, from the force, which needs only z, q */
-        const double z[3] = {s->zs * y[2], 0, 0}, q[3] = {y[3], 0, 0};
+        const double z[3] = {s->zs * y[2], 0, 0}, q[3] = {y[3], 0, 0}, R[3] = {y[4], 0, 0};
         F = p->sigma0 * z[0] + p->sigma1 * (V - q[0]);
-        const double Fext = s->m->nload ? br_timefn_eval(&s->m->load[0].mag, t) : 0.0;
-        const double aVt[3] = {(Fext - s->k * y[0] - F) / s->mass, 0.0, 0.0};
-        double zd[3], qd[3];
-        br_bristle2_rates(p, Vt, aVt, s->FN, z, q, zd, qd);
-        yd[2] = zd[0] / s->zs, yd[3] = qd[0];
+        double zd[3], qd[3], Rd[3];
+        br_bristle2_rates(p, Vt, s->FN, z, q, R, zd, qd, Rd);
+        yd[2] = zd[0] / s->zs, yd[3] = qd[0], yd[4] = Rd[0];
     } else if (s->law == BR_LAW_BRISTLE_IMPLICIT) {
         const double z[3] = {s->zs * y[2], 0, 0};
         double zd[3];
@@ -156,7 +153,7 @@ static double ref_force(const study *s, double t, const double *y)
         double zd;
         return br_rotfric_rate(&s->m->rot[0], y[1], t, s->zs * y[2], &zd);
     }
-    double yd[4];
+    double yd[5];
     return block_rates(s, t, y, yd);
 }
 
@@ -179,7 +176,7 @@ static void run_reference(const br_model *m, const trace *at, trace *tr)
         s.k = m->nspring ? m->spring[0].k : 0.0;
         s.vb = m->nkframe ? m->kframe[0].v[0] : 0.0;
         s.zs = s.law == BR_LAW_STATIC_REG ? 1.0 : s.FN / s.p.sigma0;
-        n = s.law == BR_LAW_STATIC_REG ? 2 : s.law == BR_LAW_BRISTLE2 ? 4 : 3;
+        n = s.law == BR_LAW_STATIC_REG ? 2 : s.law == BR_LAW_BRISTLE2 ? 5 : 3;
     }
     SUNContext ctx;
     cr_assert_eq(SUNContext_Create(NULL, &ctx), 0);
@@ -484,5 +481,53 @@ Test(s4, bristle2_forced_sliding_matches_the_mass_m_coulomb_answer, .timeout = 1
                 "%.6g mm",
                 1e3 * amp, 1e3 * X, 100.0 * (amp / X - 1.0), 1e3 * Xlin);
     cr_assert(fabs(amp - X) <= 0.03 * X, "amplitude %g mm against the Coulomb answer %g mm", 1e3 * amp, 1e3 * X);
+    br_model_free(m);
+}
+
+/* The same oscillator at slow and moderate sliding (issue 50): frequency ratios 1.3 to 2 and friction
+ * ratios Ff/F0 0.2 to 0.4, the drive (and N with it) scaled so that the peak sliding speed spans 3
+ * to 1000 V_st, sigma1 = 2 sqrt(sigma0 m) throughout. Where the tip's inertia stayed on the ground
+ * over the slow part of each cycle (before 2026-11-29) the block lost m_b times a few V_st at every
+ * stop: 12 to 20 % low at 10 V_st, 53 % at 3 V_st. Bound 3 % (the issue's): the regularized law's
+ * own departure from Coulomb (its arc below v_r = V_st/10, 1/30 of the peak speed at 3 V_st) and the
+ * frame's lag of a tenth of the tip's time constant at each stop, measured at most 0.8 % over this
+ * grid (docs/physics-choices.md). */
+Test(s4, bristle2_forced_sliding_matches_coulomb_from_3_to_1000_V_st, .timeout = 300)
+{
+    static const double ratio[3] = {1.3, 1.6, 2.0}, fric[3] = {0.2, 0.3, 0.4}, speed[2] = {3.0, 1000.0};
+    br_model *m = load("forced_bristle2", NULL, 0);
+    br_friction_params *p = &m->cset[0].desc.fric;
+    br_timefn *drive = &m->load[0].mag;
+    cr_assert(drive->kind == BR_TF_HARMONIC && drive->amp && drive->amp->kind == BR_TF_CONSTANT);
+    cr_assert(m->cset[0].normal_force.kind == BR_TF_CONSTANT && p->mu_k == p->mu_s);
+    const double mass = m->body[0].mass, k = m->spring[0].k, fn = sqrt(k / mass) / (2.0 * M_PI);
+    double worst = 0.0, slowest = INFINITY, fastest = 0.0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int l = 0; l < 2 + (i == 1 && j == 1); l++) {
+                const double target = l < 2 ? speed[l] : 30.0, w = 2.0 * M_PI * fn * ratio[i];
+                const coulomb_osc unit = {mass, k, 1.0, w, fric[j] / p->mu_k};
+                const double F0 = target * p->V_st / (w * coulomb_amplitude(&unit)); /* peak speed ~ w X */
+                const coulomb_osc o = {mass, k, F0, w, fric[j] * F0};
+                drive->f = fn * ratio[i];
+                drive->amp->c = F0;
+                m->cset[0].normal_force.c = fric[j] * F0 / p->mu_k;
+                const double X = coulomb_amplitude(&o);
+                run_fixed(m, 1e-4, &fixed_run);
+                double hi = -INFINITY, lo = INFINITY, vpk = 0.0;
+                for (int n = 0; n < fixed_run.n; n++)
+                    if (fixed_run.t[n] >= m->t_end - 1.0)
+                        hi = fmax(hi, fixed_run.x[n]), lo = fmin(lo, fixed_run.x[n]), vpk = fmax(vpk, fabs(fixed_run.v[n]));
+                const double amp = 0.5 * (hi - lo), e = amp / X - 1.0;
+                cr_log_info("bristle2 forced: r %.1f, Ff/F0 %.1f, peak speed %7.1f V_st: amplitude %+.2f %% of Coulomb",
+                            ratio[i], fric[j], vpk / p->V_st, 100.0 * e);
+                worst = fmax(worst, fabs(e));
+                slowest = fmin(slowest, vpk / p->V_st), fastest = fmax(fastest, vpk / p->V_st);
+                cr_expect(fabs(e) <= 0.03, "r %.1f, Ff/F0 %.1f, peak %.1f V_st: amplitude %g mm, Coulomb %g mm",
+                          ratio[i], fric[j], vpk / p->V_st, 1e3 * amp, 1e3 * X);
+            }
+    cr_log_info("bristle2 forced: peak sliding speeds %.2f to %.0f V_st, worst amplitude error %.2f %%", slowest,
+                fastest, 100.0 * worst);
+    cr_assert(slowest <= 3.2 && fastest >= 1000.0, "the sweep must span 3 to 1000 V_st (%g to %g)", slowest, fastest);
     br_model_free(m);
 }
