@@ -72,9 +72,11 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
         a->used[m->cset[c].desc.frame_a] = a->used[m->cset[c].desc.frame_b] = 1;
         a->nstate += k * a->desc[c].npoints;
     }
-    /* bristle2's step at h = 0 is not an evaluation (its tip momentum takes the velocity's jump, and without
-     * sigma1 it divides by zero), nor bristle_implicit's without sigma1 (its slip balance loses its damping
-     * term): with such a set every force stays that of the interval's twist (first order in h) */
+    /* bristle_implicit's step at h = 0 without sigma1 is not an evaluation (its slip balance loses its damping
+     * term): with such a set every force stays that of the interval's twist (first order in h). bristle2's
+     * was not either before 2026-11-29 (its tip momentum took the velocity's jump); since its tip momentum is
+     * its frame's (which moves h / (tau + h) of its way, none at h = 0) it is, but bristle2 keeps the first
+     * order until its second pass has been measured (docs/hbm.md) */
     if (nb2) {
         a->corr = 0;
         for (int c = 0; c < ns; c++) a->atexact[c] = 0;

@@ -33,7 +33,9 @@ static int frame_free_body(const br_model *m, int fr)
 /* model, structure (or NULL), desc copies -> with implicit coupling, every set acting on the
  * structure or on a free body asks the field for its wrench tangent; the sets acting on the
  * structure are listed in d->imp_set, the free bodies they act on get a block of the implicit
- * rigid-body system (d->rb_slot) and the sets acting on those in d->rb_set. 0, or -1 */
+ * rigid-body system (d->rb_slot) and the sets acting on those in d->rb_set; with substeps, the free
+ * bodies springs join to those get a block too (d->rb_spring: stepped explicitly at fixed steps,
+ * as before). 0, or -1 */
 static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *desc)
 {
     const int ns = m->nset > 0 ? m->nset : 1, nb = m->nbody > 0 ? m->nbody : 1;
@@ -42,7 +44,8 @@ static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *de
     d->rb_slot = malloc((size_t)nb * sizeof(int));
     d->set_imp = malloc((size_t)ns * sizeof(int));
     d->set_rb = calloc((size_t)ns, sizeof(int));
-    if (!d->imp_set || !d->rb_set || !d->rb_slot || !d->set_imp || !d->set_rb) return -1;
+    d->rb_spring = calloc((size_t)nb, sizeof(int));
+    if (!d->imp_set || !d->rb_set || !d->rb_slot || !d->set_imp || !d->set_rb || !d->rb_spring) return -1;
     for (int b = 0; b < m->nbody; b++) d->rb_slot[b] = -1;
     for (int s = 0; s < m->nset; s++) d->set_imp[s] = -1;
     d->theta = d->theta_h = 1.0 - m->rho_inf * m->rho_inf;
@@ -71,10 +74,11 @@ static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *de
             const int in_a = d->rb_slot[fa - 1] >= 0, in_b = d->rb_slot[fb - 1] >= 0;
             if (in_a == in_b) continue;
             d->rb_slot[(in_a ? fb : fa) - 1] = d->nrb++;
+            d->rb_spring[(in_a ? fb : fa) - 1] = 1;
             grew = 1;
         }
     }
-    /* group the free bodies coupled through contact sets (union-find over the sets) and number the
+    /* group the free bodies coupled through contact sets and springs (union-find) and number the
      * blocks group by group, so that each group's system is one diagonal block */
     int *parent = malloc((size_t)nb * sizeof(int)), *group = malloc((size_t)nb * sizeof(int));
     d->rb_group = malloc((size_t)(nb + 1) * sizeof(int));
@@ -348,7 +352,7 @@ void br_data_free(br_data *d)
     free(d->load_val), free(d->spring_val), free(d->spring_angle);
     free(d->rot_z), free(d->rot_tau), free(d->rot_Eb), free(d->rot_E), free(d->rot_E_upto);
     free(d->Nset), free(d->acc), free(d->imp_set), free(d->set_imp), free(d->imp_E), free(d->imp_du);
-    free(d->rb_slot), free(d->rb_set), free(d->set_rb), free(d->rb_A), free(d->rb_x), free(d->rb_piv), free(d->rb_group);
+    free(d->rb_slot), free(d->rb_set), free(d->set_rb), free(d->rb_spring), free(d->rb_A), free(d->rb_x), free(d->rb_piv), free(d->rb_group);
     br_struct_free(d->st);
     br_genalpha_free(d->ga);
     br_drive_free(d->drv);
@@ -422,7 +426,7 @@ static void fwd_frames(const br_model *m, br_data *d)
      * step repeated (their pose stays at t_n: the position enters the step as symplectic Euler's) */
     memcpy(d->fframes, d->frames, (size_t)br_model_nframe(m) * sizeof *d->frames);
     for (int b = 0; b < m->nbody; b++) {
-        if (d->rb_slot[b] < 0) continue;
+        if (d->rb_slot[b] < 0 || (!d->substepping && d->rb_spring[b])) continue; /* the latter: explicit */
         for (int j = 0; j < 6; j++) d->vpred[6 * b + j] = d->h * d->acc[6 * b + j];
         for (int j = 0; j < 3; j++) d->fframes[1 + b].v[j] += d->vpred[6 * b + j], d->fframes[1 + b].w[j] += d->vpred[6 * b + 3 + j];
     }
@@ -777,10 +781,25 @@ static void frame_twist_change(const br_model *m, const br_data *d, int f, doubl
     }
 }
 
-/* spring linearization D, K (nd rows), step h, frames -> W^2 = h^2 max_j (D^T K D)_jj / m_j over its
- * free bodies' unlocked DOFs: the square of its frequency times the step (as blended_gamma's) */
+/* spring k -> 1 if the gamma scheme takes it implicitly (springs_implicit): one side on a body of the
+ * free bodies' system, the other free, prescribed or the ground. A spring to a structure's frame stays
+ * an explicit force at t_n on both sides (the structure's step does not take its change). */
+static int spring_in_system(const br_model *m, const br_data *d, int k)
+{
+    const int fr[2] = {m->spring[k].frame_a, m->spring[k].frame_b};
+    int in = 0;
+    for (int side = 0; side < 2; side++) {
+        const int b = frame_body(m, fr[side]);
+        if (b >= 0 && m->body[b].beam >= 0) return 0;
+        in |= b >= 0 && d->rb_slot[b] >= 0;
+    }
+    return in;
+}
+
+/* spring linearization D, K, C (nd rows), step h, frames -> W^2, the larger of h^2 (D^T K D)_jj / m_j
+ * and (h (D^T C D)_jj / m_j)^2 over its free bodies' unlocked DOFs (as blended_gamma's for a contact) */
 static double spring_w2(const br_model *m, const br_data *d, const int fr[2], const double D[2][18], const double K[9],
-                        int nd, double h)
+                        const double C[9], int nd, double h)
 {
     double W2 = 0.0;
     for (int side = 0; side < 2; side++) {
@@ -789,12 +808,14 @@ static double spring_w2(const br_model *m, const br_data *d, const int fr[2], co
         double Iw[9];
         br_rigid_inertia_world(d->frames[fr[side]].R, B->Ib, Iw);
         for (int j = 0; j < 6; j++) {
-            double kj = 0.0;
+            double kj = 0.0, cj = 0.0;
             for (int a = 0; a < nd; a++)
-                for (int c = 0; c < nd; c++) kj += D[side][6 * a + j] * K[3 * a + c] * D[side][6 * c + j];
+                for (int c = 0; c < nd; c++)
+                    kj += D[side][6 * a + j] * K[3 * a + c] * D[side][6 * c + j], cj += D[side][6 * a + j] * C[3 * a + c] * D[side][6 * c + j];
             const double mj = j < 3 ? B->mass : Iw[4 * (j - 3)];
             if (!(mj > 0.0) || (B->lock & (1 << j))) continue;
-            W2 = fmax(W2, h * h * fabs(kj) / mj);
+            const double wc = h * fabs(cj) / mj;
+            W2 = fmax(W2, fmax(h * h * fabs(kj) / mj, wc * wc));
         }
     }
     return W2;
@@ -837,9 +858,10 @@ static double blended_gamma(const br_model *m, const br_data *d, double h)
     }
     for (int k = 0; k < m->nspring; k++) { /* the springs on the system's bodies (springs_implicit) */
         const int fr[2] = {m->spring[k].frame_a, m->spring[k].frame_b};
+        if (!spring_in_system(m, d, k)) continue;
         double D[2][18], K[9], C[9];
         const int nd = spring_linear(m, d, k, D, K, C);
-        W2 = fmax(W2, spring_w2(m, d, fr, D, K, nd, h));
+        W2 = fmax(W2, spring_w2(m, d, fr, D, K, C, nd, h));
     }
     return 0.5 + 0.5 * d->theta / (1.0 + 1.0 / W2); /* W2 / (1 + W2), also for W2 = 0 or infinite */
 }
@@ -870,10 +892,10 @@ static void springs_implicit(const br_model *m, br_data *d, double h, int pass, 
         const int fr[2] = {S->frame_a, S->frame_b};
         int slot[2];
         for (int side = 0; side < 2; side++) slot[side] = frame_free_body(m, fr[side]) ? d->rb_slot[fr[side] - 1] : -1;
-        if (slot[0] < 0 && slot[1] < 0) continue;
+        if (!spring_in_system(m, d, k)) continue;
         double D[2][18], K[9], C[9], un[3] = {0}, dvk[3] = {0}, rn[3] = {0};
         const int nd = spring_linear(m, d, k, D, K, C);
-        const double W2 = spring_w2(m, d, fr, D, K, nd, h);
+        const double W2 = spring_w2(m, d, fr, D, K, C, nd, h);
         const double beta = 0.5 + (g - 0.5) / (1.0 + 1.0 / W2), hb = beta * h; /* W2 / (1 + W2), also at 0 */
         for (int side = 0; side < 2; side++) { /* the coordinate's rate at t_n, its known change (prescribed) */
             double V0[6], dV[6];
@@ -885,11 +907,20 @@ static void springs_implicit(const br_model *m, br_data *d, double h, int pass, 
                 }
         }
         if (pass) { /* dvk: the solved change of the rate */
-            double pm = 0.0, pn = 0.0;
+            double pm = 0.0, pn = 0.0, df[3] = {0};
             for (int i = 0; i < nd; i++)
-                for (int j = 0; j < nd; j++)
+                for (int j = 0; j < nd; j++) {
                     pm += (rn[i] + beta * dvk[i]) * C[3 * i + j] * (rn[j] + 0.5 * dvk[j]), pn += rn[i] * C[3 * i + j] * rn[j];
+                    df[i] += K[3 * i + j] * (h * rn[j] + hh * dvk[j]) + C[3 * i + j] * dvk[j];
+                }
             d->p_spring_loss += pm - pn;
+            for (int side = 0; side < 2; side++) { /* a prescribed side: the drive's work on beta df (br_fwd_loads booked f_n) */
+                if (!frame_prescribed(m, fr[side])) continue;
+                double V0[6], dV[6];
+                frame_twist_change(m, d, fr[side], h, V0, dV);
+                for (int i = 0; i < nd; i++)
+                    for (int j = 0; j < 6; j++) d->p_drive += beta * df[i] * D[side][6 * i + j] * V0[j];
+            }
             continue;
         }
         /* the right side: -hb D_P^T (K (h rate_n + hh dvk) + C dvk), dvk the prescribed sides' change */
@@ -939,7 +970,9 @@ static void springs_implicit(const br_model *m, br_data *d, double h, int pass, 
  * (docs/time-stepping.md). Under the run's controller (substeps) the contacts take the gamma rule
  * instead, W = (1 - gamma) W_n + gamma W_{n+1} with the position moved by h (V_n + gamma dV):
  * hh = gamma h stands for h above, theta for 1 / gamma, and h (1 - gamma) L^T (W_n - W_p) joins the
- * right side; the other forces act with their value at t_n (docs/time-stepping.md).
+ * right side; the springs on these bodies act by their own rule (springs_implicit), the other forces
+ * with their value at t_n (docs/time-stepping.md). At fixed steps a body that springs alone joined
+ * to the system (d->rb_spring) keeps an identity block: br_fwd_accel steps it explicitly, as before.
  * d->acc of those bodies <- dV / h. 0, or -1 when the system is singular */
 static int rigid_implicit(const br_model *m, br_data *d, double h)
 {
@@ -1036,7 +1069,18 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
             x[r] = 0.0;
         }
     }
-    /* one LU per group of bodies coupled by contacts (coupling_setup numbers their blocks together) */
+    for (int b = 0; !d->substepping && b < m->nbody; b++) { /* fixed steps: spring-joined bodies explicit */
+        const int k = d->rb_slot[b];
+        if (k < 0 || !d->rb_spring[b]) continue;
+        for (int j = 0; j < 6; j++) {
+            const int r = 6 * k + j;
+            for (int c = 0; c < n6; c++) A[(size_t)c * n6 + r] = A[(size_t)r * n6 + c] = 0.0;
+            A[(size_t)r * n6 + r] = 1.0;
+            x[r] = 0.0;
+        }
+    }
+    /* one LU per group of bodies coupled by contacts and springs (coupling_setup numbers their blocks
+     * together); at fixed steps a spring-joined body's identity block leaves the others' solution as it was */
     for (int g = 0; g < d->nrbgroup; g++) {
         const int o = 6 * d->rb_group[g], ng = 6 * (d->rb_group[g + 1] - d->rb_group[g]);
         lapack_int nn = ng, ld = n6, one = 1, info = 0;
@@ -1045,6 +1089,7 @@ static int rigid_implicit(const br_model *m, br_data *d, double h)
     }
     for (int b = 0; b < m->nbody; b++) {
         const int k = d->rb_slot[b];
+        if (!d->substepping && d->rb_spring[b]) continue; /* br_fwd_accel's explicit step */
         for (int j = 0; k >= 0 && j < 6; j++) d->acc[6 * b + j] = x[6 * k + j] / h;
     }
     if (d->substepping) springs_implicit(m, d, h, 1, NULL, NULL, n6);
@@ -1216,7 +1261,7 @@ int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
     const double h = d->h;
     if (d->drv && br_drive_solve(&m->drive, d->drv, d->t, h, err, errlen)) return -1;
     for (int b = 0; b < m->nbody; b++)
-        if (m->body[b].beam < 0 && d->rb_slot[b] < 0)
+        if (m->body[b].beam < 0 && (d->rb_slot[b] < 0 || (!d->substepping && d->rb_spring[b])))
             br_rigid_accel(&m->body[b], d->frames[1 + b].R, d->w + 3 * b, d->f + 3 * b, d->tau + 3 * b,
                            d->acc + 6 * b, d->acc + 6 * b + 3);
     if (d->nrb > 0 && rigid_implicit(m, d, h)) {
@@ -1309,6 +1354,12 @@ static void integrate_state(const br_model *m, br_data *d, double h)
         double wa[3], wb[3];
         frame_omega(m, d, S->frame_a, wa);
         frame_omega(m, d, S->frame_b, wb);
+        for (int side = 0; side < 2 && d->gam < 1.0; side++) { /* the gamma scheme: turned by w_n + gamma dw */
+            const int b = frame_body(m, side ? S->frame_b : S->frame_a);
+            if (b < 0 || d->rb_slot[b] < 0) continue;
+            double *w = side ? wb : wa;
+            for (int j = 0; j < 3; j++) w[j] -= (1.0 - d->gam) * h * d->acc[6 * b + 3 + j];
+        }
         d->spring_angle[k] += h * (br_dot3(wb, S->axis) - br_dot3(wa, S->axis));
     }
     d->en.work_in += h * (work + d->p_drive);

@@ -101,7 +101,8 @@ typedef struct br_data {
     int nrbset;                /* contact sets acting on a body of the system */
     int *rb_set;               /* ... their indices */
     int *set_rb;               /* per contact set: 1 if it acts on a body of the system */
-    int nrbgroup;              /* groups of free bodies coupled through contact sets */
+    int *rb_spring;            /* per body: 1 if only a spring joins it to the system (substeps: springs_implicit) */
+    int nrbgroup;              /* groups of free bodies coupled through contact sets and springs */
     int *rb_group;             /* nrbgroup + 1: the first block of each group (blocks numbered group by group) */
     double *rb_A, *rb_x;       /* (6 nrb)^2 matrix (its diagonal group blocks used) and 6 nrb right-hand side */
     int *rb_piv;               /* 6 nrb */

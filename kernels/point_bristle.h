@@ -195,14 +195,14 @@ BR_HD void br_mat3_mul(const double A[9], const double B[9], double C[9])
 }
 
 /* bristle2 tangent: the derivative of F = sigma0 z + b (Vt - q') (b = sigma1 + h sigma0) of
- * the step below with respect to Vt and N (carry: the step's w (1 - g(s)) m_b, carry_s its derivative
- * in s, dV = Vt: the frame's term carry(s) Vt), through u (the shift of F0), F_R, the step's
+ * the step below with respect to Vt and N (the frame's term carry(s) cv - w m_b R: carry = w (1 - g(s)) m_b,
+ * carry_s its derivative in s, cv = Vt), through u (the shift of F0), F_R, the step's
  * direction e and both of its diagonal entries a_par, a_perp (their branches held). x_N marks
  * the N column: every derivative is carried as a 3x3 block for Vt and a vector for N. */
 BR_HD void br_bristle2_tangent(const br_friction_params *p, double h, double N, const br_bristle2_aux *x,
                                const double u[3], double s, double f, const double e[3], const double r[3],
                                double rp, double a_par, double a_perp, double carry, double carry_s,
-                               const double dV[3], br_fric_tangent *T)
+                               const double cv[3], br_fric_tangent *T)
 {
     const double b = p->sigma1 + h * p->sigma0, vr = p->v_r;
     /* u = q + sh F0: Du = du/dVt, duN = du/dN */
@@ -243,12 +243,12 @@ BR_HD void br_bristle2_tangent(const br_friction_params *p, double h, double N, 
     double eDu[3];
     for (int j = 0; j < 3; j++) eDu[j] = e[0] * Du[j] + e[1] * Du[3 + j] + e[2] * Du[6 + j];
     const double eduN = br_dot3(e, duN);
-    /* r = h (sigma0 z + b (Vt - q) - F_R) + carry(s) dV - w m_b R, dV = Vt */
+    /* r = h (sigma0 z + b (Vt - q) - F_R) + carry(s) cv - w m_b R, cv = Vt */
     double Dr[9], drN[3];
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++)
-            Dr[3 * i + j] = h * ((i == j ? b : 0.0) - DFR[3 * i + j]) + (i == j ? carry : 0.0) + dV[i] * carry_s * eDu[j];
-        drN[i] = -h * dFRN[i] + dV[i] * carry_s * eduN;
+            Dr[3 * i + j] = h * ((i == j ? b : 0.0) - DFR[3 * i + j]) + (i == j ? carry : 0.0) + cv[i] * carry_s * eDu[j];
+        drN[i] = -h * dFRN[i] + cv[i] * carry_s * eduN;
     }
     /* the diagonal entries: a_perp = c + h f/s, a_par = c + h fsl(s) */
     double Drp[3];
@@ -301,7 +301,7 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
     }
     br_bristle2_tip(p, Vt, N, z, q, u, FR, &s, &f, T ? &aux : NULL);
     const double mb = br_bristle2_mass(p), w = h / (br_bristle2_frame_tau(p) + h);
-    const double carry = w * (1.0 - br_bristle2_ground(p, s)) * mb; /* m_b (R' - R) = carry Vt - w m_b R */
+    const double wg = w * (1.0 - br_bristle2_ground(p, s)), carry = wg * mb; /* m_b (R' - R) = carry Vt - w m_b R */
     const double c = mb + h * p->sigma1 + h * h * p->sigma0;
     const double a_par = c + h * br_f_static_reg_slope(p, s, N);
     const double fs0 = 2.0 * p->mu_s * N / p->v_r; /* f/s as s -> 0 */
@@ -309,7 +309,7 @@ BR_HD void br_law_bristle2(const br_friction_params *p, double h, const double V
     const double inv = s > 0.0 ? 1.0 / (s > 0.0 ? s : 1.0) : 0.0;
     double r[3], e[3];
     for (int k = 0; k < 3; k++) {
-        const double dR = carry / mb * Vt[k] - w * R[k];
+        const double dR = wg * Vt[k] - w * R[k];
         r[k] = h * (p->sigma0 * z[k] + (p->sigma1 + h * p->sigma0) * (Vt[k] - q[k]) - FR[k]) + mb * dR;
         R[k] += dR;
         e[k] = u[k] * inv;

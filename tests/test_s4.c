@@ -528,6 +528,8 @@ Test(s4, bristle2_forced_sliding_matches_coulomb_from_3_to_1000_V_st, .timeout =
             }
     cr_log_info("bristle2 forced: peak sliding speeds %.2f to %.0f V_st, worst amplitude error %.2f %%", slowest,
                 fastest, 100.0 * worst);
-    cr_assert(slowest <= 3.2 && fastest >= 1000.0, "the sweep must span 3 to 1000 V_st (%g to %g)", slowest, fastest);
+    /* the drive is set for peak speeds w X of 3 and 1000 V_st; the measured peaks lie within a few per cent of
+     * w X (3.01 to 3.1, 1004 to 1026): bounds 10 % */
+    cr_assert(slowest <= 3.3 && fastest >= 900.0, "the sweep must span 3 to 1000 V_st (%g to %g)", slowest, fastest);
     br_model_free(m);
 }
