@@ -22,6 +22,7 @@
 #include "parse.h"
 #include "plot.h"
 #include "scenario.h"
+#include "textfile.h"
 
 #define HB_MAXCOL 64
 #define HB_MAXLEV 32

@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "br_hd.h"
-#include "scenario.h" /* br_read_text */
+#include "textfile.h"
 
 void br_mesh_free(br_mesh *m)
 {

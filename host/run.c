@@ -30,6 +30,7 @@
 #include "parse.h"
 #include "plot.h"
 #include "scenario.h"
+#include "textfile.h"
 #include "sim.h"
 
 extern const unsigned char br_builtin_cube_yaml[];

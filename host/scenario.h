@@ -19,10 +19,6 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
  * alias that refers to a node containing it. Every YAML file Bristle reads goes through here. */
 int br_yaml_load(yaml_document_t *doc, const char *path, const char *text, size_t len, char *err, size_t errlen);
 
-/* path -> the file's text (allocated, NUL-terminated) and its length, or NULL with
- * "file:1: cannot open: reason" in err */
-char *br_read_text(const char *path, size_t *len, char *err, size_t errlen);
-
 /* path, overrides -> model read from the file, or NULL with "file:line: message" in err */
 br_model *br_scenario_load(const char *path, const char *const *sets, int nsets, char *err,
                            size_t errlen);

@@ -42,6 +42,7 @@
 #include "plot.h"
 #include "ranks.h"
 #include "scenario.h"
+#include "textfile.h"
 #include "sim.h"
 
 enum { AN_TIME = 0, AN_SWEEP = 1, AN_STEPPED = 2, AN_HBM = 3 };

@@ -17,6 +17,7 @@
 #include "hbm.h"
 #include "scenario.h"
 #include "sim.h"
+#include "textfile.h"
 
 /* a test's scratch folder -> removed with everything in it (asserted) */
 static void remove_dir(const char *dir)
