@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "ckpt_io.h"
 #include "field_internal.h"
 
 static int fail(char *err, size_t n, const char *fmt, ...)

@@ -1,7 +1,7 @@
 /* plot.c: min/max bucket buffer and cairo line plots. */
 #include "plot.h"
 
-#include "checkpoint.h"
+#include "ckpt_io.h"
 
 #include <cairo.h>
 #include <math.h>
