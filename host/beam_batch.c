@@ -10,7 +10,7 @@
 #include "../kernels/beam_store.h"
 #include "field.h"
 #include "ga_batch.h"
-#include "output.h" /* br_wall_seconds */
+#include "outdir.h" /* br_wall_seconds */
 #ifdef BRISTLE_HAVE_CUDA
 #include "../kernels/beam_cuda.h"
 #include "field_internal.h"

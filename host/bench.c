@@ -9,6 +9,8 @@
  * one table over every law (docs/performance.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
+#include "bench_copy.h"
+#include "bench_structure.h"
 
 #include <math.h>
 #if defined(__AVX512F__) || defined(__AVX2__)
@@ -36,37 +38,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* bytes per array, reps, threaded -> host copy bandwidth in GB/s (read + write), or -1 (out of
- * memory); threaded as the field is (a field of one chunk runs on the calling thread, so does its
- * copy) */
-double br_bench_cpu_copy(size_t bytes, int reps, int threaded)
-{
-    size_t n = bytes / sizeof(double);
-    double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return -1.0;
-    }
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        a[i] = (double)i;
-        b[i] = 0.0;
-    }
-    double best = 1e300;
-    for (int r = 0; r < reps; r++) {
-        double t0 = now();
-#pragma omp parallel for schedule(static) if (threaded)
-        for (size_t i = 0; i < n; i++) b[i] = a[i];
-        double t = now() - t0;
-        if (t < best) best = t;
-    }
-    volatile double sink = b[n / 2];
-    (void)sink;
-    free(a);
-    free(b);
-    return 2.0 * (double)(n * sizeof(double)) / best / 1e9;
-}
 
 /* ---- peak vector rates of this machine, measured in the same run ---- */
 #if defined(__AVX512F__)

@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "bench_structure.h"
+#include "bench_copy.h"
 #include "memory.h"
-#include "output.h" /* br_wall_seconds */
+#include "outdir.h" /* br_wall_seconds */
 #include "ga_batch.h"
 #include "parse.h"
 #include "scenario.h"

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "fields.h"
+#include "field_snap.h"
 #include "model.h"
 
 /* -> 1 if this build writes HDF5, else 0 */

@@ -18,6 +18,7 @@
 
 #include "checkpoint.h"
 #include "laws.h"
+#include "outdir.h"
 #include "output.h"
 #include "parse.h"
 #include "plot.h"

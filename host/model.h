@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "drivetrain.h"
-#include "field.h"
+#include "contact_set.h"
 #include "joint_friction.h"
 #include "timefn.h"
 

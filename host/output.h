@@ -32,12 +32,7 @@ void br_output_colname(const br_model *m, int col, char *buf, size_t len);
 /* model, data (after the contact and load stages of a step) -> one row of values */
 void br_output_row(const br_model *m, const br_data *d, double *row);
 
-/* The parts of br_data a row's columns read, as bits: t and the bodies' x, v, w; the sets' results,
- * powers, energies and frames; the loads; springs, rotational elements and the drivetrain; the energy
- * terms. */
-enum { BR_OUT_BODIES = 1, BR_OUT_SETS = 2, BR_OUT_LOADS = 4, BR_OUT_OTHER = 8, BR_OUT_ENERGY = 16, BR_OUT_ALL = 31 };
-
-/* model, column -> the part of br_data it reads (one BR_OUT_* bit; t is the bodies') */
+/* model, column -> the part of br_data it reads (one BR_OUT_* bit, sim.h; t is the bodies') */
 int br_output_col_part(const br_model *m, int col);
 
 /* model, data, parts (BR_OUT_* bits) -> br_output_row's values in the columns of those parts, NaN in
@@ -76,26 +71,6 @@ void br_output_points_header(FILE *fp);
 /* model, data, field with recording on -> one line per contact point at the current time; 0, or -1
  * when the field holds no per-point forces (br_field_points) */
 int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double *scratch);
-
-/* -> seconds of a monotonic clock (for wall times) */
-double br_wall_seconds(void);
-
-/* path -> it and every missing directory on it created; 0 or -1 (errno set) */
-int br_mkdir_p(const char *path);
-
-/* path -> the file or folder and everything under it removed (symbolic links not followed); 0 or -1 */
-int br_rm_tree(const char *path);
-
-/* Output folders are made whole or not at all. A run or study writes into the stage DIR.part; when
- * it ends well, br_stage_publish puts the stage in DIR's place (an earlier run in DIR is replaced as a
- * whole, never mixed with the new files); when it fails or is killed, DIR.part stays, marked
- * partial by its name, and DIR keeps the earlier complete output.
- * dir, resume -> stage = dir.part, made fresh and marked (.bristle) unless resuming; 0, or -1 with
- * err when dir or the stage holds files that are not Bristle's (a user's folder is never replaced) */
-int br_stage_begin(const char *dir, int resume, char *stage, size_t len, char *err, size_t errlen);
-
-/* stage, dir -> the stage renamed to dir, an earlier dir removed; 0, or -1 with err */
-int br_stage_publish(const char *stage, const char *dir, char *err, size_t errlen);
 
 struct cJSON;
 

@@ -26,6 +26,7 @@
 #include "h5out.h"
 #include "laws.h"
 #include "memory.h"
+#include "outdir.h"
 #include "output.h"
 #include "parse.h"
 #include "plot.h"

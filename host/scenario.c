@@ -8,6 +8,8 @@
 
 #include "memory.h"
 #include "h5out.h"
+#include "field.h" /* br_set_frame_build */
+#include "laws.h"
 #include "mesh.h"
 #include "parse.h"
 #include "rigid.h"

@@ -28,6 +28,7 @@
 
 #include "../kernels/beam_step.h"
 #include "beam.h"
+#include "field.h"
 #include "genalpha.h"
 #include "model.h"
 
@@ -208,5 +209,11 @@ int br_data_adapts(const br_model *m, const br_data *d);
  * t_{n+1} = (n + 1) dt exactly. energy, wall_field: as br_step_forces. 0, or -1 with err. */
 int br_step_begin(const br_model *m, br_data *d, int energy, double *wall_field, char *err, size_t errlen);
 int br_step_end(const br_model *m, br_data *d, double *wall_field, char *err, size_t errlen);
+
+/* The parts of br_data a time-series row's columns read (host/output.c) and a batch's
+ * sample keeps (beam_batch.c), as bits: t and the bodies' x, v, w; the sets' results,
+ * powers, energies and frames; the loads; springs, rotational elements and the drivetrain; the energy
+ * terms. */
+enum { BR_OUT_BODIES = 1, BR_OUT_SETS = 2, BR_OUT_LOADS = 4, BR_OUT_OTHER = 8, BR_OUT_ENERGY = 16, BR_OUT_ALL = 31 };
 
 #endif

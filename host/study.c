@@ -37,6 +37,7 @@
 
 #include "beam_batch.h"
 #include "h5out.h"
+#include "outdir.h"
 #include "output.h"
 #include "hbm.h"
 #include "plot.h"

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outdir.h"
 #include "output.h"
 #include "scenario.h"
 #include "sim.h"
