@@ -6,7 +6,7 @@
 #ifndef BR_BASELINE_AOS_H
 #define BR_BASELINE_AOS_H
 
-#include "field.h"
+#include "field/field.h"
 
 typedef struct br_baseline br_baseline;
 

@@ -122,7 +122,7 @@ fi
 # GPU_CHECK_BENCH=structure (and before the studies): the generalized-alpha step of 1e2 to 1e5
 # variants of the S2 bundle, each variant's own on the host's cores, the CPU batch and the GPU
 # batch (inputs copied each step, and resident), against the copy bandwidths of the same run
-# (host/bench_structure.c); a failed size is a FAILED row
+# (host/cli/bench_structure.c); a failed size is a FAILED row
 structure_table() {
     echo "| variants | own steps, host cores [variant-steps/s] | GPU, inputs copied | GPU, resident | GPU GB/s | GPU copy GB/s | bytes/variant-step | device |"
     echo "|---|---|---|---|---|---|---|---|"

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "field_internal.h" /* BR_CPU_CHUNK */
+#include "field/field_internal.h" /* BR_CPU_CHUNK */
 
 struct br_plain {
     br_set_view v;      /* arrays owned by block */

@@ -7,7 +7,7 @@
 #ifndef BR_PLAIN_LOOP_H
 #define BR_PLAIN_LOOP_H
 
-#include "field.h"
+#include "field/field.h"
 
 typedef struct br_plain br_plain;
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "mesh.h"
+#include "io/mesh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "io/scenario.h"
 
 enum { MAXSETS = 16 };
 

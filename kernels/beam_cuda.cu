@@ -40,7 +40,7 @@ __global__ void forces_pre_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A,
     const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= D.nv || D.code[v]) return;
     double *r = D.rec + v * D.o.size;
-    for (int s = 0; s < m.nset; s++) { /* the field's finish of the set (host/field.c) */
+    for (int s = 0; s < m.nset; s++) { /* the field's finish of the set (host/field/field.c) */
         const long k = v * m.nset + s;
         if (!br_set_sums_finite(&sums[k])) {
             D.code[v] = BR_BM_FIELD * 256 + s;

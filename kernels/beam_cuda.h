@@ -1,5 +1,5 @@
 /* beam_cuda.h: the C API of a batch of beam models resident on a CUDA device (beam_cuda.cu): a
- * mirror of host/beam_batch.c's store (kernels/beam_store.h) on the device, the same per-variant
+ * mirror of host/step/beam_batch.c's store (kernels/beam_store.h) on the device, the same per-variant
  * steps in one thread a variant around a resident field step. */
 #ifndef BR_BEAM_CUDA_H
 #define BR_BEAM_CUDA_H
@@ -37,7 +37,7 @@ int br_cuda_beam_integrate(br_cuda_beam *g, const br_beam_store *host, char *err
 
 /* all, lean -> the device's records, frames, set results and steps (and with all the structure
  * vectors) copied into the host store, one copy each; with lean > 0 (and not all) only the first lean
- * doubles of each record (one strided copy: host/beam_batch.c's lean samples); 0, or -1 with err */
+ * doubles of each record (one strided copy: host/step/beam_batch.c's lean samples); 0, or -1 with err */
 int br_cuda_beam_download(br_cuda_beam *g, br_beam_store *host, int all, long lean, char *err, size_t errlen);
 
 /* variant v -> its record, frames, set results and step copied into the host store; 0, or -1 with err */

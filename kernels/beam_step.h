@@ -7,7 +7,7 @@
  *                    kernels/ga_step.h, by columns or by rows)
  *   br_bm_accel_post the row changes and each set's friction and normal-damping power over the step
  *   br_bm_integrate  u, v, a to t_{n+1}; the work of the loads and the Rayleigh losses
- * The stages are host/sim.c's for such a model, operation for operation (its br_fwd_frames,
+ * The stages are host/step/sim.c's for such a model, operation for operation (its br_fwd_frames,
  * br_fwd_loads, br_fwd_accel and br_integrate, which handle every model; the formulas both use are
  * the functions below and kernels/ga_step.h, kernels/struct_body.h), so a variant stepped here is
  * bitwise the same run (tests/test_beam_batch.c). Load magnitudes are the flat time functions of
@@ -38,7 +38,7 @@ typedef struct br_energy_terms {
     double residual_rel;   /* |residual| / reference (input work plus initial energy) */
 } br_energy_terms;
 
-/* ---- formulas host/sim.c uses for every model ---- */
+/* ---- formulas host/step/sim.c uses for every model ---- */
 
 /* 6x6 column-major X, 6-vectors: y = X x (acc: y += X x) */
 BR_HD void br_bm_mat6_vec(const double *X, const double *x, double *y, int acc)
@@ -142,7 +142,7 @@ typedef struct br_bm_model {
     double h, tau_s;             /* step; generalized-alpha equation time after t_n */
 } br_bm_model;
 
-/* A set's results from the field (the part of host/field.h's br_set_result a step uses) */
+/* A set's results from the field (the part of host/field/field.h's br_set_result a step uses) */
 typedef struct br_bm_res {
     const double *F_A, *M_A, *F_B, *M_B, *Ff_A, *Mf_A;
     double N, P, E_el, E_b, P_nd;
@@ -287,7 +287,7 @@ BR_HD void br_bm_accel_post(const br_bm_model *m, const br_ga_shape *sh, br_bm_v
     }
 }
 
-/* what stopped a variant's step (br_bm_check's codes, host/sim.c's br_check_finite's order) */
+/* what stopped a variant's step (br_bm_check's codes, host/step/sim.c's br_check_finite's order) */
 enum { BR_BM_OK = 0, BR_BM_SINGULAR, BR_BM_TANGENT, BR_BM_ACCEL, BR_BM_BODY, BR_BM_FORCE, BR_BM_FENERGY, BR_BM_ENERGY,
        BR_BM_FIELD };
 

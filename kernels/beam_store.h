@@ -1,5 +1,5 @@
 /* beam_store.h: where a batch of beam-model variants keeps its state, the same on the host and on a
- * device, and the per-variant steps over it (kernels/beam_step.h's stages): host/beam_batch.c runs
+ * device, and the per-variant steps over it (kernels/beam_step.h's stages): host/step/beam_batch.c runs
  * them on the CPU, kernels/beam_cuda.cu in one thread a variant on a GPU, over arrays of the same
  * layout (the GPU's copied from and back to the host's). A variant's small state (nodes, body
  * states, energies, per-set integrals) is one record of doubles; its frames and set results are
@@ -54,7 +54,7 @@ BR_HD br_beam_rec br_beam_rec_make(const br_beam_sizes *z)
     return o;
 }
 
-/* record offsets, what a study reads (host/output.h's BR_OUT_* bits: bodies, loads, energy) -> the
+/* record offsets, what a study reads (host/io/output.h's BR_OUT_* bits: bodies, loads, energy) -> the
  * doubles of each record's prefix that hold it (t always) */
 BR_HD long br_beam_rec_lean(const br_beam_rec *o, int bodies, int loads, int energy)
 {

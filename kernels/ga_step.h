@@ -1,7 +1,7 @@
 /* ga_step.h: one generalized-alpha step of the linear structure with the contacts' low-rank
- * term, written once for the CPU (host/genalpha.c, one variant, contiguous arrays) and for
- * batches of variants (host/ga_batch.c, kernels/ga_cuda.cu: one thread a variant, the variant
- * the innermost index). The formulas are those of host/genalpha.c's header comment:
+ * term, written once for the CPU (host/step/genalpha.c, one variant, contiguous arrays) and for
+ * batches of variants (host/step/ga_batch.c, kernels/ga_cuda.cu: one thread a variant, the variant
+ * the innermost index). The formulas are those of host/step/genalpha.c's header comment:
  *   rhs = f - am M a0 - C [v0 + (1-af) h (1-gamma) a0] - K [u0 + (1-af)(h v0 + h^2 (1/2-beta) a0)]
  *         + L^T E L a0,
  *   x0 = Keff^-1 rhs,  (I + E Y) q = E L x0,  a1 = x0 - Z q   (Woodbury, E block diagonal).

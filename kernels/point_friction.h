@@ -77,8 +77,8 @@ typedef struct br_friction_params {
     /* set by the CPU backend only (0 everywhere else): 1 leaves a slipping point's force (and
      * state) NaN instead of computing its slip branch (bristle_implicit's slip solve, the sliding
      * branch of gkf and static_reg), for a pass over points expected to stick that is redone in
-     * full when one slips (host/field_cpu.c, cpu_chunk_stick). bristle2's tip force and
-     * br_law_steady_mu read br_f_static_reg too: a caller of the laws keeps it 0 (host/field.c
+     * full when one slips (host/field/field_cpu.c, cpu_chunk_stick). bristle2's tip force and
+     * br_law_steady_mu read br_f_static_reg too: a caller of the laws keeps it 0 (host/field/field.c
      * clears it in every set it is given) */
     int slip_unsolved;
 } br_friction_params;

@@ -1,5 +1,5 @@
 /* point_step.h: the fused step of one contact point, shared by the CPU loop
- * (host/field_cpu.c) and the CUDA kernel (kernels/field_cuda.cu):
+ * (host/field/field_cpu.c) and the CUDA kernel (kernels/field_cuda.cu):
  *     body point + set frame -> kinematics (1) -> Hunt-Crossley N (2)
  *     -> friction law and state update (3) -> contribution to the set sums (6).
  * Per-point data live in structure-of-arrays form; a set's law and counter

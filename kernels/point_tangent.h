@@ -118,7 +118,7 @@ BR_HD void br_tan_lift(const double rw[3], const double a[3], double g[6])
  *     Wd += Nd gn,  Kf += gj gn^T,  Cf += G^T Jc G (br_tan_sandwich_col),  Kn += kn gn gn^T,
  *     Cn += cn gn gn^T
  * (Nd the damping part of its normal force; out of contact kn = cn = Nd = 0 and J = 0), which
- * the CPU backend adds over blocks of points (host/field_cpu.c) and the CUDA backend over the
+ * the CPU backend adds over blocks of points (host/field/field_cpu.c) and the CUDA backend over the
  * lanes of a warp (kernels/field_cuda.cu). */
 typedef struct br_tan_pieces {
     double gn[6], gj[6];
@@ -126,7 +126,7 @@ typedef struct br_tan_pieces {
 } br_tan_pieces;
 
 /* rw, unit normal n, kn, cn, friction tangent ft -> the point's pieces (returned by value: a
- * vectorized caller keeps no addressable aggregate in its loop body, see host/field_cpu.c) */
+ * vectorized caller keeps no addressable aggregate in its loop body, see host/field/field_cpu.c) */
 BR_HD br_tan_pieces br_tan_point_pieces(const double rw[3], const double n[3], double kn, double cn,
                                         const br_fric_tangent *ft)
 {

@@ -1,5 +1,5 @@
 /* set_result.h: a contact set's result of one step, from its sums (and tangent sums), written once
- * for host/field.c and for a device that keeps the results of a batch resident
+ * for host/field/field.c and for a device that keeps the results of a batch resident
  * (kernels/beam_cuda.cu). */
 #ifndef BR_SET_RESULT_H
 #define BR_SET_RESULT_H

@@ -1,5 +1,5 @@
 /* struct_body.h: the bodies that ride on beam nodes (physics.md section 5), written once for a
- * run (host/beam.c, host/rigid.c) and for batches of variants (host/beam_batch.c, and a device):
+ * run (host/model/beam.c, host/model/rigid.c) and for batches of variants (host/step/beam_batch.c, and a device):
  * a unit quaternion's rotation matrix and its exact advance, a body's frame from its node's
  * displacement and rotation, a force or torque on a node into the generalized force vector.
  * Structure vectors are pointers with a stride (kernels/ga_step.h's convention: entry k at

@@ -1,7 +1,7 @@
 /* timefn_flat.h: the time functions a batch of variants evaluates per step (a load's magnitude),
  * flat so that a device can hold them: constant, ramp, harmonic and sweep, with a constant or
- * ramp amplitude. host/timefn.c evaluates those kinds with these functions too (its tables,
- * integrals and sums stay on the host). Values of host/timefn.h's kinds. The device's sin, exp,
+ * ramp amplitude. host/model/timefn.c evaluates those kinds with these functions too (its tables,
+ * integrals and sums stay on the host). Values of host/model/timefn.h's kinds. The device's sin, exp,
  * expm1 and log differ from the C library's in the last bit. */
 #ifndef BR_TIMEFN_FLAT_H
 #define BR_TIMEFN_FLAT_H
@@ -11,7 +11,7 @@
 enum { BR_TFF_CONSTANT = 0, BR_TFF_RAMP = 2, BR_TFF_HARMONIC = 3, BR_TFF_SWEEP = 4, BR_TFF_NONE = -1 };
 
 typedef struct br_tf_flat {
-    int kind;                    /* BR_TFF_* (host/timefn.h's BR_TF_ values) */
+    int kind;                    /* BR_TFF_* (host/model/timefn.h's BR_TF_ values) */
     double c;                    /* constant */
     double t0, t1, y0, y1;       /* ramp; t0, t1 also bound a sweep */
     double f, phase;             /* harmonic */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/fma-check.sh NVCC INCLUDE_DIR FLAGS...: the CPU/GPU arithmetic contract without a GPU
+# tests/fma-check.sh NVCC SOURCE_ROOT FLAGS...: the CPU/GPU arithmetic contract without a GPU
 # (docs/gpu.md). tests/fma_check.cu (every law's point step, with and without the wrench tangent,
 # and a variant's structure step)
 # compiled to PTX with the project's CUDA flags must hold no fused multiply-add (fma.rn.f64) and no

@@ -2,8 +2,8 @@
  * and a variant's structure step (kernels/ga_step.h), as device code, compiled to PTX by tests/fma-check.sh: with the project's CUDA flags it must hold
  * no fused multiply-add, so each point's arithmetic rounds as the C11 CPU build's does (docs/gpu.md).
  * Never run. */
-#include "ga_step.h"
-#include "point_step.h"
+#include "kernels/ga_step.h"
+#include "kernels/point_step.h"
 
 template <int LAW>
 __global__ void step(br_set_view v, br_set_frame f, double h, br_set_sums *out)

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "field.h" /* br_cuda_available */
+#include "field/field.h" /* br_cuda_available */
 
 #define BR_SKIP_WITHOUT_GPU(name)                                                  \
     do {                                                                           \

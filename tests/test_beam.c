@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "beam.h"
-#include "eig.h"
-#include "genalpha.h"
-#include "scenario.h"
+#include "model/beam.h"
+#include "analysis/eig.h"
+#include "step/genalpha.h"
+#include "io/scenario.h"
 
 static const double PI = 3.14159265358979323846;
 

@@ -1,4 +1,4 @@
-/* test_beam_batch.c: variants of the S2 bundle stepped as a beam batch (host/beam_batch.c:
+/* test_beam_batch.c: variants of the S2 bundle stepped as a beam batch (host/step/beam_batch.c:
  * kernels/beam_step.h's stages over the variants, one field over all their sets, the structure's
  * state with the variant innermost) against each variant's own run (br_step, its own field, the
  * header's LU): every state, frame, set result and energy term bitwise after 0.3 s of the S2
@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "gpuskip.h"
-#include "beam_batch.h"
-#include "scenario.h"
-#include "sim.h"
+#include "step/beam_batch.h"
+#include "io/scenario.h"
+#include "step/sim.h"
 
 #define S2_SWEEP SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml"
 

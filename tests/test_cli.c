@@ -13,11 +13,11 @@
 
 #include "testdir.h"
 
-#include "csvread.h"
+#include "base/csvread.h"
 #include "drop.h"
-#include "field.h"
+#include "field/field.h"
 #include "jsonread.h"
-#include "study.h"
+#include "analysis/study.h"
 #include "study_s2.h"
 
 static char dir[512];
@@ -184,7 +184,7 @@ Test(cli, mu_s_below_mu_k) { expect_bad("mus.yaml", base_with(23, "      mu_s: 0
 
 Test(cli, bad_coupling) { expect_bad("coupling.yaml", base_with(3, "  dt: 1.0e-5\n  coupling: loose\n"), 4, "coupling must be implicit or explicit"); }
 
-/* the friction parameters are checked by the law table (host/laws.c): a gkf eps not below V_st,
+/* the friction parameters are checked by the law table (host/model/laws.c): a gkf eps not below V_st,
  * a gms element with a negative damping (at its own line) */
 Test(cli, law_table_checks_point_at_the_key)
 {

@@ -1,4 +1,4 @@
-/* test_drivetrain.c: 1-D drivetrains (host/drivetrain.c, issue 17) and scenario S6.
+/* test_drivetrain.c: 1-D drivetrains (host/model/drivetrain.c, issue 17) and scenario S6.
  *   gears: a gear pair and a planetary set under constant torques against their closed-form
  *     accelerations and reaction torques; the constraints held at every step; the energy residual
  *     equal to implicit Euler's own dissipation, sum of (1/2) dw^T J dw;
@@ -20,9 +20,9 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
-#include "joint_friction.h"
-#include "scenario.h"
-#include "sim.h"
+#include "model/joint_friction.h"
+#include "io/scenario.h"
+#include "step/sim.h"
 
 static br_model *parse(const char *text)
 {

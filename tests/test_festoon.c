@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outdir.h"
-#include "output.h"
-#include "scenario.h"
-#include "sim.h"
+#include "base/outdir.h"
+#include "io/output.h"
+#include "io/scenario.h"
+#include "step/sim.h"
 
 #define MAXS 24100 /* samples at 1 ms over 24 s */
 

@@ -1,4 +1,4 @@
-/* test_field.c: the contact field (host/field.c, host/field_cpu.c): the 3D
+/* test_field.c: the contact field (host/field/field.c, host/field/field_cpu.c): the 3D
  * law against the 1-D LuGre along random lines, out-of-contact reset, wrench
  * bookkeeping, a 1e5-point field against one-point-at-a-time evaluation
  * (benchmarks/baseline_aos.c), bitwise determinism, input validation. */
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../benchmarks/baseline_aos.h"
-#include "field.h"
-#include "laws.h"
-#include "patch.h"
+#include "benchmarks/baseline_aos.h"
+#include "field/field.h"
+#include "model/laws.h"
+#include "field/patch.h"
 #include "testutil.h"
 
 static void identity(double R[9])
@@ -251,7 +251,7 @@ static double bi_phase(int s, br_frame_state fr[2])
 }
 
 /* bristle_implicit on the CPU: a chunk whose points all stick runs without the slip solve and is
- * redone with it when a point slips; after a slip it keeps the solve for a while (host/field_cpu.c,
+ * redone with it when a point slips; after a slip it keeps the solve for a while (host/field/field_cpu.c,
  * cpu_chunk_stick). Through stick, a jump into sliding, sliding and sticking again, every point's
  * state after every step equals, bit for bit, that of br_point_step one point at a time (which
  * always solves), the set totals agree with its to 1e-12, and a field started afresh from the
@@ -325,7 +325,7 @@ Test(field, bristle_implicit_stick_pass_leaves_no_trace, .timeout = 60)
 
 /* gkf and static_reg on the CPU: a chunk whose points all stick runs without the sliding branch
  * (the Stribeck exponential and a divide a point) and is redone in full when a point slides
- * (host/field_cpu.c, cpu_chunk_stick). Through stick, a jump into sliding, sliding and sticking
+ * (host/field/field_cpu.c, cpu_chunk_stick). Through stick, a jump into sliding, sliding and sticking
  * again (the phases of the test above), with the point forces recorded on even steps: every
  * recorded point force and normal force equals, bit for bit, br_point_sums's for that point (the
  * loops' arithmetic, one point at a time), and the set totals agree with the sum of those within
@@ -502,7 +502,7 @@ Test(field, invalid_sets_are_rejected_with_a_message)
     d.fric.mu_s = 0.05;
     cr_assert_null(br_field_create(&d, 1, BR_BACKEND_CPU, err, sizeof err));
     cr_assert(strstr(err, "static friction must not be below kinetic"), "%s", err);
-    /* the same table as the scenario reader (host/laws.c): checks that once lived in only one of
+    /* the same table as the scenario reader (host/model/laws.c): checks that once lived in only one of
      * the two (gkf's eps below V_st, dahl3d's mu_k > 0, classic's G_min > 0) */
     br_contact_set_desc g = d;
     g.fric = s1_lugre();

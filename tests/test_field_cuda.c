@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "gpuskip.h"
-#include "field.h"
-#include "patch.h"
+#include "field/field.h"
+#include "field/patch.h"
 #include "testutil.h"
 
 

@@ -1,4 +1,4 @@
-/* test_ga_batch.c: the generalized-alpha steps of a batch of variants (host/ga_batch.c on the
+/* test_ga_batch.c: the generalized-alpha steps of a batch of variants (host/step/ga_batch.c on the
  * CPU, kernels/ga_cuda.cu on a GPU) against each variant's own integrator: on the S2 bundle (72
  * DOF, two contact sets: 12 low-rank rows), mistuned as S5b mistunes it, every step's row changes
  * and the final state bitwise equal to br_genalpha's with the header's LU (own_lu), within
@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "gpuskip.h"
-#include "../kernels/ga_step.h"
-#include "field.h"
-#include "ga_batch.h"
-#include "scenario.h"
-#include "sim.h"
+#include "kernels/ga_step.h"
+#include "field/field.h"
+#include "step/ga_batch.h"
+#include "io/scenario.h"
+#include "step/sim.h"
 
 #define S2_SWEEP SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml"
 

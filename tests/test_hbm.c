@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "coulomb_exact.h"
-#include "csvread.h"
-#include "hbm.h"
-#include "scenario.h"
-#include "sim.h"
-#include "textfile.h"
+#include "base/csvread.h"
+#include "analysis/hbm.h"
+#include "io/scenario.h"
+#include "step/sim.h"
+#include "base/textfile.h"
 
 /* a test's scratch folder -> removed with everything in it (asserted) */
 static void remove_dir(const char *dir)

@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../kernels/point_law.h"
-#include "joint_friction.h"
-#include "laws.h"
-#include "patch.h"
+#include "kernels/point_law.h"
+#include "model/joint_friction.h"
+#include "model/laws.h"
+#include "field/patch.h"
 
 /* S4a's parameters: mu_s 0.6, mu_d 0.3, v_A 0.01, alpha 1, sigma0 39000, sigma1 395, v_r = v_A/10 */
 static br_friction_params s4a(double nu)

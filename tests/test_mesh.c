@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "csvread.h"
-#include "field.h"
-#include "mesh.h"
+#include "base/csvread.h"
+#include "field/field.h"
+#include "io/mesh.h"
 
 static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, Z3[3] = {0, 0, 0};
 
@@ -162,7 +162,7 @@ Test(mesh_slow, cube_mesh_matches_s1)
     csv_free(M), csv_free(S);
 }
 
-/* The surfaces the field snapshots draw (host/fields.c; the files themselves are read by VTK in
+/* The surfaces the field snapshots draw (host/io/fields.c; the files themselves are read by VTK in
  * tests/python/test_fields_vtk.py): with sampling: spacing, sub-triangle i has point i at its
  * centroid and point i's area; with sampling: vertices, a third of each triangle's area summed at
  * its renumbered corners gives each point's area. Both to 1e-12 of the patch size / area. */

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csvread.h"
-#include "field.h"
+#include "base/csvread.h"
+#include "field/field.h"
 
 static const double R = 1e-2, d = 1e-6, kn = 1e12, kt_area = 1e12, mu = 0.5;
 

@@ -1,4 +1,4 @@
-/* test_mpi.c: `bristle study` split across MPI ranks (host/ranks.c) writes what the one-process run
+/* test_mpi.c: `bristle study` split across MPI ranks (host/analysis/ranks.c) writes what the one-process run
  * writes: study.csv, every variant's frf.csv bitwise, on 1, 2 and 3 ranks (3 ranks: blocks of
  * unequal size, 5 variants = 2 + 2 + 1), a failing variant's row and error included. Skipped, with the
  * reason, where Bristle was built without MPI. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "io/output.h"
 
 /* Random values over 600 decades and both signs, plus edge cases: the text parses back
  * within 1e-11 relative (12 significant digits) and matches %.12g in at least 99 % of cases

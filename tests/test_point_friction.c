@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "point_step.h"
+#include "kernels/point_step.h"
 #include "testutil.h"
 
 /* independent Stribeck curve with libm's exp */

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rigid.h"
-#include "scenario.h"
-#include "sim.h"
-#include "timefn.h"
+#include "model/rigid.h"
+#include "io/scenario.h"
+#include "step/sim.h"
+#include "model/timefn.h"
 
 static const double PI = 3.14159265358979323846;
 

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "csvread.h"
+#include "base/csvread.h"
 #include "jsonread.h"
 
 /* run folder -> the steady amplitude of m1, m2, m3 [m]; the run's status and residual checked */

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "csvread.h"
+#include "base/csvread.h"
 #include "jsonread.h"
 
 static const int ANGLES[4] = {0, 30, 60, 90};

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "csvread.h"
-#include "field.h"
+#include "base/csvread.h"
+#include "field/field.h"
 
 /* the contact ring's radius in scenarios/cube_XX.yaml [m]: the lever of the moments */
 static const double kLever = 0.05;

@@ -9,9 +9,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "beam.h"
-#include "csvread.h"
-#include "scenario.h"
+#include "model/beam.h"
+#include "base/csvread.h"
+#include "io/scenario.h"
 #include "jsonread.h"
 
 static csv_table *load(const char *run)

@@ -2,7 +2,7 @@
  * library. Each scenario file is run in process with the fixed-step solver (br_step, CPU)
  * and integrated again by SUNDIALS CVODE (BDF, rtol 1e-9, bristle states scaled to force
  * units / F_N) from the same per-point and per-element rate functions
- * (kernels/point_bristle.h, point_friction.h, host/joint_friction.c). Checked:
+ * (kernels/point_bristle.h, point_friction.h, host/model/joint_friction.c). Checked:
  *   every "Expected" statement of S4a-S4c;
  *   fixed step (dt = 1e-5 s) against CVODE: displacement within 1 % of its range,
  *   break-away times within 0.01 s;
@@ -19,9 +19,9 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include "coulomb_exact.h"
-#include "joint_friction.h"
-#include "scenario.h"
-#include "sim.h"
+#include "model/joint_friction.h"
+#include "io/scenario.h"
+#include "step/sim.h"
 
 #define MAXS 40000 /* samples per trace */
 

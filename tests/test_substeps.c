@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "step/checkpoint.h"
 #include "drop.h"
-#include "scenario.h"
-#include "sim.h"
+#include "io/scenario.h"
+#include "step/sim.h"
 
 /* Hunt-Crossley with pK = pD = n and D = a K on a penetration x (v = x' the approach rate):
  * m v dv/dx = -K x^n (1 + a v), so v dv / (1 + a v) = -(K/m) x^n dx, whose right side integrates to
@@ -91,7 +91,7 @@ Test(substeps, fixed_steps_lose_the_bounce)
 }
 
 /* The substeps' state (level, calm count, the gamma scheme's a_n, the sets' speed scales) is in the
- * checkpoint (host/checkpoint.c, the records --checkpoint-every writes and --resume reads): a run
+ * checkpoint (host/step/checkpoint.c, the records --checkpoint-every writes and --resume reads): a run
  * checkpointed between output steps in the middle of a bounce (dt = 1e-4, t = 0.2 ms) and resumed
  * in a fresh data set ends bitwise as the uninterrupted one. */
 Test(substeps, a_checkpoint_in_a_bounce_resumes_bitwise)
@@ -153,7 +153,7 @@ static double chain_residual(const char *kt, const char *dt, double end)
     return r;
 }
 
-/* Springs between free bodies under the gamma scheme (issue 50, item 2; host/sim.c springs_implicit):
+/* Springs between free bodies under the gamma scheme (issue 50, item 2; host/step/sim.c springs_implicit):
  * the three-mass chain whose outer masses stick through jenkins elements (kt x 1e-2: 0.2 N/m, mu N =
  * 1 N, never reached) is linear, its springs and the contacts' tangents resolved at dt = 1e-2:
  * W^2 = (w h)^2 <= 1e-4. A step changes a linear system's energy by -(gamma - 1/2) m dv^2 -

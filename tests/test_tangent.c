@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "field.h"
-#include "patch.h"
+#include "field/field.h"
+#include "field/patch.h"
 #include "testutil.h"
 
 #define NS_MAX (3 * BR_GMS_MAX)

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "field.h"
+#include "field/field.h"
 
 /* Number of scalar entries of a br_set_result compared by tests. */
 #define BR_NRES 28

@@ -4,8 +4,8 @@ written as a vectorized NumPy program, as a user would write it (issue 16's peer
 program on the GPU through CuPy (the same array expressions; the arrays live on the GPU, and the run
 also prints the device-to-device copy bandwidth it measured).
 
-The same synthetic patch (host/patch.c: the same random points, areas, K and D from the same
-splitmix64 stream, seed 12345 as bench.c), the same carrier motion, the same phases (host/bench.c: 3 + STEPS stick
+The same synthetic patch (host/field/patch.c: the same random points, areas, K and D from the same
+splitmix64 stream, seed 12345 as bench.c), the same carrier motion, the same phases (host/cli/bench.c: 3 + STEPS stick
 steps from t = 0, 40 steps to t = 0.02 s, 3 untimed + STEPS timed slip steps), and physics.md's
 formulas for a plane counter surface: kinematics (1), Hunt-Crossley (2), lugre3d with the exponential
 bristle update (3.1), the set's total normal force and friction force (6). Prints one line:
@@ -37,7 +37,7 @@ M64 = (1 << 64) - 1
 
 
 def patch(n, seed=12345):
-    """host/patch.c's points r (x, y; z = 0), K and D: three uniforms per point from splitmix64"""
+    """host/field/patch.c's points r (x, y; z = 0), K and D: three uniforms per point from splitmix64"""
     k = np.arange(1, 3 * n + 1, dtype=np.uint64)
     with quiet(over="ignore"):
         z = np.uint64(seed) + k * np.uint64(0x9E3779B97F4A7C15)
@@ -54,7 +54,7 @@ def patch(n, seed=12345):
 
 
 def carrier(t):
-    """host/patch.c's frames: the carrier's attitude R, origin height, velocity and spin (the ground at rest)"""
+    """host/field/patch.c's frames: the carrier's attitude R, origin height, velocity and spin (the ground at rest)"""
     tilt, pen0, wz = 6e-6, 1e-6, 2.0 * np.pi * 5.0
     # the frame is a handful of host scalars (numpy on both paths)
     cos, sin, pi = numpy.cos, numpy.sin, numpy.pi

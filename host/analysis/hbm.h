@@ -1,0 +1,197 @@
+/* hbm.h: periodic steady states by harmonic balance (docs/hbm.md).
+ *
+ * The model is linear but for its contact sets: beams (and the bodies attached to them), free bodies
+ * that only translate, linear vector springs, constant and harmonic loads. Its steady state under the
+ * harmonic loads of one base frequency w is q(t) = Re sum_k Q_k exp(i k w t), k = 0..H. Per harmonic
+ * the linear part is the dynamic stiffness Z_k = K - (k w)^2 M + i k w C, so
+ *
+ *     Q_k = Z_k^-1 (F_k + G_k(Q))
+ *
+ * with F_k the loads and G_k the contact forces, which depend only on the DOFs that move the contact
+ * frames (the nonlinear DOFs). The unknowns are their harmonics; the rest follows linearly.
+ *   br_hbm_sys_*   scenario -> the linear system M, C, K, loads, the nonlinear DOFs (hbm_sys.c)
+ *   br_hbm_lin_*   w -> per harmonic the receptance among the nonlinear DOFs and the response to the
+ *                  loads, by LU of Z_k (hbm_sys.c)
+ *   br_hbm_aft_*   harmonics of the nonlinear DOFs -> harmonics of the contact forces: the motion
+ *                  synthesized at N samples a period, the contact field stepped over them period
+ *                  after period until its forces repeat, the forces transformed back (hbm_aft.c)
+ *   br_hbm_main    Newton, pseudo-arclength continuation in frequency, frf.csv (hbm.c) */
+#ifndef BR_HBM_H
+#define BR_HBM_H
+
+#include <complex.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "model/beam.h"
+#include "field/field.h"
+#include "model/model.h"
+
+typedef struct br_hbm_sys {
+    const br_model *m;
+    br_struct *st;        /* beams and attached bodies (NULL without beams): DOFs 0 .. nst-1 */
+    int nst, ndof;        /* then the translational DOFs of the free bodies */
+    int *bdof;            /* 3 per body: DOF of a free body's x, y, z, or -1 (locked, attached) */
+    double *M, *C, *K;    /* ndof x ndof, column-major */
+    double *f0;           /* static load (constant loads, ramps at their end value, gravity, spring preload) */
+    double *fc, *fs;      /* the harmonic loads at the base frequency: f(t) = fc cos(w t) + fs sin(w t) */
+    double *Nset;         /* per contact set: prescribed total normal force, or -1 (Hunt-Crossley) */
+    int nnl, *nl;         /* the nonlinear DOFs: those that move a contact set's frames */
+} br_hbm_sys;
+
+/* model, its scenario text (for line numbers) -> s built; 0, or -1 with "file:line: message" in err
+ * (2: bad input: a model that is not linear outside its contacts, a load that is not harmonic) */
+int br_hbm_sys_build(const br_model *m, const char *text, size_t len, br_hbm_sys *s, char *err,
+                     size_t errlen);
+
+void br_hbm_sys_free(br_hbm_sys *s);
+
+/* system, DOF displacements u and velocities v (ndof), only (per frame: 1 to compute it, or NULL: all)
+ * -> the frames of the model (ground, bodies; no kinematic frames) */
+void br_hbm_frames(const br_hbm_sys *s, const double *u, const double *v, const unsigned char *only,
+                   br_frame_state *fr);
+
+/* system, frames (as br_hbm_frames), u, set results -> generalized contact forces g (ndof) */
+void br_hbm_contact_force(const br_hbm_sys *s, const br_frame_state *fr, const double *u,
+                          const br_set_result *res, double *g);
+
+/* The linear part at one base frequency, per harmonic k = 0..H. */
+typedef struct br_hbm_lin {
+    int H, nnl, nout;
+    double w;
+    double complex *Hnl;  /* (H+1) blocks of nnl x nnl (column-major): Z_k^-1 among the nonlinear DOFs */
+    double complex *Xnl;  /* (H+1) x nnl: Z_k^-1 F_k at the nonlinear DOFs */
+    double complex *Hout; /* (H+1) blocks of nout x nnl: Z_k^-1 from the nonlinear DOFs to the outputs */
+    double complex *Xout; /* (H+1) x nout */
+    int *out;             /* nout output DOFs */
+    double complex *Z;    /* scratch: ndof x ndof, right-hand sides */
+    double complex *B;
+    int *piv;
+} br_hbm_lin;
+
+/* system, H, output DOFs -> l allocated; 0 or -1 */
+int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm_lin *l);
+
+/* system, w [rad/s] -> l at w; 0, or -1 with err (Z_k singular: a DOF without stiffness at k = 0) */
+int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, size_t errlen);
+
+void br_hbm_lin_free(br_hbm_lin *l);
+
+/* Alternating frequency-time evaluation of the contact forces. Unknowns y (nu = nnl (2H + 1) reals):
+ * harmonic 0 (nnl), then per k >= 1 Re Q_k (nnl) and Im Q_k (nnl); q(t) = Re sum Q_k e^(i k w t). */
+typedef struct br_hbm_aft {
+    const br_hbm_sys *s;
+    int H, N, nu, nset, maxper;
+    int ramp;             /* periods over which the oscillation ramps in from rest at the mean position */
+    double ptol;          /* the period's force harmonics repeat within ptol of their largest */
+    br_field *field;      /* the sets with frames of their own: set c on frames 1 + 2c (A), 2 + 2c (B) */
+    br_contact_set_desc *desc;
+    int *secant;          /* per set: 1 (a law with states) the frames' twist over a sample interval is
+                           * the displacement's increment over h, for which the updates are exact */
+    int *atexact;         /* per set: 1 its forces at the samples come from the second pass below */
+    int corr;             /* 1: the last period steps each sample twice: the states over the interval (the
+                           * secant twist), then the forces at the sample's own velocity (h = 0, the states
+                           * restored): second order in h (docs/hbm.md, "AFT") */
+    long nstate;          /* doubles of every set's state */
+    double *state0;       /* zero states (the start from rest) */
+    double *cs;           /* (H+1) x N cosines and sines of k 2 pi j / N */
+    double *sn;
+    br_frame_state *fe, *fv, *fset;
+    unsigned char *used; /* per frame: 1 if a contact set's */
+    int any_secant, any_exact;
+    double *u, *uprev, *v, *vs, *g, *gB, *Gp, *GA, *GB, *stbuf;
+    br_set_result *res, *resB;
+    double *W;            /* per set: friction energy over the last evaluated period [J] */
+    long *nmin;           /* per set: the fewest points in contact at a sample of the last evaluated period */
+    long evals, periods, max_periods_seen, capped, extrapolated;
+    double updates;       /* contact point updates done */
+} br_hbm_aft;
+
+/* system, H, N, ramp periods, period cap, tolerance -> a initialized; 0, or -1 with err */
+int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, double ptol, br_hbm_aft *a, char *err,
+                    size_t errlen);
+
+/* y, w -> G (nu, same layout as y): the contact forces' harmonics at the nonlinear DOFs, every set
+ * started from rest (zero states) at the mean position with the oscillation ramped in over `ramp`
+ * periods, then marched until a period's force harmonics repeat within ptol of their largest (or
+ * maxper periods: counted in capped), then (corr) one more period whose samples are also evaluated at their
+ * own velocity with h = 0, G moved by that pass's harmonics less the first's; 0, or -1 with err (a state or
+ * force not finite). The same y and w give the same G whatever was evaluated before. */
+int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen);
+
+void br_hbm_aft_free(br_hbm_aft *a);
+
+/* The solver: the system, its linear part, the AFT and Newton's workspace (hbm.c). */
+typedef struct br_hbm br_hbm;
+
+/* model, its scenario text, H, N, AFT period cap, tolerance (Newton's, relative to the largest harmonic;
+ * the AFT's a tenth of it), output columns ("BODY.x"; none: every body's x, y, z) -> solver, or NULL with
+ * err (*bad 1: bad input, "file:line: message") */
+br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, int N, int maxper, double tol,
+                      int ncol, const char *const *cols, int *bad, char *err, size_t errlen);
+
+void br_hbm_free(br_hbm *h);
+
+/* f [Hz], from_linear (1: start from the linear response without contacts and zero contact states; 0: from
+ * the last solution) -> the periodic solution at f by Newton; iterations, or -1 (no convergence), -2 (err) */
+int br_hbm_point(br_hbm *h, double f, int from_linear, char *err, size_t errlen);
+
+/* output columns: count, name, and the last solution's values of column c: row[0..H] the harmonics'
+ * amplitudes (row[0] the signed mean), row[H + 1] the peak-to-peak, and (arg1 not NULL) the first harmonic's
+ * phase: x = ... + row[1] cos(w t + arg1) + ... [rad] */
+int br_hbm_ncolumns(const br_hbm *h);
+const char *br_hbm_column_name(const br_hbm *h, int c);
+void br_hbm_column(br_hbm *h, int c, double *row, double *arg1);
+
+/* the solver's AFT (counts, friction energy per cycle of the last solution) */
+const br_hbm_aft *br_hbm_aft_of(const br_hbm *h);
+
+/* values a point of the curve takes (frf.csv's columns after the leading ones): frequency, Newton iterations,
+ * per column H + 3 (br_hbm_column's H + 2, the first harmonic's phase in degrees), per contact set the friction
+ * energy per cycle, then per contact set the fewest points in contact at a sample of the period */
+int br_hbm_row_width(const br_hbm *h);
+
+/* frf.csv's header (with lead, a leading column of that name) -> fp */
+void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead);
+
+/* Newton iterations and Jacobians so far */
+void br_hbm_counts(const br_hbm *h, long *newton, long *jacobians);
+
+#define BR_HBM_MAXFOLD 256
+
+/* the points of curves: rows of (lead +) br_hbm_row_width values, grown as needed; the turning points */
+typedef struct br_hbm_rows {
+    double *v;
+    long n, cap;
+    int lead;                      /* 1: each row starts with the curve's lead value (a level) */
+    double folds[BR_HBM_MAXFOLD];  /* turning points [Hz] */
+    int nfold;
+    int keep;                      /* 1: each point's solution kept in sol */
+    double *sol;                   /* with keep: per point w [rad/s], the level, then the nu unknowns */
+} br_hbm_rows;
+
+/* solver (its loads as they are), F0, F1 [Hz], about `points` points where the curve is flat, lead value,
+ * progress (1: a line on stderr) -> the curve from F0 to F1 by pseudo-arclength continuation appended to r
+ * (Newton at F0 from the linear response, so a curve does not depend on the one before); 0 complete,
+ * -3 stopped short of F1 (warning says where), -1 no convergence at F0, -2 error (in err) */
+int br_hbm_curve(br_hbm *h, double f0, double f1, int points, double lead, int progress, br_hbm_rows *r, char *warning,
+                 size_t wlen, char *err, size_t errlen);
+
+/* solver, frequency f [Hz], levels L0, L1, points, progress -> the curve at f from level L0 to L1 (every
+ * harmonic load times the level) by pseudo-arclength continuation in the level, appended to r with the level
+ * leading each row (r->lead must be 1); returns as br_hbm_curve */
+int br_hbm_curve_level(br_hbm *h, double f, double l0, double l1, int points, int progress, br_hbm_rows *r, char *warning,
+                       size_t wlen, char *err, size_t errlen);
+
+/* every harmonic load of the solver times level (1: as the scenario has them), for br_hbm_point and br_hbm_curve */
+void br_hbm_set_level(br_hbm *h, double level);
+
+/* solver after a curve in frequency at level 1, its model -> *mu the largest modulus of the Floquet multipliers of
+ * the periodic state where the first column's first harmonic peaked (bristle hbm --stability's, docs/hbm.md); the
+ * model's loads are driven at that frequency from here on; 0, or -1 with err (no curve, too many states) */
+int br_hbm_peak_floquet(br_hbm *h, br_model *m, double *mu, char *err, size_t errlen);
+
+/* arguments after "hbm" -> exit status (0, 1 failure, 2 bad input) */
+int br_hbm_main(int argc, char **argv);
+
+#endif

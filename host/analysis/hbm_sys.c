@@ -1,0 +1,376 @@
+/* hbm_sys.c: the linear system harmonic balance works on (hbm.h): a scenario's structure, free
+ * bodies, springs and loads as M, C, K and load vectors over one DOF numbering, the DOFs that move
+ * the contact frames, and per base frequency the receptances of the dynamic stiffness per harmonic. */
+#include <complex.h>
+
+#include "analysis/hbm.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/rigid.h"
+#include "io/scenario.h"
+
+/* every allocation of s freed, s zeroed */
+void br_hbm_sys_free(br_hbm_sys *s)
+{
+    br_struct_free(s->st);
+    free(s->bdof), free(s->M), free(s->C), free(s->K), free(s->f0), free(s->fc), free(s->fs);
+    free(s->Nset), free(s->nl);
+    memset(s, 0, sizeof *s);
+}
+
+/* model, frame -> the structure node carrying it, -1 for the ground or a free body */
+static int frame_node(const br_hbm_sys *s, int frame)
+{
+    if (frame < 1 || frame > s->m->nbody || s->m->body[frame - 1].beam < 0) return -1;
+    const br_body *B = &s->m->body[frame - 1];
+    return s->st->node0[B->beam] + B->node;
+}
+
+void br_hbm_frames(const br_hbm_sys *s, const double *u, const double *v, const unsigned char *only,
+                   br_frame_state *fr)
+{
+    const br_model *m = s->m;
+    memset(&fr[0], 0, sizeof fr[0]);
+    fr[0].R[0] = fr[0].R[4] = fr[0].R[8] = 1.0;
+    for (int b = 0; b < m->nbody; b++) {
+        const br_body *B = &m->body[b];
+        br_frame_state *f = &fr[1 + b];
+        if (only && !only[1 + b]) continue;
+        if (B->beam >= 0) {
+            br_struct_body_frame(s->st, B, frame_node(s, 1 + b), u, v, f);
+            continue;
+        }
+        br_quat_to_R(B->q0, f->R);
+        for (int j = 0; j < 3; j++) {
+            const int d = s->bdof[3 * b + j];
+            f->x[j] = B->x0[j] + (d >= 0 ? u[d] : 0.0);
+            f->v[j] = d >= 0 ? v[d] : 0.0;
+            f->w[j] = 0.0;
+        }
+    }
+}
+
+/* a frame's wrench (F at its origin x, M) -> added to g */
+static void add_wrench(const br_hbm_sys *s, int frame, const double *u, const double x[3], const double F[3],
+                       const double M[3], double *g)
+{
+    if (frame < 1 || frame > s->m->nbody) return;
+    const int node = frame_node(s, frame);
+    if (node >= 0) {
+        double xn[3];
+        for (int j = 0; j < 3; j++) {
+            const int d = s->st->dof[6 * node + j];
+            xn[j] = s->st->X[3 * node + j] + (d >= 0 ? u[d] : 0.0);
+        }
+        br_struct_add_force(s->st, node, xn, F, x, g);
+        br_struct_add_torque(s->st, node, M, g);
+        return;
+    }
+    for (int j = 0; j < 3; j++) { /* a free body's rotations are locked: M is taken by the lock */
+        const int d = s->bdof[3 * (frame - 1) + j];
+        if (d >= 0) g[d] += F[j];
+    }
+}
+
+void br_hbm_contact_force(const br_hbm_sys *s, const br_frame_state *fr, const double *u,
+                          const br_set_result *res, double *g)
+{
+    memset(g, 0, (size_t)s->ndof * sizeof(double));
+    for (int c = 0; c < s->m->nset; c++) {
+        const br_contact_set_desc *d = &s->m->cset[c].desc;
+        add_wrench(s, d->frame_a, u, fr[d->frame_a].x, res[c].F_A, res[c].M_A, g);
+        add_wrench(s, d->frame_b, u, fr[d->frame_b].x, res[c].F_B, res[c].M_B, g);
+    }
+}
+
+/* frame, world point p -> G (3 x ndof, row-major): the point's displacement per DOF; 0 or -1 */
+static int point_rows(const br_hbm_sys *s, int frame, const double p[3], double *G)
+{
+    const int n = s->ndof;
+    memset(G, 0, (size_t)3 * n * sizeof(double));
+    if (frame < 1 || frame > s->m->nbody) return 0;
+    const int node = frame_node(s, frame);
+    if (node < 0) {
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * (frame - 1) + j] >= 0) G[(size_t)j * n + s->bdof[3 * (frame - 1) + j]] = 1.0;
+        return 0;
+    }
+    double *L = malloc((size_t)6 * s->nst * sizeof(double));
+    if (!L || br_struct_twist_rows(s->st, node, -1, p, L)) {
+        free(L);
+        return -1;
+    }
+    for (int j = 0; j < 3; j++) memcpy(G + (size_t)j * n, L + (size_t)j * s->nst, (size_t)s->nst * sizeof(double));
+    free(L);
+    return 0;
+}
+
+/* a time function of a load or a prescribed normal force -> its static part *c0 and its harmonic part
+ * (*ac cos + *as sin at the base frequency); 0, or -1 when it is neither */
+static int split_timefn(const br_timefn *f, double *c0, double *ac, double *as)
+{
+    switch (f->kind) {
+    case BR_TF_CONSTANT: *c0 += f->c; return 0;
+    case BR_TF_RAMP: *c0 += f->y1; return 0; /* a ramp to a constant: its end value */
+    case BR_TF_HARMONIC: {
+        if (f->amp && f->amp->kind != BR_TF_CONSTANT) return -1;
+        const double A = f->amp ? f->amp->c : 1.0; /* A sin(w t + phase) */
+        *ac += A * sin(f->phase), *as += A * cos(f->phase);
+        return 0;
+    }
+    case BR_TF_SUM:
+        for (int k = 0; k < f->nterm; k++)
+            if (split_timefn(&f->term[k], c0, ac, as)) return -1;
+        return 0;
+    default: return -1;
+    }
+}
+
+/* "file:line: message" for the scenario key path */
+static int fail_at(const br_model *m, const char *text, size_t len, const char *key, char *err, size_t errlen,
+                   const char *msg)
+{
+    snprintf(err, errlen, "%s:%ld: %s", m->source, br_scenario_line(m->source, text, len, key), msg);
+    return -1;
+}
+
+/* model -> the refusals of what harmonic balance cannot take; 0, or -1 with err */
+static int check_model(const br_model *m, const char *text, size_t len, char *err, size_t errlen)
+{
+    char key[BR_NAME_MAX + 64], msg[512];
+    if (m->nkframe > 0)
+        return fail_at(m, text, len, "frames", err, errlen,
+                       "hbm: frames with prescribed motion are not supported (the model must be at rest but for "
+                       "its harmonic loads)");
+    if (m->nrot > 0)
+        return fail_at(m, text, len, "rotational_friction", err, errlen,
+                       "hbm: rotational friction elements are not supported");
+    if (m->drive.nshaft > 0)
+        return fail_at(m, text, len, "drivetrain", err, errlen, "hbm: drivetrains are not supported");
+    for (int b = 0; b < m->nbody; b++) {
+        const br_body *B = &m->body[b];
+        const int rot = BR_LOCK_RX | BR_LOCK_RY | BR_LOCK_RZ;
+        if (B->beam < 0 && (B->lock & rot) != rot) {
+            snprintf(key, sizeof key, "bodies.%s", B->name);
+            snprintf(msg, sizeof msg, "hbm: body '%s' may rotate: a free body must lock rx, ry and rz (only its "
+                                      "translations are linear), or ride on a beam", B->name);
+            return fail_at(m, text, len, key, err, errlen, msg);
+        }
+        if (B->beam < 0 && (B->v0[0] != 0 || B->v0[1] != 0 || B->v0[2] != 0)) {
+            snprintf(key, sizeof key, "bodies.%s", B->name);
+            snprintf(msg, sizeof msg, "hbm: body '%s' has an initial velocity: the model must be at rest but for "
+                                      "its harmonic loads", B->name);
+            return fail_at(m, text, len, key, err, errlen, msg);
+        }
+    }
+    for (int k = 0; k < m->nspring; k++) {
+        const br_spring *S = &m->spring[k];
+        if (S->torsion || S->rope || S->rest > 0) {
+            snprintf(key, sizeof key, "springs.%s", S->name);
+            snprintf(msg, sizeof msg, "hbm: spring '%s' is %s: only vector springs (no rest_length) are linear",
+                     S->name, S->torsion ? "a torsion spring" : S->rope ? "a rope" : "axial (rest_length > 0)");
+            return fail_at(m, text, len, key, err, errlen, msg);
+        }
+    }
+    for (int l = 0; l < m->nload; l++) {
+        const br_load *L = &m->load[l];
+        double c0 = 0, ac = 0, as = 0;
+        snprintf(key, sizeof key, "loads.%s.magnitude", L->name);
+        if (split_timefn(&L->mag, &c0, &ac, &as)) {
+            snprintf(msg, sizeof msg, "hbm: load '%s' is not harmonic: harmonic balance takes constant loads, ramps "
+                                      "(at their end value) and harmonics of constant amplitude (at the base "
+                                      "frequency), or sums of them", L->name);
+            return fail_at(m, text, len, key, err, errlen, msg);
+        }
+        if (L->type == BR_LOAD_TORQUE && m->body[L->frame - 1].beam < 0) {
+            snprintf(msg, sizeof msg, "hbm: torque '%s' on a free body, whose rotations are locked", L->name);
+            return fail_at(m, text, len, key, err, errlen, msg);
+        }
+    }
+    for (int c = 0; c < m->nset; c++) {
+        const br_cset *S = &m->cset[c];
+        double c0 = 0, ac = 0, as = 0;
+        if (S->prescribed && (split_timefn(&S->normal_force, &c0, &ac, &as) || ac != 0 || as != 0)) {
+            snprintf(key, sizeof key, "contacts.%s.normal", S->name);
+            snprintf(msg, sizeof msg, "hbm: the prescribed normal force of '%s' must be constant (or a ramp)",
+                     S->name);
+            return fail_at(m, text, len, key, err, errlen, msg);
+        }
+    }
+    return 0;
+}
+
+int br_hbm_sys_build(const br_model *m, const char *text, size_t len, br_hbm_sys *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    if (check_model(m, text, len, err, errlen)) return -1;
+    if (m->nbeam > 0 && !(s->st = br_struct_build(m, err, errlen))) return -1;
+    s->nst = s->st ? s->st->ndof : 0;
+    s->bdof = malloc((size_t)(3 * m->nbody + 1) * sizeof(int));
+    if (!s->bdof) goto oom;
+    int n = s->nst;
+    for (int b = 0; b < m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            s->bdof[3 * b + j] = m->body[b].beam < 0 && !(m->body[b].lock & (BR_LOCK_X << j)) ? n++ : -1;
+    s->ndof = n;
+    if (n == 0) {
+        snprintf(err, errlen, "%s:1: hbm: the model has no degree of freedom", m->source);
+        return -1;
+    }
+    const size_t nn = (size_t)n * n;
+    s->M = calloc(nn, sizeof(double)), s->C = calloc(nn, sizeof(double)), s->K = calloc(nn, sizeof(double));
+    s->f0 = calloc((size_t)n, sizeof(double)), s->fc = calloc((size_t)n, sizeof(double));
+    s->fs = calloc((size_t)n, sizeof(double)), s->Nset = malloc((size_t)(m->nset + 1) * sizeof(double));
+    s->nl = malloc((size_t)n * sizeof(int));
+    double *Ga = malloc((size_t)6 * n * sizeof(double)), *vec = malloc((size_t)n * sizeof(double));
+    br_frame_state *fr = malloc((size_t)(1 + m->nbody) * sizeof *fr);
+    double *u0 = calloc((size_t)n, sizeof(double));
+    if (!s->M || !s->C || !s->K || !s->f0 || !s->fc || !s->fs || !s->Nset || !s->nl || !Ga || !vec || !fr || !u0) {
+        free(Ga), free(vec), free(fr), free(u0);
+        goto oom;
+    }
+    double *Gb = Ga + 3 * n;
+    for (int i = 0; i < s->nst; i++)
+        for (int j = 0; j < s->nst; j++) {
+            const size_t a = (size_t)j * s->nst + i, b = (size_t)j * n + i;
+            s->M[b] = s->st->M[a], s->C[b] = s->st->C[a], s->K[b] = s->st->K[a];
+        }
+    for (int b = 0; b < m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * b + j] >= 0) s->M[(size_t)s->bdof[3 * b + j] * (n + 1)] = m->body[b].mass;
+    br_hbm_frames(s, u0, u0, NULL, fr);
+    int rc = 0;
+    /* springs: F on b = -(k d + c d'), d = p_b - p_a = d0 + (Gb - Ga) q */
+    for (int k = 0; k < m->nspring && rc == 0; k++) {
+        const br_spring *S = &m->spring[k];
+        double pa[3], pb[3], d0[3];
+        br_mat3_vec(fr[S->frame_a].R, S->pa, pa);
+        br_mat3_vec(fr[S->frame_b].R, S->pb, pb);
+        for (int j = 0; j < 3; j++) pa[j] += fr[S->frame_a].x[j], pb[j] += fr[S->frame_b].x[j], d0[j] = pb[j] - pa[j];
+        if (point_rows(s, S->frame_a, pa, Ga) || point_rows(s, S->frame_b, pb, Gb)) {
+            rc = -1;
+            break;
+        }
+        for (int j = 0; j < 3 * n; j++) Gb[j] -= Ga[j]; /* D = Gb - Ga */
+        for (int a = 0; a < n; a++)
+            for (int c = 0; c < n; c++) {
+                double DD = 0;
+                for (int j = 0; j < 3; j++) DD += Gb[(size_t)j * n + a] * Gb[(size_t)j * n + c];
+                s->K[(size_t)c * n + a] += S->k * DD, s->C[(size_t)c * n + a] += S->c * DD;
+            }
+        for (int a = 0; a < n; a++)
+            for (int j = 0; j < 3; j++) s->f0[a] -= S->k * Gb[(size_t)j * n + a] * d0[j];
+    }
+    /* loads and gravity: a unit force along dir at p, per DOF, times the static and harmonic parts */
+    for (int l = 0; l < m->nload && rc == 0; l++) {
+        const br_load *L = &m->load[l];
+        double c0 = 0, ac = 0, as = 0, dir[3], p[3];
+        split_timefn(&L->mag, &c0, &ac, &as);
+        const br_frame_state *f = &fr[L->frame];
+        if (L->body_axes) br_mat3_vec(f->R, L->dir, dir);
+        else memcpy(dir, L->dir, sizeof dir);
+        br_mat3_vec(f->R, L->point, p);
+        for (int j = 0; j < 3; j++) p[j] += f->x[j];
+        memset(vec, 0, (size_t)n * sizeof(double));
+        const int node = frame_node(s, L->frame);
+        if (L->type == BR_LOAD_TORQUE) br_struct_add_torque(s->st, node, dir, vec);
+        else if (node >= 0) br_struct_add_force(s->st, node, s->st->X + 3 * node, dir, p, vec);
+        else add_wrench(s, L->frame, u0, f->x, dir, (double[3]){0, 0, 0}, vec);
+        for (int a = 0; a < n; a++) s->f0[a] += c0 * vec[a], s->fc[a] += ac * vec[a], s->fs[a] += as * vec[a];
+    }
+    for (int b = 0; b < m->nbody && rc == 0; b++) {
+        const double fg[3] = {m->body[b].mass * m->gravity[0], m->body[b].mass * m->gravity[1],
+                              m->body[b].mass * m->gravity[2]};
+        add_wrench(s, 1 + b, u0, fr[1 + b].x, fg, (double[3]){0, 0, 0}, s->f0);
+    }
+    /* prescribed normal forces, and the DOFs that move the contact frames */
+    int *mark = calloc((size_t)n, sizeof(int));
+    if (!mark) rc = -1;
+    for (int c = 0; c < m->nset && rc == 0; c++) {
+        const br_cset *S = &m->cset[c];
+        double c0 = 0, ac = 0, as = 0;
+        if (S->prescribed) split_timefn(&S->normal_force, &c0, &ac, &as);
+        s->Nset[c] = S->prescribed ? (c0 > 0 ? c0 : 0.0) : -1.0;
+        const int fa[2] = {S->desc.frame_a, S->desc.frame_b};
+        for (int side = 0; side < 2; side++) {
+            const int f = fa[side];
+            if (f < 1 || f > m->nbody) continue;
+            const int node = frame_node(s, f);
+            for (int j = 0; j < (node >= 0 ? 6 : 3); j++) {
+                const int d = node >= 0 ? s->st->dof[6 * node + j] : s->bdof[3 * (f - 1) + j];
+                if (d >= 0) mark[d] = 1;
+            }
+        }
+    }
+    for (int d = 0; d < n && rc == 0; d++)
+        if (mark[d]) s->nl[s->nnl++] = d;
+    free(mark), free(Ga), free(vec), free(fr), free(u0);
+    if (rc == 0) return 0;
+oom:
+    snprintf(err, errlen, "%s:1: hbm: out of memory", m->source);
+    br_hbm_sys_free(s);
+    return -1;
+}
+
+int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm_lin *l)
+{
+    memset(l, 0, sizeof *l);
+    const size_t n = (size_t)s->ndof, nl = (size_t)s->nnl, K = (size_t)H + 1, nrhs = nl + (size_t)nout + 1;
+    l->H = H, l->nnl = s->nnl, l->nout = nout;
+    l->Hnl = malloc(K * nl * nl * sizeof(double complex) + 1);
+    l->Xnl = malloc(K * nl * sizeof(double complex) + 1);
+    l->Hout = malloc(K * (size_t)nout * nl * sizeof(double complex) + 1);
+    l->Xout = malloc(K * (size_t)nout * sizeof(double complex) + 1);
+    l->out = malloc(((size_t)nout + 1) * sizeof(int));
+    l->Z = malloc(n * n * sizeof(double complex));
+    l->B = malloc(n * nrhs * sizeof(double complex));
+    l->piv = malloc(n * sizeof(int));
+    if (!l->Hnl || !l->Xnl || !l->Hout || !l->Xout || !l->out || !l->Z || !l->B || !l->piv) {
+        br_hbm_lin_free(l);
+        return -1;
+    }
+    if (nout) memcpy(l->out, out, (size_t)nout * sizeof(int));
+    return 0;
+}
+
+void br_hbm_lin_free(br_hbm_lin *l)
+{
+    free(l->Hnl), free(l->Xnl), free(l->Hout), free(l->Xout), free(l->out), free(l->Z), free(l->B), free(l->piv);
+    memset(l, 0, sizeof *l);
+}
+
+int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, size_t errlen)
+{
+    const int n = s->ndof, nl = s->nnl, no = l->nout, nrhs = nl + no + 1;
+    l->w = w;
+    for (int k = 0; k <= l->H; k++) {
+        const double kw = k * w;
+        for (size_t e = 0; e < (size_t)n * n; e++) l->Z[e] = s->K[e] - kw * kw * s->M[e] + I * kw * s->C[e];
+        memset(l->B, 0, (size_t)n * nrhs * sizeof(double complex));
+        for (int j = 0; j < nl; j++) l->B[(size_t)j * n + s->nl[j]] = 1.0;
+        for (int j = 0; j < no; j++) l->B[(size_t)(nl + j) * n + l->out[j]] = 1.0;
+        double complex *F = l->B + (size_t)(nl + no) * n;
+        for (int a = 0; a < n; a++) F[a] = k == 0 ? s->f0[a] : k == 1 ? s->fc[a] - I * s->fs[a] : 0.0;
+        const lapack_int info = LAPACKE_zgesv(LAPACK_COL_MAJOR, n, nrhs, l->Z, n, l->piv, l->B, n);
+        if (info != 0) {
+            snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz (zgesv info %d)%s",
+                     k, w / (2 * M_PI), (int)info,
+                     k == 0 ? ": a DOF without static stiffness (a free body held by nothing but friction?)" : "");
+            return -1;
+        }
+        double complex *Hk = l->Hnl + (size_t)k * nl * nl, *Ho = l->Hout + (size_t)k * no * nl;
+        for (int j = 0; j < nl; j++) {
+            for (int i = 0; i < nl; i++) Hk[(size_t)j * nl + i] = l->B[(size_t)j * n + s->nl[i]];
+            for (int o = 0; o < no; o++) Ho[(size_t)j * no + o] = l->B[(size_t)j * n + l->out[o]];
+        }
+        for (int i = 0; i < nl; i++) l->Xnl[(size_t)k * nl + i] = F[s->nl[i]];
+        for (int o = 0; o < no; o++) l->Xout[(size_t)k * no + o] = F[l->out[o]];
+    }
+    return 0;
+}

@@ -1,0 +1,519 @@
+/* beam_batch.c: batches of variants of a beam model (beam_batch.h): their state in a store
+ * (kernels/beam_store.h) on the host, stepped there over OpenMP threads or mirrored on a GPU
+ * (kernels/beam_cuda.cu); the store filled from and written back to the variants' br_data. */
+#include "step/beam_batch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/beam_store.h"
+#include "field/field.h"
+#include "step/ga_batch.h"
+#include "base/outdir.h" /* br_wall_seconds */
+#ifdef BRISTLE_HAVE_CUDA
+#include "kernels/beam_cuda.h"
+#include "field/field_internal.h"
+#endif
+
+/* variants below which a stage runs on the calling thread: a variant's stage is a few us, a
+ * parallel region's start and barrier as much (a 6-variant study ran 6 times slower on 2 threads) */
+#define BR_BEAM_OMP_MIN 64
+
+struct br_beam_batch {
+    int nv, n, nset, nframe;
+    const br_model **m;              /* the variants' models and data (the caller's; the arrays copied) */
+    br_data **d;
+    br_bm_model model;               /* variant 0's, shared */
+    int *body_node;
+    double *body_q0, *body_offset, *body_fg;
+    br_bm_load *load;
+    br_bm_set *set;
+    br_ga_batch *ga;                 /* the structure's state */
+    br_beam_sizes z;
+    br_beam_store D;                 /* the rest of the variants' state (host arrays) */
+    br_field *field;
+    double *Nset;
+    int *bad;
+    double *W, *Q;                   /* br_beam_batch_integrate_by_rows: its scratch (n x nv each), or NULL */
+    long lean;                       /* br_beam_batch_sample_parts: a record's doubles a sample brings back, 0: all */
+    int timing;                      /* BRISTLE_BEAM_TIMING set: the phases' wall times in secs */
+    double secs[BR_BEAM_NPHASE];
+#ifdef BRISTLE_HAVE_CUDA
+    br_cuda_beam *dev;               /* the CUDA backend: the store mirrored on the device */
+#endif
+};
+
+static const char *const PHASE[BR_BEAM_NPHASE] = {"frames",      "field",       "field_finish", "forces_pre",
+                                                  "solve",       "forces_post", "codes",        "integrate",
+                                                  "sample_copy", "setup_checks", "setup_ga",   "setup_store",
+                                                  "setup_field", "setup_device"};
+
+/* timing on: the wall time since *t0 added to B->secs[k], *t0 now */
+static void lap(br_beam_batch *B, int k, double *t0)
+{
+    if (!B->timing) return;
+    const double t = br_wall_seconds();
+    if (*t0 > 0) B->secs[k] += t - *t0;
+    *t0 = t;
+}
+
+/* time function -> its flat form (kernels/timefn_flat.h); 0, or -1 for a kind the batches do not
+ * evaluate (tables, integrals, sums, amplitudes other than constants and ramps) */
+static int flat_fn(const br_timefn *fn, br_tf_flat *out)
+{
+    memset(out, 0, sizeof *out);
+    if (fn->kind != BR_TF_CONSTANT && fn->kind != BR_TF_RAMP && fn->kind != BR_TF_HARMONIC && fn->kind != BR_TF_SWEEP)
+        return -1;
+    out->kind = fn->kind, out->c = fn->c, out->t0 = fn->t0, out->t1 = fn->t1, out->y0 = fn->y0, out->y1 = fn->y1;
+    out->f = fn->f, out->phase = fn->phase, out->f0 = fn->f0, out->f1 = fn->f1, out->log_sweep = fn->log_sweep;
+    out->amp_kind = BR_TFF_NONE;
+    if ((fn->kind == BR_TF_HARMONIC || fn->kind == BR_TF_SWEEP) && fn->amp) {
+        const br_timefn *a = fn->amp;
+        if (a->kind != BR_TF_CONSTANT && a->kind != BR_TF_RAMP) return -1;
+        out->amp_kind = a->kind, out->ac = a->c, out->at0 = a->t0, out->at1 = a->t1, out->ay0 = a->y0, out->ay1 = a->y1;
+    }
+    return 0;
+}
+
+int br_beam_batch_fits(const br_model *m, const br_data *d, char *why, size_t whylen)
+{
+#define NO(...) return snprintf(why, whylen, __VA_ARGS__), 0
+    if (!d->ga || !d->st) NO("it has no beams");
+    if (m->nkframe || m->nspring || m->nrot || m->drive.nshaft) NO("it has kinematic frames, springs, rotational elements or a drivetrain");
+    if (m->coupling != BR_COUPLING_IMPLICIT) NO("its contacts are coupled explicitly");
+    for (int b = 0; b < m->nbody; b++)
+        if (m->body[b].beam < 0) NO("body '%s' is not on a beam", m->body[b].name);
+    for (int s = 0; s < m->nset; s++) {
+        const br_contact_set_desc *cs = &m->cset[s].desc;
+        if (m->cset[s].prescribed) NO("contact set '%s' has a prescribed normal force", m->cset[s].name);
+        if (d->set_imp[s] != s || d->set_rb[s] || (cs->frame_a == 0 && cs->frame_b == 0))
+            NO("contact set '%s' does not act on the structure", m->cset[s].name);
+    }
+    if (d->ga->nr != 6 * m->nset) NO("its contact rows are not six a set");
+    if (m->nset > BR_BEAM_MAXSET) NO("it has more than %d contact sets", BR_BEAM_MAXSET);
+    for (int l = 0; l < m->nload; l++) {
+        br_tf_flat f;
+        if (m->load[l].frame < 1 || m->load[l].frame > m->nbody) NO("load '%s' is not on a body", m->load[l].name);
+        if (flat_fn(&m->load[l].mag, &f)) NO("load '%s' has a table, integral or sum magnitude", m->load[l].name);
+    }
+    return 1;
+#undef NO
+}
+
+void br_beam_batch_destroy(br_beam_batch *B)
+{
+    if (!B) return;
+#ifdef BRISTLE_HAVE_CUDA
+    br_cuda_beam_destroy(B->dev);
+#endif
+    br_ga_batch_destroy(B->ga);
+    br_field_destroy(B->field);
+    free(B->body_node), free(B->body_q0), free(B->body_offset), free(B->body_fg), free(B->load), free(B->set);
+    free(B->D.rec), free(B->D.vec), free(B->D.frames), free(B->D.mag), free(B->D.res), free(B->D.step), free(B->D.code);
+    free(B->D.energy), free(B->Nset), free(B->bad), free(B->W), free(B->Q);
+    free(B->m), free(B->d);
+    free(B);
+}
+
+static br_beam_batch *fail(br_beam_batch *B, char *err, size_t errlen, const char *fmt, int v, const char *what)
+{
+    snprintf(err, errlen, fmt, v, what);
+    br_beam_batch_destroy(B);
+    return NULL;
+}
+
+/* variant v's state between its br_data and the store (to: 1 br_data -> store, 0 store -> br_data):
+ * the record (nodes, body states, load values, per-set integrals, contact coupling, energies, time),
+ * its frames and set results, its step */
+static void record_io(br_beam_batch *B, int v, int to, long lean)
+{
+    br_beam_store *D = &B->D;
+    br_data *d = B->d[v];
+    const br_beam_rec *o = &D->o;
+    const br_beam_sizes *z = &B->z;
+    double *r = D->rec + (size_t)v * o->size;
+    struct part {
+        long off;
+        double *p;
+        long n;
+    } parts[] = {{o->xnode, d->xnode, 3L * z->nnode},   {o->bx, d->x, 3L * z->nbody},
+                 {o->bv, d->v, 3L * z->nbody},          {o->bw, d->w, 3L * z->nbody},
+                 {o->load_val, d->load_val, z->nload},  {o->E_upto, d->E_upto, z->nset},
+                 {o->End_upto, d->End_upto, z->nset},   {o->setP, d->setP, z->nset},
+                 {o->setPnd, d->setPnd, z->nset},       {o->setE, d->setE, z->nset},
+                 {o->setEnd, d->setEnd, z->nset},       {o->imp_E, d->imp_E, 36L * z->nset},
+                 {o->imp_du, d->imp_du, 6L * z->nset},  {o->imp_dv, d->imp_dv, 6L * z->nset},
+                 {o->imp_dm, d->imp_dm, 6L * z->nset},  {o->en, (double *)&d->en, (long)(sizeof d->en / sizeof(double))},
+                 {o->res_ref, &d->res_ref, 1},          {o->p_drive, &d->p_drive, 1},
+                 {o->t, &d->t, 1}};
+    for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+        if (lean && parts[k].off >= lean) continue; /* a lean sample: its prefix (br_beam_rec_lean) */
+        if (to) memcpy(r + parts[k].off, parts[k].p, (size_t)parts[k].n * sizeof(double));
+        else memcpy(parts[k].p, r + parts[k].off, (size_t)parts[k].n * sizeof(double));
+    }
+    if (lean) return;
+    br_frame_state *fr = D->frames + (size_t)v * B->nframe;
+    br_set_result *res = D->res + (size_t)v * B->nset;
+    if (to) {
+        memcpy(fr, d->frames, (size_t)B->nframe * sizeof *fr);
+        memcpy(res, d->res, (size_t)B->nset * sizeof *res);
+        D->step[v] = d->step;
+        const size_t vn = (size_t)B->n * B->nv;
+        const double *from[] = {d->up, d->vp, d->g, d->gext, d->gext_prev, d->uprev, d->vprev};
+        for (int k = 0; k < 7; k++)
+            for (int i = 0; i < B->n; i++) D->vec[k * vn + (size_t)i * B->nv + v] = from[k][i];
+    } else {
+        memcpy(d->frames, fr, (size_t)B->nframe * sizeof *fr);
+        memcpy(d->fframes, fr, (size_t)B->nframe * sizeof *fr);
+        memcpy(d->res, res, (size_t)B->nset * sizeof *res);
+        d->step = D->step[v];
+    }
+}
+
+br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d, int nv, br_backend_kind backend,
+                                    char *err, size_t errlen)
+{
+    br_beam_batch *B = calloc(1, sizeof *B);
+    if (!B) return snprintf(err, errlen, "out of memory"), NULL;
+    B->timing = getenv("BRISTLE_BEAM_TIMING") != NULL;
+    double t0 = 0.0;
+    lap(B, 0, &t0);
+    char why[300];
+    for (int v = 0; v < nv; v++)
+        if (!br_beam_batch_fits(m[v], d[v], why, sizeof why)) return fail(B, err, errlen, "variant %d cannot join a beam batch: %s", v, why);
+    const br_model *m0 = m[0];
+    const br_struct *st = d[0]->st;
+    B->m = malloc((size_t)nv * sizeof *B->m), B->d = malloc((size_t)nv * sizeof *B->d);
+    if (!B->m || !B->d) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
+    for (int v = 0; v < nv; v++) B->m[v] = m[v], B->d[v] = d[v];
+    B->nv = nv, B->n = d[0]->ga->n, B->nset = m0->nset;
+    B->nframe = br_model_nframe(m0);
+    const int nb = m0->nbody, nl = m0->nload, ns = m0->nset;
+    for (int v = 1; v < nv; v++) { /* the same structure, bodies, loads and sets but for their numbers */
+        const br_model *mv = m[v];
+        const br_struct *sv = d[v]->st;
+        int same = mv->nbody == nb && mv->nload == nl && mv->nset == ns && sv->nnode == st->nnode && sv->ndof == st->ndof &&
+                   !memcmp(sv->dof, st->dof, (size_t)6 * st->nnode * sizeof(int)) &&
+                   !memcmp(sv->X, st->X, (size_t)3 * st->nnode * sizeof(double)) && d[v]->tau_s == d[0]->tau_s &&
+                   mv->dt == m0->dt && !memcmp(mv->gravity, m0->gravity, sizeof m0->gravity);
+        for (int b = 0; same && b < nb; b++)
+            same = mv->body[b].beam == m0->body[b].beam && mv->body[b].node == m0->body[b].node &&
+                   mv->body[b].mass * mv->gravity[0] == m0->body[b].mass * m0->gravity[0] &&
+                   mv->body[b].mass * mv->gravity[1] == m0->body[b].mass * m0->gravity[1] &&
+                   mv->body[b].mass * mv->gravity[2] == m0->body[b].mass * m0->gravity[2] &&
+                   !memcmp(mv->body[b].q0, m0->body[b].q0, sizeof(double[4])) &&
+                   !memcmp(mv->body[b].offset, m0->body[b].offset, sizeof(double[3]));
+        for (int l = 0; same && l < nl; l++)
+            same = mv->load[l].frame == m0->load[l].frame && mv->load[l].type == m0->load[l].type &&
+                   mv->load[l].body_axes == m0->load[l].body_axes &&
+                   !memcmp(mv->load[l].dir, m0->load[l].dir, sizeof(double[3])) &&
+                   !memcmp(mv->load[l].point, m0->load[l].point, sizeof(double[3]));
+        for (int s = 0; same && s < ns; s++) {
+            const br_contact_set_desc *a = &mv->cset[s].desc, *c = &m0->cset[s].desc;
+            same = a->frame_a == c->frame_a && a->frame_b == c->frame_b && a->surface == c->surface &&
+                   !memcmp(a->plane_p, c->plane_p, sizeof(double[3])) && !memcmp(a->plane_n, c->plane_n, sizeof(double[3])) &&
+                   a->radius == c->radius;
+        }
+        if (!same) return fail(B, err, errlen, "variant %d cannot join a beam batch: %s", v,
+                               "its structure, bodies, loads or contact geometry differ from variant 0's");
+    }
+    /* the shared model */
+    B->body_node = malloc((size_t)(nb ? nb : 1) * sizeof(int));
+    B->body_q0 = malloc((size_t)(nb ? nb : 1) * 4 * sizeof(double));
+    B->body_offset = malloc((size_t)(nb ? nb : 1) * 3 * sizeof(double));
+    B->body_fg = malloc((size_t)(nb ? nb : 1) * 3 * sizeof(double));
+    B->load = calloc((size_t)(nl ? nl : 1), sizeof *B->load);
+    B->set = calloc((size_t)(ns ? ns : 1), sizeof *B->set);
+    B->D.mag = calloc((size_t)(nl ? nl : 1) * nv, sizeof *B->D.mag);
+    if (!B->body_node || !B->body_q0 || !B->body_offset || !B->body_fg || !B->load || !B->set || !B->D.mag)
+        return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
+    for (int b = 0; b < nb; b++) {
+        const br_body *Bd = &m0->body[b];
+        B->body_node[b] = st->node0[Bd->beam] + Bd->node;
+        memcpy(B->body_q0 + 4 * b, Bd->q0, sizeof(double[4]));
+        memcpy(B->body_offset + 3 * b, Bd->offset, sizeof(double[3]));
+        for (int j = 0; j < 3; j++) B->body_fg[3 * b + j] = Bd->mass * m0->gravity[j];
+    }
+    for (int l = 0; l < nl; l++) {
+        const br_load *L = &m0->load[l];
+        B->load[l] = (br_bm_load){.body = L->frame - 1, .torque = L->type == BR_LOAD_TORQUE, .body_axes = L->body_axes};
+        memcpy(B->load[l].point, L->point, sizeof L->point);
+        memcpy(B->load[l].dir, L->dir, sizeof L->dir);
+        for (int v = 0; v < nv; v++) flat_fn(&m[v]->load[l].mag, &B->D.mag[(size_t)v * nl + l]);
+    }
+    for (int s = 0; s < ns; s++) {
+        const br_contact_set_desc *cs = &m0->cset[s].desc;
+        B->set[s] = (br_bm_set){.frame_a = cs->frame_a, .frame_b = cs->frame_b, .surface = cs->surface, .radius = cs->radius};
+        memcpy(B->set[s].plane_p, cs->plane_p, sizeof cs->plane_p);
+        memcpy(B->set[s].plane_n, cs->plane_n, sizeof cs->plane_n);
+    }
+    B->model = (br_bm_model){.nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .dof = st->dof, .X = st->X,
+                             .body_node = B->body_node, .body_q0 = B->body_q0, .body_offset = B->body_offset,
+                             .body_fg = B->body_fg, .load = B->load, .set = B->set, .h = m0->dt, .tau_s = d[0]->tau_s};
+    lap(B, BR_PH_SETUP_CHECKS, &t0);
+    /* the structure's state: a br_ga_batch (CPU) */
+    br_genalpha **g = malloc((size_t)nv * sizeof *g);
+    if (!g) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
+    for (int v = 0; v < nv; v++) g[v] = d[v]->ga;
+    B->ga = br_ga_batch_create(g, nv, backend == BR_BACKEND_CUDA ? BR_BACKEND_CUDA : BR_BACKEND_CPU, err, errlen);
+    free(g);
+    if (!B->ga) return br_beam_batch_destroy(B), NULL;
+    lap(B, BR_PH_SETUP_GA, &t0);
+    /* the store: the other structure vectors (the variant innermost), records, frames and results */
+    const size_t vn = (size_t)B->n * nv;
+    B->z = (br_beam_sizes){.n = B->n, .nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe};
+    br_beam_store *D = &B->D;
+    D->nv = nv, D->n = B->n, D->nset = ns, D->nload = nl, D->nframe = B->nframe, D->o = br_beam_rec_make(&B->z);
+    D->rec = calloc((size_t)D->o.size * nv, sizeof(double));
+    D->vec = calloc(7 * vn + 1, sizeof(double));
+    D->frames = calloc((size_t)B->nframe * nv, sizeof *D->frames);
+    D->res = calloc((size_t)(ns ? ns : 1) * nv, sizeof *D->res);
+    D->step = calloc((size_t)nv, sizeof(long));
+    D->code = calloc((size_t)nv, sizeof(int)), D->energy = calloc((size_t)nv, sizeof(int));
+    B->Nset = malloc((size_t)(ns ? ns : 1) * nv * sizeof(double));
+    B->bad = calloc((size_t)(ns ? ns : 1) * nv, sizeof(int));
+    br_contact_set_desc *desc = malloc((size_t)(ns ? ns : 1) * nv * sizeof *desc);
+    if (!D->rec || !D->vec || !D->frames || !D->res || !D->step || !D->code || !D->energy || !B->Nset || !B->bad || !desc) {
+        free(desc);
+        return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
+    }
+    for (int v = 0; v < nv; v++) {
+        for (int s = 0; s < ns; s++) {
+            br_contact_set_desc *q = &desc[(size_t)v * ns + s];
+            *q = d[v]->desc[s];
+            q->frame_a += v * B->nframe, q->frame_b += v * B->nframe;
+            B->Nset[(size_t)v * ns + s] = -1.0;
+        }
+        record_io(B, v, 1, 0);
+    }
+    lap(B, BR_PH_SETUP_STORE, &t0);
+    B->field = ns ? br_field_create(desc, ns * nv, backend, err, errlen) : NULL;
+    free(desc);
+    if (ns && !B->field) return br_beam_batch_destroy(B), NULL;
+    lap(B, BR_PH_SETUP_FIELD, &t0);
+    if (backend != BR_BACKEND_CUDA) return B;
+#ifdef BRISTLE_HAVE_CUDA
+    struct br_cuda_field *cf = B->field ? br_field_cuda_of(B->field) : NULL;
+    if (!cf || !br_ga_batch_cuda(B->ga))
+        return fail(B, err, errlen, "variant %d: %s", 0, "the CUDA beam batch needs its field and structure on the GPU");
+    B->dev = br_cuda_beam_create(&B->model, &B->z, br_ga_batch_cuda(B->ga), cf, &B->D, err, errlen);
+    if (!B->dev) return br_beam_batch_destroy(B), NULL;
+    lap(B, BR_PH_SETUP_DEVICE, &t0);
+    br_cuda_beam_timing(B->dev, B->timing, B->secs);
+    return B;
+#else
+    return fail(B, err, errlen, "variant %d: %s", 0, "this build has no CUDA backend");
+#endif
+}
+
+/* model, time, br_bm_check's or the step's code -> the message (as br_check_finite words it) */
+static void failure(const br_model *m, double t, int code, char *err, size_t errlen)
+{
+    const int what = code / 256, k = code % 256;
+    switch (what) {
+    case BR_BM_SINGULAR: snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", t); break;
+    case BR_BM_TANGENT: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite wrench tangent", t, m->cset[k].name); break;
+    case BR_BM_ACCEL: snprintf(err, errlen, "t = %.9g s: the structure's step gave a non-finite acceleration", t); break;
+    case BR_BM_BODY: snprintf(err, errlen, "t = %.9g s: body '%s' has a non-finite position or velocity", t, m->body[k].name); break;
+    case BR_BM_FORCE: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact force", t, m->cset[k].name); break;
+    case BR_BM_FENERGY: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite friction energy", t, m->cset[k].name); break;
+    case BR_BM_ENERGY: snprintf(err, errlen, "t = %.9g s: an energy term is not finite", t); break;
+    default: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact sums", t, m->cset[k].name); break;
+    }
+}
+
+static double rec_t(const br_beam_batch *B, int v) { return B->D.rec[(size_t)v * B->D.o.size + B->D.o.t]; }
+
+void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
+{
+    br_beam_store *D = &B->D;
+    memcpy(D->energy, energy, (size_t)B->nv * sizeof(int));
+    for (int v = 0; v < B->nv; v++) D->code[v] = failed[v] ? -1 : 0;
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev) { /* every variant on the device; their codes back each step (the one synchronization) */
+        char derr[600] = "";
+        if (!br_cuda_beam_forces(B->dev, D, derr, sizeof derr)) {
+            int any = 0;
+            for (int v = 0; v < B->nv; v++) any |= D->code[v] > 0 && !failed[v];
+            if (any && br_cuda_beam_download(B->dev, D, 0, B->lean, derr, sizeof derr)) /* their times for the messages */
+                fprintf(stderr, "bristle: beam batch: %s\n", derr);
+            for (int v = 0; v < B->nv; v++)
+                if (D->code[v] > 0 && !failed[v]) {
+                    failure(B->m[v], rec_t(B, v), D->code[v], err + (size_t)v * errstride, errstride);
+                    failed[v] = 1;
+                }
+            return;
+        }
+        for (int v = 0; v < B->nv; v++) /* a device error stops every variant */
+            if (!failed[v]) snprintf(err + (size_t)v * errstride, errstride, "%s", derr), failed[v] = 1;
+        return;
+    }
+#endif
+    const br_ga_shape *sh = br_ga_batch_shape(B->ga);
+    const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+    double t0 = 0.0;
+    lap(B, BR_PH_FRAMES, &t0);
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
+    for (int v = 0; v < B->nv; v++)
+        if (!failed[v]) br_beam_store_frames(&B->model, sh, A, D, v, NULL);
+    lap(B, BR_PH_FRAMES, &t0);
+    char ferr[600];
+    if (B->field && br_field_step_sets(B->field, D->frames, B->Nset, B->model.h, D->res, B->bad, ferr, sizeof ferr))
+        for (int v = 0; v < B->nv; v++)
+            for (int s = 0; s < B->nset && !failed[v]; s++)
+                if (B->bad[(size_t)v * B->nset + s]) {
+                    char what[400];
+                    br_field_describe(B->field, v * B->nset + s, what, sizeof what);
+                    snprintf(err + (size_t)v * errstride, errstride, "t = %.9g s: %s", rec_t(B, v), what);
+                    failed[v] = 1;
+                }
+    lap(B, BR_PH_FIELD, &t0);
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
+    for (int v = 0; v < B->nv; v++) {
+        if (failed[v]) continue;
+        const int code = br_beam_store_forces(&B->model, sh, A, D, v);
+        if (code) {
+            failure(B->m[v], rec_t(B, v), code, err + (size_t)v * errstride, errstride);
+            failed[v] = 1;
+        }
+    }
+    lap(B, BR_PH_FORCES_PRE, &t0);
+}
+
+void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
+{
+    br_beam_store *D = &B->D;
+    for (int v = 0; v < B->nv; v++) D->code[v] = skip[v] ? -1 : 0;
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev) {
+        char derr[600];
+        if (br_cuda_beam_integrate(B->dev, D, derr, sizeof derr)) fprintf(stderr, "bristle: beam batch: %s\n", derr);
+        return;
+    }
+#endif
+    const br_ga_shape *sh = br_ga_batch_shape(B->ga);
+    const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+    double t0 = 0.0;
+    lap(B, BR_PH_INTEGRATE, &t0);
+    if (B->W) { /* by rows: the GPU's phases */
+        const long nv = B->nv, nr = (long)B->n * nv;
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
+        for (long k = 0; k < nr; k++)
+            if (!skip[k % nv]) br_beam_store_integrate_row(sh, A, D, k % nv, (int)(k / nv), B->W);
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
+        for (long k = 0; k < nr; k++)
+            if (!skip[k % nv]) br_beam_store_integrate_col(sh, A, D, k % nv, (int)(k / nv), B->Q);
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
+        for (int v = 0; v < B->nv; v++)
+            if (!skip[v]) br_beam_store_integrate_end(&B->model, sh, A, D, v, B->W, B->Q);
+    } else {
+#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
+        for (int v = 0; v < B->nv; v++)
+            if (!skip[v]) br_beam_store_integrate(&B->model, sh, A, D, v);
+    }
+    lap(B, BR_PH_INTEGRATE, &t0);
+}
+
+int br_beam_batch_integrate_by_rows(br_beam_batch *B, int on)
+{
+    free(B->W), free(B->Q);
+    B->W = B->Q = NULL;
+    if (!on) return 0;
+    B->W = malloc((size_t)B->n * B->nv * sizeof(double) + 8), B->Q = malloc((size_t)B->n * B->nv * sizeof(double) + 8);
+    if (B->W && B->Q) return 0;
+    free(B->W), free(B->Q);
+    B->W = B->Q = NULL;
+    return -1;
+}
+
+void br_beam_batch_sample_parts(br_beam_batch *B, int parts)
+{
+    const int lean = !(parts & (BR_OUT_SETS | BR_OUT_OTHER));
+    B->lean = lean ? br_beam_rec_lean(&B->D.o, parts & BR_OUT_BODIES, parts & BR_OUT_LOADS, parts & BR_OUT_ENERGY) : 0;
+}
+
+long br_beam_batch_sample_bytes(const br_beam_batch *B)
+{
+    if (B->lean) return B->lean * (long)sizeof(double);
+    return B->D.o.size * (long)sizeof(double) + B->nframe * (long)sizeof(br_frame_state) +
+           B->nset * (long)sizeof(br_set_result) + (long)sizeof(long);
+}
+
+int br_beam_batch_fetch(br_beam_batch *B, const int *which, int full, char *err, size_t errlen)
+{
+    int any = 0;
+    for (int v = 0; v < B->nv && !any; v++) any = which[v] != 0;
+    if (!any) return 0;
+    double t0 = 0.0;
+    lap(B, BR_PH_SAMPLE_COPY, &t0);
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev && br_cuda_beam_download(B->dev, &B->D, 0, full ? 0 : B->lean, err, errlen)) return -1;
+#else
+    (void)full, (void)err, (void)errlen;
+#endif
+    lap(B, BR_PH_SAMPLE_COPY, &t0);
+    return 0;
+}
+
+int br_beam_batch_is_lean(const br_beam_batch *B) { return B->lean > 0; }
+
+int br_beam_batch_fetch_one(br_beam_batch *B, int v, char *err, size_t errlen)
+{
+    double t0 = 0.0;
+    lap(B, BR_PH_SAMPLE_COPY, &t0);
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev && br_cuda_beam_download_one(B->dev, &B->D, v, err, errlen)) return -1;
+#endif
+    (void)v, (void)err, (void)errlen;
+    lap(B, BR_PH_SAMPLE_COPY, &t0);
+    return 0;
+}
+
+void br_beam_batch_scatter(br_beam_batch *B, int v, int full) { record_io(B, v, 0, full ? 0 : B->lean); }
+
+void br_beam_batch_step(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
+{
+    br_beam_batch_forces(B, energy, failed, err, errstride);
+    br_beam_batch_integrate(B, failed);
+}
+
+void br_beam_batch_export(br_beam_batch *B, int v)
+{
+    br_data *d = B->d[v];
+    char err[600];
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev && br_cuda_beam_download(B->dev, &B->D, 1, 0, err, sizeof err)) fprintf(stderr, "bristle: beam batch: %s\n", err);
+#endif
+    br_ga_batch_state(B->ga, v, d->ga->u, d->ga->v, d->ga->a, err, sizeof err);
+    record_io(B, v, 0, 0);
+    double *to[] = {d->up, d->vp, d->g, d->gext, d->gext_prev, d->uprev, d->vprev};
+    const size_t vn = (size_t)B->n * B->nv;
+    for (int k = 0; k < 7; k++)
+        for (int i = 0; i < B->n; i++) to[k][i] = B->D.vec[k * vn + (size_t)i * B->nv + v];
+    if (!br_ga_batch_cuda(B->ga)) {
+        const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+        for (int i = 0; i < B->n; i++) d->ga->a1[i] = A->a1[(size_t)i * B->nv + v];
+    }
+    for (int s = 0; s < B->nset; s++) d->Nset[s] = -1.0;
+}
+
+const br_field *br_beam_batch_field(const br_beam_batch *B) { return B->field; }
+
+int br_beam_batch_reload(br_beam_batch *B, int v, char *err, size_t errlen)
+{
+    const int nl = B->model.nload;
+    for (int l = 0; l < nl; l++)
+        if (flat_fn(&B->m[v]->load[l].mag, &B->D.mag[(size_t)v * nl + l]))
+            return snprintf(err, errlen, "load '%s' cannot be evaluated on the batch", B->m[v]->load[l].name), -1;
+#ifdef BRISTLE_HAVE_CUDA
+    if (B->dev && nl) return br_cuda_beam_upload_loads(B->dev, &B->D, v, err, errlen);
+#endif
+    return 0;
+}
+
+int br_beam_batch_seconds(const br_beam_batch *B, const char *const **names, const double **secs)
+{
+    *names = PHASE, *secs = B->secs;
+    return B->timing ? BR_BEAM_NPHASE : 0;
+}
