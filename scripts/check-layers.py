@@ -25,8 +25,6 @@ KNOWN = {
     "host/analysis/hbm.c: lines",
     "host/analysis/study.c: lines",
     "host/io/scenario.c: lines",
-    "host/step/sim.c: lines",
-    "circle: host/step/checkpoint -> host/step/sim -> host/step/checkpoint",
 }
 
 LAYERS = ["kernels", "base", "model", "field", "step", "io", "analysis", "cli"]

@@ -5,7 +5,7 @@
 #define BR_CHECKPOINT_H
 
 #include "base/ckpt_io.h"
-#include "step/sim.h"
+#include "step/data.h"
 
 /* model, data, c -> every piece of d's mutable state (bodies, structure, rotational elements,
  * energy terms and integrals, the field's states and integrals) written or read; 0, or -1 */
