@@ -24,7 +24,6 @@ import tempfile
 KNOWN = {
     "host/analysis/hbm.c: lines",
     "host/analysis/study.c: lines",
-    "host/io/scenario.c: lines",
 }
 
 LAYERS = ["kernels", "base", "model", "field", "step", "io", "analysis", "cli"]

@@ -7,17 +7,14 @@
 #include <stddef.h>
 #include <yaml.h>
 
+#include "base/yread.h" /* br_yaml_load */
+
 #include "model/model.h"
 
 /* path (for messages), text, --set overrides ("a.b.c=value") -> model, or NULL with
  * "file:line: message" in err */
 br_model *br_scenario_parse(const char *path, const char *text, size_t len, const char *const *sets,
                             int nsets, char *err, size_t errlen);
-
-/* path (for messages), text -> *doc loaded with libyaml (the caller deletes it); 0, or -1 with
- * "file:line: message" in err and nothing to delete: not YAML, nested deeper than 64 levels, or an
- * alias that refers to a node containing it. Every YAML file Bristle reads goes through here. */
-int br_yaml_load(yaml_document_t *doc, const char *path, const char *text, size_t len, char *err, size_t errlen);
 
 /* path, overrides -> model read from the file, or NULL with "file:line: message" in err */
 br_model *br_scenario_load(const char *path, const char *const *sets, int nsets, char *err,

@@ -1,0 +1,39 @@
+/* scenario_internal.h: what the files of the scenario reader share (in: the YAML document and the
+ * model being filled; out: the readers of each model part). Private to io/scenario*.c. */
+#ifndef BR_SCENARIO_INTERNAL_H
+#define BR_SCENARIO_INTERNAL_H
+
+#include "base/yread.h"
+#include "model/model.h"
+
+/* map[key] -> unit 3-vector (required unless def) with the check |n| = 1 within 1e-9 */
+void br_yunit(ysrc *c, ynode *map, const char *key, const double *def, double out[3]);
+
+/* map -> its `name`: letters, digits, '_' and '-' (they become CSV column names), or an error */
+void br_yname(ysrc *c, ynode *map, char out[BR_NAME_MAX], const char *what);
+
+/* node (a number or a one-key mapping) -> time function */
+void br_ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn);
+
+/* name -> frame index (0 ground, bodies, kinematic frames), or error at node */
+int br_yframe(ysrc *c, const br_model *m, ynode *n, const char *name);
+
+void br_read_beams(ysrc *c, ynode *seq, br_model *m);
+
+void br_read_bodies(ysrc *c, ynode *seq, br_model *m);
+
+void br_read_frames(ysrc *c, ynode *seq, br_model *m);
+
+void br_read_loads(ysrc *c, ynode *seq, br_model *m);
+
+void br_read_springs(ysrc *c, ynode *seq, br_model *m);
+
+/* rotational_friction: [{name, type: lugre|clutch|one_way_clutch, body, other, axis, ...}] */
+void br_read_rotational(ysrc *c, ynode *seq, br_model *m);
+
+/* drivetrain: {shafts, gears, torques, clutches} -> m->drive (docs/scenario-format.md) */
+void br_read_drivetrain(ysrc *c, ynode *n, br_model *m);
+
+void br_read_contacts(ysrc *c, ynode *seq, br_model *m);
+
+#endif
