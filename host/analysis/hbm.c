@@ -1,68 +1,23 @@
-/* hbm.c: `bristle hbm SCENARIO`: the forced response by harmonic balance (docs/hbm.md). Newton on the
- * harmonics of the nonlinear DOFs, R(y, w) = y - X(w) - H(w) G(y, w) = 0 (receptance form, hbm.h),
- * with a finite-difference Jacobian and a backtracking line search; pseudo-arclength continuation in
- * the base frequency, through turning points; frf.csv, one PNG per column, summary.json. */
+/* hbm.c: the forced response by harmonic balance (docs/hbm.md; in: the model's harmonic system,
+ * a frequency or level range; out: the curve's points and columns). Newton on the harmonics of the
+ * nonlinear DOFs, R(y, w) = y - X(w) - H(w) G(y, w) = 0 (receptance form, hbm.h), with a
+ * finite-difference Jacobian and a backtracking line search; pseudo-arclength continuation in the
+ * base frequency, through turning points. The time-domain check and Floquet multipliers:
+ * hbm_check.c; the command `bristle hbm` (frf.csv, PNGs, summary.json): hbm_cmd.c. */
 #include <complex.h>
 
-#include "analysis/hbm.h"
-
-#include <cblas.h>
-#include <cjson/cJSON.h>
+#include <cblas.h> /* openblas_set_num_threads */
 #include <lapacke.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "step/checkpoint.h"
-#include "model/laws.h"
-#include "base/outdir.h"
-#include "io/output.h"
-#include "base/parse.h"
-#include "io/plot.h"
-#include "io/scenario.h"
-#include "base/textfile.h"
-
-#define HB_MAXCOL 64
-#define HB_MAXLEV 32
-
-/* an output column: a body's displacement along x, y or z, as a sum over DOFs */
-typedef struct hb_col {
-    char name[BR_NAME_MAX + 4];
-    int n;
-    int idx[6];     /* into the output DOF list */
-    double coef[6];
-} hb_col;
-
-struct br_hbm {
-    br_hbm_sys s;
-    br_hbm_lin lin;
-    br_hbm_aft aft;
-    int H, N, nu, ncol;
-    hb_col col[HB_MAXCOL];
-    double *G, *R, *Rt, *J, *Jw, *A, *b, *yt, *yp; /* yp: the predictor */
-    double *dR;     /* Broyden's residual of the secant condition */
-    int *piv;
-    long newton, jacobians, broyden, turned_back;
-    double ytol;    /* convergence: the mean's residual |R_0| <= ytol (a displacement) ... */
-    double ytol1;   /* ... and the oscillating harmonics' |R_k>=1| <= ytol1 */
-    double tol;     /* ytol = tol times the mean's largest harmonic, ytol1 tol times the oscillation's (neither
-                     * below 1e-10 of the other block's size); the AFT's period tolerance tol / 10 */
-    double *y, w;   /* the present solution */
-    int jvalid;     /* 1: J (and Jw) were taken near the present iterate and may be reused (chord steps) */
-    int have;       /* 1 once a point has converged */
-    double lev;     /* the excitation level: every harmonic load times lev (1 as the scenario has it) */
-    int plevel;     /* the continuation's parameter p: 0 the base frequency w [rad/s], 1 the level at w = wfix */
-    double wfix;
-    double *ypk, wpk, pk; /* the solution where the first column's first harmonic peaked on the last curve */
-};
-typedef struct br_hbm hb;
+#include "analysis/hbm_internal.h"
 
 /* the continuation's parameter p (a frequency [rad/s], or the level at h->wfix) -> the linear part at its
  * frequency, h->lev at its level; 0 or -1 */
-static int set_param(hb *h, double p, char *err, size_t errlen)
+int br_hb_set_param(hb *h, double p, char *err, size_t errlen)
 {
     if (h->plevel) h->lev = p;
     const double w = h->plevel ? h->wfix : p;
@@ -70,9 +25,9 @@ static int set_param(hb *h, double p, char *err, size_t errlen)
 }
 
 /* y, parameter p -> R (nu), the contact force harmonics in h->G */
-static int residual(hb *h, const double *y, double p, double *R, char *err, size_t errlen)
+int br_hb_residual(hb *h, const double *y, double p, double *R, char *err, size_t errlen)
 {
-    if (set_param(h, p, err, errlen)) return -1;
+    if (br_hb_set_param(h, p, err, errlen)) return -1;
     const double w = h->lin.w;
     if (br_hbm_aft_eval(&h->aft, y, w, h->G, err, errlen)) return -1;
     const int nl = h->s.nnl;
@@ -129,9 +84,9 @@ static int converged(const hb *h, const double *R, const double *b, double alpha
 static int jacobian_w(hb *h, const double *y, double p, char *err, size_t errlen)
 {
     const double dp = 1e-7 * p;
-    if (residual(h, y, p + dp, h->Rt, err, errlen)) return -1;
+    if (br_hb_residual(h, y, p + dp, h->Rt, err, errlen)) return -1;
     for (int r = 0; r < h->nu; r++) h->Jw[r] = (h->Rt[r] - h->R[r]) / dp;
-    return set_param(h, p, err, errlen);
+    return br_hb_set_param(h, p, err, errlen);
 }
 
 /* y, w (R at them in h->R) -> J = dR/dy (and Jw = dR/dw if Jw) by forward differences */
@@ -143,7 +98,7 @@ static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, cha
     for (int i = 0; i < nu; i++) {
         const double d = 1e-7 * scale;
         h->yt[i] = y[i] + d;
-        if (residual(h, h->yt, w, h->Rt, err, errlen)) return -1;
+        if (br_hb_residual(h, h->yt, w, h->Rt, err, errlen)) return -1;
         for (int r = 0; r < nu; r++) J[(size_t)i * nu + r] = (h->Rt[r] - h->R[r]) / d;
         h->yt[i] = y[i];
     }
@@ -159,7 +114,7 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
                   int maxit, char *err, size_t errlen)
 {
     const int nu = h->nu, na = tau ? nu + 1 : nu;
-    if (residual(h, y, *w, h->R, err, errlen)) return -2;
+    if (br_hb_residual(h, y, *w, h->R, err, errlen)) return -2;
     for (int it = 1; it <= maxit; it++) {
         /* a fresh Jacobian unless the last one (from the tangent at the previous point, or the last
          * iteration) still halved the residual (with Broyden's updates; a fifth was faster on S5c, 13 s against
@@ -192,7 +147,7 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
         for (int ls = 0; ls <= 8; ls++, alpha *= 0.5) {
             for (int i = 0; i < nu; i++) h->yt[i] = y[i] + alpha * h->b[i];
             wt = tau ? *w + alpha * h->b[nu] : *w;
-            ok = wt > 0.0 && residual(h, h->yt, wt, h->Rt, err, errlen) == 0;
+            ok = wt > 0.0 && br_hb_residual(h, h->yt, wt, h->Rt, err, errlen) == 0;
             if (!ok) continue;
             double c1 = 0;
             if (tau) {
@@ -319,7 +274,7 @@ static int column(hb *h, const char *name, int *outdof, int *nout, int maxout, c
 
 /* the solution at w (h->G its contact forces) -> per column the harmonics' amplitudes (row[0..H]: h0
  * signed, then |Q_k|) and the peak-to-peak (row[H + 1]) */
-static void column_values(hb *h, const hb_col *c, double *row, double *arg1)
+void br_hb_column_values(hb *h, const hb_col *c, double *row, double *arg1)
 {
     const int nl = h->s.nnl, no = h->lin.nout, H = h->H;
     double complex Q[64 + 1];
@@ -348,551 +303,6 @@ static void column_values(hb *h, const hb_col *c, double *row, double *arg1)
     if (arg1) *arg1 = carg(Q[1]);
 }
 
-/* ---- a point of the curve checked by time integration ---- */
-
-/* fn -> the time after which it no longer changes but periodically (the end of its ramps) */
-static double tf_settled(const br_timefn *fn)
-{
-    double t = fn->kind == BR_TF_RAMP ? fn->t1 : 0.0;
-    if (fn->amp) t = fmax(t, tf_settled(fn->amp));
-    for (int k = 0; k < fn->nterm; k++) t = fmax(t, tf_settled(&fn->term[k]));
-    return t;
-}
-
-/* fn, f [Hz] -> every harmonic in it driven at f (as harmonic balance drives it) */
-static void tf_drive_at(br_timefn *fn, double f)
-{
-    if (fn->kind == BR_TF_HARMONIC) fn->f = f;
-    for (int k = 0; k < fn->nterm; k++) tf_drive_at(&fn->term[k], f);
-}
-
-/* run data d, its bodies' positions at creation x0 -> the DOF vector u of the harmonic-balance system */
-static void run_dofs(const hb *h, const br_data *d, const double *x0, double *u)
-{
-    const br_hbm_sys *s = &h->s;
-    for (int i = 0; i < s->nst; i++) u[i] = d->ga->u[i];
-    for (int b = 0; b < s->m->nbody; b++)
-        for (int j = 0; j < 3; j++)
-            if (s->bdof[3 * b + j] >= 0) u[s->bdof[3 * b + j]] = d->x[3 * b + j] - x0[3 * b + j];
-}
-
-/* column c of the run's state (as column_values' first harmonic reads the solution) */
-static double run_column(const hb *h, int c, const double *u)
-{
-    double x = 0.0;
-    for (int t = 0; t < h->col[c].n; t++) x += h->col[c].coef[t] * u[h->lin.out[h->col[c].idx[t]]];
-    return x;
-}
-
-/* period T, the model's step dt -> the step no longer than dt that makes T a whole number of steps (their count in
- * *K): a run from a periodic state then lands on the phase it started from */
-static double whole_period_step(double T, double dt, long *K)
-{
-    *K = (long)ceil(T / dt - 1e-9);
-    if (*K < 1) *K = 1;
-    return T / (double)*K;
-}
-
-/* solver at a solution (h->y at h->w), the model -> *dout: the model's data (CPU) at the solution's periodic state
- * at t = 0 of a period: every DOF's displacement, velocity and acceleration from the harmonics
- * (Z_k Q_k = F_k + G_k), a free body's last acceleration too, the contact field's states those the AFT ends its
- * period with, the time a whole number of periods after the loads' and prescribed normal forces' ramps; *x0out the bodies' positions at creation (run_dofs' origin), amp (NULL, or n)
- * each DOF's sum over k >= 1 of |Q_k|; the model's loads are driven at h->w from here on; its step m->dt must
- * divide the period (whole_period_step); 0, or -1 with err */
-static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, double *amp, char *err, size_t errlen)
-{
-    const br_hbm_sys *s = &h->s;
-    const int n = s->ndof, nl = s->nnl, H = h->H;
-    const double w = h->w, T = 2 * M_PI / w;
-    *dout = NULL, *x0out = NULL;
-    if (set_param(h, w, err, errlen) || residual(h, h->y, w, h->R, err, errlen)) return -1; /* the AFT's states */
-    double complex *Z = malloc((size_t)n * n * sizeof *Z), *q = malloc((size_t)n * sizeof *q);
-    double *u = calloc((size_t)3 * n + 1, sizeof(double)), *v = u + n, *acc = u + 2 * n, *x0 = NULL, *st = NULL;
-    int *piv = malloc((size_t)n * sizeof(int)), rc = -1;
-    br_data *d = NULL;
-    if (!Z || !q || !u || !piv) {
-        snprintf(err, errlen, "hbm: out of memory for a run from the periodic state");
-        goto out;
-    }
-    if (amp)
-        for (int a = 0; a < n; a++) amp[a] = 0.0;
-    for (int k = 0; k <= H; k++) {
-        const double complex iw = I * k * w;
-        for (size_t e = 0; e < (size_t)n * n; e++) Z[e] = s->K[e] + iw * s->C[e] + iw * iw * s->M[e];
-        for (int a = 0; a < n; a++) q[a] = k == 0 ? s->f0[a] : k == 1 ? h->lev * (s->fc[a] - I * s->fs[a]) : 0.0;
-        for (int i = 0; i < nl; i++)
-            q[s->nl[i]] += k == 0 ? h->G[i] : h->G[(2 * k - 1) * nl + i] + I * h->G[2 * k * nl + i];
-        if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, 1, (lapack_complex_double *)Z, n, piv, (lapack_complex_double *)q, n)) {
-            snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz", k, w / (2 * M_PI));
-            goto out;
-        }
-        for (int a = 0; a < n; a++) u[a] += creal(q[a]), v[a] += creal(iw * q[a]), acc[a] += creal(iw * iw * q[a]);
-        if (amp && k > 0)
-            for (int a = 0; a < n; a++) amp[a] += cabs(q[a]);
-    }
-    double t0 = 0.0; /* the end of the loads' ramps and the prescribed normal forces' */
-    for (int l = 0; l < m->nload; l++) t0 = fmax(t0, tf_settled(&m->load[l].mag));
-    for (int c = 0; c < m->nset; c++)
-        if (m->cset[c].prescribed) t0 = fmax(t0, tf_settled(&m->cset[c].normal_force));
-    for (int l = 0; l < m->nload; l++) tf_drive_at(&m->load[l].mag, w / (2 * M_PI));
-    d = br_data_create(m, BR_BACKEND_CPU, err, errlen);
-    x0 = malloc((size_t)3 * (m->nbody + 1) * sizeof(double));
-    st = malloc((size_t)(h->aft.nstate + 1) * sizeof(double));
-    if (!d || !x0 || !st) {
-        if (d) snprintf(err, errlen, "hbm: out of memory for a run from the periodic state");
-        goto out;
-    }
-    memcpy(x0, d->x, (size_t)3 * m->nbody * sizeof(double));
-    /* the step count carries the time (br_step: t = step h), so the loads' ramps stay ended */
-    d->step = (long)ceil(t0 / T + 1e-9) * lround(T / m->dt);
-    d->t = (double)d->step * m->dt;
-    for (int i = 0; i < s->nst; i++) d->ga->u[i] = u[i], d->ga->v[i] = v[i], d->ga->a[i] = acc[i];
-    for (int b = 0; b < m->nbody; b++)
-        for (int j = 0; j < 3; j++)
-            if (s->bdof[3 * b + j] >= 0) {
-                const int k = s->bdof[3 * b + j];
-                d->x[3 * b + j] = x0[3 * b + j] + u[k], d->v[3 * b + j] = v[k], d->acc[6 * b + j] = acc[k];
-            }
-    for (int c = 0; c < m->nset; c++)
-        if (br_field_get_state(h->aft.field, c, st) || br_field_set_state(d->field, c, st)) {
-            snprintf(err, errlen, "hbm: the contact states of set %d could not be carried into the run", c);
-            goto out;
-        }
-    rc = 0;
-out:
-    if (rc) br_data_free(d), free(x0);
-    else *dout = d, *x0out = x0;
-    free(Z), free(q), free(u), free(piv), free(st);
-    return rc;
-}
-
-/* solver at a solution (y at frequency w), the model (its loads are driven at w from here on), periods P ->
- * the model integrated in time (`bristle run`'s step) for P periods from the solution's periodic state
- * (periodic_data); out[0] the first column's first harmonic by harmonic balance, out[1], out[2] fitted (least
- * squares, mean, cos, sin) over the run's first and last period; 0, or -1 with err */
-static int check_by_run(hb *h, br_model *m, int periods, double *out, char *err, size_t errlen)
-{
-    const double w = h->w, T = 2 * M_PI / w, dt0 = m->dt;
-    br_data *d = NULL;
-    double *x0 = NULL, *u = malloc((size_t)(h->s.ndof + 1) * sizeof(double));
-    int rc = -1;
-    if (!u) {
-        snprintf(err, errlen, "hbm: out of memory for the check by a run");
-        goto out;
-    }
-    long K;
-    m->dt = whole_period_step(T, dt0, &K);
-    if (periodic_data(h, m, &d, &x0, NULL, err, errlen)) goto out;
-    /* least squares of the first column over the first and the last period: x = c0 + a cos + b sin */
-    double S[2][12] = {{0}};
-    const double tstart = d->t;
-    for (long k = 1; k <= periods * K; k++) {
-        if (br_step(m, d, err, errlen)) goto out;
-        const int which = k <= K ? 0 : k > (periods - 1) * K ? 1 : -1;
-        if (which < 0) continue;
-        run_dofs(h, d, x0, u);
-        const double x = run_column(h, 0, u), r[3] = {1.0, cos(w * (d->t - tstart)), sin(w * (d->t - tstart))};
-        for (int a = 0; a < 3; a++) {
-            for (int b = 0; b < 3; b++) S[which][3 * a + b] += r[a] * r[b];
-            S[which][9 + a] += r[a] * x;
-        }
-    }
-    double row[66];
-    column_values(h, &h->col[0], row, NULL);
-    out[0] = row[1];
-    for (int k = 0; k < 2; k++) {
-        int p3[3];
-        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, 3, 1, S[k], 3, p3, S[k] + 9, 3)) {
-            snprintf(err, errlen, "hbm: the check by a run has too few steps a period");
-            goto out;
-        }
-        out[1 + k] = hypot(S[k][10], S[k][11]);
-    }
-    rc = 0;
-out:
-    m->dt = dt0;
-    br_data_free(d);
-    free(u), free(x0);
-    return rc;
-}
-
-/* ---- stability: the monodromy matrix of one period by time integration ---- */
-
-/* --stability: a point whose largest Floquet multiplier exceeds 1 + HB_FLOQ_TOL in modulus is unstable. The
- * forward differences are good to about 1e-6 of a multiplier; a friction contact's stuck states are close to
- * neutral (a Jenkins element's exactly: its multipliers are 1), so the margin is 1e-3 */
-#define HB_FLOQ_TOL 1e-3
-#define HB_FLOQ_EPS 1e-5 /* the perturbations' size, relative (S5c: the same multipliers to 1e-7 from 1e-6 to 1e-4; 1e-8
-                          * is roundoff's: a false 1.6) */
-#define HB_FLOQ_MAX 4000 /* states (2 per DOF, and the contact states) the monodromy matrix may have */
-
-/* solver after a curve -> its present solution the one where the first column's first harmonic peaked */
-static void at_peak(hb *h)
-{
-    memcpy(h->y, h->ypk, (size_t)h->nu * sizeof(double));
-    h->w = h->wpk;
-}
-
-/* the run's state as the map over a period sees it: x = (u (n), v (n), z (the contact states, set by set)) */
-static long floq_dim(const hb *h) { return 2L * h->s.ndof + h->aft.nstate; }
-
-/* data d, origin x0 -> x (floq_dim); 0, or -1 (the field's states not readable) */
-static int floq_gather(const hb *h, br_data *d, const double *x0, double *x)
-{
-    const br_hbm_sys *s = &h->s;
-    const int n = s->ndof;
-    run_dofs(h, d, x0, x);
-    for (int i = 0; i < s->nst; i++) x[n + i] = d->ga->v[i];
-    for (int b = 0; b < s->m->nbody; b++)
-        for (int j = 0; j < 3; j++)
-            if (s->bdof[3 * b + j] >= 0) x[n + s->bdof[3 * b + j]] = d->v[3 * b + j];
-    double *z = x + 2 * n;
-    for (int c = 0; c < s->m->nset; c++) {
-        if (br_field_get_state(d->field, c, z)) return -1;
-        z += (long)br_law_nstate(h->aft.desc[c].law, &h->aft.desc[c].fric) * h->aft.desc[c].npoints;
-    }
-    return 0;
-}
-
-/* x (floq_dim), origin x0 -> d's DOFs, velocities and contact states; 0 or -1 */
-static int floq_scatter(const hb *h, br_data *d, const double *x0, const double *x)
-{
-    const br_hbm_sys *s = &h->s;
-    const int n = s->ndof;
-    for (int i = 0; i < s->nst; i++) d->ga->u[i] = x[i], d->ga->v[i] = x[n + i];
-    for (int b = 0; b < s->m->nbody; b++)
-        for (int j = 0; j < 3; j++)
-            if (s->bdof[3 * b + j] >= 0)
-                d->x[3 * b + j] = x0[3 * b + j] + x[s->bdof[3 * b + j]], d->v[3 * b + j] = x[n + s->bdof[3 * b + j]];
-    const double *z = x + 2 * n;
-    for (int c = 0; c < s->m->nset; c++) {
-        if (br_field_set_state(d->field, c, z)) return -1;
-        z += (long)br_law_nstate(h->aft.desc[c].law, &h->aft.desc[c].fric) * h->aft.desc[c].npoints;
-    }
-    return 0;
-}
-
-/* the snapshot (buf, len) -> d as it was when the snapshot was taken; 0 or -1 */
-static int floq_restore(const br_model *m, br_data *d, char *buf, size_t len)
-{
-    br_ckpt c = {.fp = fmemopen(buf, len, "r"), .writing = 0};
-    if (!c.fp) return -1;
-    const int rc = br_data_checkpoint(m, d, &c);
-    fclose(c.fp);
-    return rc;
-}
-
-/* d, K steps -> d integrated over them; 0, or -1 with err */
-static int floq_steps(const br_model *m, br_data *d, long K, char *err, size_t errlen)
-{
-    for (long k = 0; k < K; k++)
-        if (br_step(m, d, err, errlen)) return -1;
-    return 0;
-}
-
-/* model, snapshot (buf, len) of its periodic data, origin x0, perturbations e, the unperturbed period's end xb,
- * K steps, columns j0 <= j < j1 -> those columns of the monodromy matrix M (dim rows each) by forward
- * differences, on data of their own; 0, or -1 with err */
-static int floq_columns(const hb *h, const br_model *m, char *buf, size_t len, const double *x0, const double *e,
-                        const double *xb, long K, long j0, long j1, double *M, char *err, size_t errlen)
-{
-    const long dim = floq_dim(h);
-    br_data *d = br_data_create(m, BR_BACKEND_CPU, err, errlen);
-    double *x = malloc((size_t)(dim + 1) * sizeof(double));
-    int rc = d && x ? 0 : -1;
-    if (d && !x) snprintf(err, errlen, "hbm: out of memory for the monodromy matrix");
-    for (long j = j0; j < j1 && rc == 0; j++) {
-        if (floq_restore(m, d, buf, len) || floq_gather(h, d, x0, x)) {
-            snprintf(err, errlen, "hbm: the periodic state could not be restored for the monodromy matrix");
-            rc = -1;
-            break;
-        }
-        x[j] += e[j];
-        if (floq_scatter(h, d, x0, x) || floq_steps(m, d, K, err, errlen) || floq_gather(h, d, x0, x)) {
-            if (!*err) snprintf(err, errlen, "hbm: a perturbed period of the monodromy matrix failed");
-            rc = -1;
-            break;
-        }
-        for (long i = 0; i < dim; i++) M[(size_t)j * dim + i] = (x[i] - xb[i]) / e[j];
-    }
-    br_data_free(d);
-    free(x);
-    return rc;
-}
-
-/* solver at a solution (h->y at h->w), the model -> out[0] the largest modulus of the Floquet multipliers of the
- * periodic state: the eigenvalues of the monodromy matrix, the run's map over one period (`bristle run`'s step,
- * shortened so that a whole number K of them make the period) differentiated by forward differences in every
- * DOF's displacement and velocity and every contact state, on every thread; out[1] the periodicity defect (the
- * unperturbed period's largest change of a displacement, over that DOF's harmonic amplitude); the
- * model's loads are driven at h->w from here on; 0, or -1 with err */
-static int floquet(hb *h, br_model *m, double *out, char *err, size_t errlen)
-{
-    const int n = h->s.ndof;
-    const long dim = floq_dim(h);
-    const double T = 2 * M_PI / h->w, dt0 = m->dt;
-    long K;
-    const double dtK = whole_period_step(T, dt0, &K);
-    br_data *d = NULL;
-    double *x0 = NULL, *amp = malloc((size_t)(n + 1) * sizeof(double));
-    double *x = malloc((size_t)(3 * dim + 1) * sizeof(double)), *xb = x + dim, *e = x + 2 * dim;
-    double *M = malloc((size_t)dim * dim * sizeof(double)), *wr = malloc((size_t)(2 * dim + 1) * sizeof(double)), *wi = wr + dim;
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = -1;
-    if (!amp || !x || !M || !wr) {
-        snprintf(err, errlen, "hbm: out of memory for the monodromy matrix (%ld states)", dim);
-        goto out;
-    }
-    m->dt = dtK;
-    if (periodic_data(h, m, &d, &x0, amp, err, errlen)) goto out;
-    br_ckpt c = {.fp = open_memstream(&buf, &len), .writing = 1};
-    const int kept = c.fp && br_data_checkpoint(m, d, &c) == 0;
-    if (c.fp) fclose(c.fp);
-    if (!kept || floq_gather(h, d, x0, x)) {
-        snprintf(err, errlen, "hbm: the periodic state could not be kept for the monodromy matrix");
-        goto out;
-    }
-    /* perturbations: HB_FLOQ_EPS of each DOF's harmonic amplitude (at least 1e-3 of the largest's), w times that
-     * for its velocity, and of each contact state's largest value over its set's points (a state of a law may
-     * be a displacement or a velocity; at least 1e-3 of the set's largest) */
-    double umax = 0;
-    for (int a = 0; a < n; a++) umax = fmax(umax, amp[a]);
-    if (!(umax > 0)) umax = 1e-9;
-    for (int a = 0; a < n; a++) e[a] = HB_FLOQ_EPS * fmax(amp[a], 1e-3 * umax), e[n + a] = h->w * e[a];
-    for (long c = 0, j = 2 * n; c < m->nset; c++) {
-        const int ns = br_law_nstate(h->aft.desc[c].law, &h->aft.desc[c].fric);
-        const long np = h->aft.desc[c].npoints;
-        double all = 0, *zs = x + j;
-        for (long i = 0; i < ns * np; i++) all = fmax(all, fabs(zs[i]));
-        for (int k = 0; k < ns; k++) {
-            double big = 0;
-            for (long i = 0; i < np; i++) big = fmax(big, fabs(zs[k * np + i]));
-            big = fmax(big, 1e-3 * all);
-            if (!(big > 0)) big = 1e-3 * umax;
-            for (long i = 0; i < np; i++) e[j + k * np + i] = HB_FLOQ_EPS * big;
-        }
-        j += ns * np;
-    }
-    /* the unperturbed period and its defect */
-    if (floq_steps(m, d, K, err, errlen) || floq_gather(h, d, x0, xb)) {
-        if (!*err) snprintf(err, errlen, "hbm: the period of the monodromy matrix failed");
-        goto out;
-    }
-    double defect = 0;
-    for (int a = 0; a < n; a++) defect = fmax(defect, fabs(xb[a] - x[a]) / fmax(amp[a], 1e-3 * umax));
-    int bad = 0;
-#pragma omp parallel
-    {
-        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
-        char terr[512] = "";
-        if (floq_columns(h, m, buf, len, x0, e, xb, K, dim * t / nt, dim * (t + 1) / nt, M, terr, sizeof terr))
-#pragma omp critical(hbm_floquet)
-        {
-            if (!bad) snprintf(err, errlen, "%s", terr);
-            bad = 1;
-        }
-    }
-    if (bad) goto out;
-    if (LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', (int)dim, M, (int)dim, wr, wi, NULL, 1, NULL, 1)) {
-        snprintf(err, errlen, "hbm: the monodromy matrix's eigenvalues did not converge at %.9g Hz", h->w / (2 * M_PI));
-        goto out;
-    }
-    double mu = 0;
-    for (long j = 0; j < dim; j++) mu = fmax(mu, hypot(wr[j], wi[j]));
-    out[0] = mu, out[1] = defect;
-    rc = 0;
-out:
-    m->dt = dt0;
-    br_data_free(d);
-    free(x0), free(amp), free(x), free(M), free(wr), free(buf);
-    return rc;
-}
-
-int br_hbm_peak_floquet(br_hbm *h, br_model *m, double *mu, char *err, size_t errlen)
-{
-    if (h->pk < 0) {
-        snprintf(err, errlen, "hbm: no curve, so no peak");
-        return -1;
-    }
-    if (floq_dim(h) > HB_FLOQ_MAX) {
-        snprintf(err, errlen, "hbm: the monodromy matrix would have %ld states, more than %d", floq_dim(h), HB_FLOQ_MAX);
-        return -1;
-    }
-    at_peak(h);
-    double fq[2];
-    if (floquet(h, m, fq, err, errlen)) return -1;
-    *mu = fq[0];
-    return 0;
-}
-
-/* ---- the command ---- */
-
-static int usage(FILE *o)
-{
-    fprintf(o, "usage: bristle hbm SCENARIO.yaml --from F0 --to F1 [--harmonics H] [--samples N] [--points P]\n"
-               "                  [--column BODY.x]... [--levels L,...] [--out DIR] [--set KEY=VALUE]... [--quiet]\n"
-               "       bristle hbm SCENARIO.yaml --at F --level-from L0 --level-to L1 [options as above]\n"
-               "  the periodic steady state under the scenario's harmonic loads, driven at the base frequency,\n"
-               "  followed by pseudo-arclength continuation from F0 to F1 [Hz] (through turning points), or at the\n"
-               "  frequency F in the excitation level from L0 to L1 (every harmonic load times the level)\n"
-               "  --harmonics H  harmonics 0..H of every DOF (default 7)\n"
-               "  --samples N    AFT samples a period (default 16 H, at least 2 H + 1)\n"
-               "  --points P     steps of at most 2 (F1 - F0) / P in frequency: at least P / 2 points, more where the\n"
-               "                 curve bends (default 100)\n"
-               "  --periods-max  periods the contact states may take to repeat (default 200)\n"
-               "  --tol T        Newton stops at a residual of T times the largest harmonic (default 1e-8); the\n"
-               "                 AFT marches until a period's force harmonics repeat within T / 10\n"
-               "  --column C     a body's displacement to report, BODY.x|y|z (default: every body's)\n"
-               "  --levels L,... one curve per excitation level: every harmonic load times L (up to 32 levels)\n"
-               "  --check P      integrate the model in time for P periods from the periodic state where the first\n"
-               "                 column peaks, and compare its first harmonic (summary.json's check_by_run)\n"
-               "  --stability    every point's Floquet multipliers: the monodromy matrix of one period of the run's\n"
-               "                 time integration by finite differences (frf.csv's floquet_max and stable columns)\n"
-               "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
-               "  writes frf.csv (per point: [level,] frequency, each column's harmonic amplitudes, peak-to-peak and\n"
-               "  first harmonic's phase, each contact set's friction energy per cycle and fewest points in contact),\n"
-               "  frf_<column>.png, summary.json\n");
-    return o == stderr ? 2 : 0;
-}
-
-typedef struct hb_opts {
-    const char *scen, *out, *sets[256], *cols[HB_MAXCOL];
-    int nsets, ncols, quiet;
-    long H, N, points, maxper;
-    double f0, f1, tol;
-    int have_f0, have_f1;
-    double levels[HB_MAXLEV]; /* --levels: factors on the harmonic loads, one curve each */
-    int nlev;
-    double at, l0, l1;        /* --at F --level-from L0 --level-to L1: continuation in the level at F */
-    int have_at, have_l0, have_l1;
-    long check;               /* --check P: the first column's peak integrated in time over P periods */
-    int stability;            /* --stability: every point's Floquet multipliers */
-} hb_opts;
-
-/* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
-static int parse_args(int argc, char **argv, hb_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->H = 7, o->N = -1, o->points = 100, o->maxper = 200, o->tol = 1e-8;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 1;
-        if (!strcmp(a, "--quiet") || !strcmp(a, "--stability")) {
-            if (a[2] == 'q') o->quiet = 1;
-            else o->stability = 1;
-            continue;
-        }
-        if (a[0] == '-' && i + 1 >= argc) {
-            fprintf(stderr, "bristle hbm: %s needs a value\n", a);
-            return 2;
-        }
-        if (!strcmp(a, "--harmonics")) {
-            if (br_parse_long(argv[++i], 1, 64, &o->H)) {
-                fprintf(stderr, "bristle hbm: --harmonics must be a whole number from 1 to 64, got '%s'\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--samples")) {
-            if (br_parse_long(argv[++i], 1, 1L << 24, &o->N)) {
-                fprintf(stderr, "bristle hbm: --samples must be a whole number up to 2^24, got '%s'\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--points")) {
-            if (br_arg_long("hbm", "--points", argv[++i], 2, 100000, &o->points)) return 2;
-        } else if (!strcmp(a, "--tol")) {
-            if (br_arg_double("hbm", "--tol", argv[++i], 1e-14, 1e-2, &o->tol)) return 2;
-        } else if (!strcmp(a, "--periods-max")) {
-            if (br_arg_long("hbm", "--periods-max", argv[++i], 2, 1000000, &o->maxper)) return 2;
-        } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
-            double v;
-            if (br_parse_double(argv[++i], -1e300, 1e300, &v) || !(v > 0) || !isfinite(v)) {
-                fprintf(stderr, "bristle hbm: %s must be a positive frequency [Hz], got '%s'\n", a, argv[i]);
-                return 2;
-            }
-            if (a[2] == 'f') o->f0 = v, o->have_f0 = 1;
-            else o->f1 = v, o->have_f1 = 1;
-        } else if (!strcmp(a, "--at") || !strcmp(a, "--level-from") || !strcmp(a, "--level-to")) {
-            double v;
-            if (br_parse_double(argv[++i], -1e300, 1e300, &v) || !(v > 0) || !isfinite(v)) {
-                fprintf(stderr, "bristle hbm: %s must be a positive %s, got '%s'\n", a, a[2] == 'a' ? "frequency [Hz]" : "level",
-                        argv[i]);
-                return 2;
-            }
-            if (a[2] == 'a') o->at = v, o->have_at = 1;
-            else if (a[8] == 'f') o->l0 = v, o->have_l0 = 1;
-            else o->l1 = v, o->have_l1 = 1;
-        } else if (!strcmp(a, "--check")) {
-            if (br_arg_long("hbm", "--check", argv[++i], 2, 100000, &o->check)) return 2;
-        } else if (!strcmp(a, "--column")) {
-            if (o->ncols == HB_MAXCOL) {
-                fprintf(stderr, "bristle hbm: at most %d columns\n", HB_MAXCOL);
-                return 2;
-            }
-            o->cols[o->ncols++] = argv[++i];
-        } else if (!strcmp(a, "--levels")) {
-            const char *q = argv[++i];
-            o->nlev = 0;
-            for (;;) {
-                char *e;
-                const double v = strtod(q, &e);
-                if (e == q || !(v > 0) || !isfinite(v) || o->nlev == HB_MAXLEV || (*e && *e != ',')) {
-                    fprintf(stderr, "bristle hbm: --levels takes up to %d positive factors separated by commas, got '%s'\n",
-                            HB_MAXLEV, argv[i]);
-                    return 2;
-                }
-                o->levels[o->nlev++] = v;
-                if (!*e) break;
-                q = e + 1;
-            }
-        } else if (!strcmp(a, "--out")) o->out = argv[++i];
-        else if (!strcmp(a, "--set")) {
-            if (o->nsets == 256) {
-                fprintf(stderr, "bristle hbm: at most 256 --set\n");
-                return 2;
-            }
-            o->sets[o->nsets++] = argv[++i];
-        } else if (a[0] == '-') {
-            fprintf(stderr, "bristle hbm: unknown option '%s'\n", a);
-            return usage(stderr);
-        } else if (o->scen) {
-            fprintf(stderr, "bristle hbm: one scenario at a time (got '%s' and '%s')\n", o->scen, a);
-            return 2;
-        } else o->scen = a;
-    }
-    if (!o->scen) return usage(stderr);
-    if ((o->check || o->stability) && (o->have_at || o->nlev)) {
-        fprintf(stderr, "bristle hbm: %s takes a curve in frequency at the scenario's load (no --at or --levels; set the load "
-                        "with --set)\n", o->check ? "--check" : "--stability");
-        return 2;
-    }
-    if (o->have_at || o->have_l0 || o->have_l1) { /* continuation in the level */
-        if (!o->have_at || !o->have_l0 || !o->have_l1 || o->have_f0 || o->have_f1 || o->nlev) {
-            fprintf(stderr, "bristle hbm: a curve in the level takes --at F --level-from L0 --level-to L1 (and no --from, --to "
-                            "or --levels)\n");
-            return 2;
-        }
-        if (o->l0 == o->l1) {
-            fprintf(stderr, "bristle hbm: --level-from and --level-to are the same level (%g)\n", o->l0);
-            return 2;
-        }
-        o->f0 = o->f1 = o->at;
-    } else if (!o->have_f0 || !o->have_f1) {
-        fprintf(stderr, "bristle hbm: give the frequency range, --from F0 --to F1 [Hz]\n");
-        return 2;
-    }
-    if (o->f0 == o->f1 && !o->have_at) {
-        fprintf(stderr, "bristle hbm: --from and --to are the same frequency (%g Hz)\n", o->f0);
-        return 2;
-    }
-    if (o->N < 0) o->N = 16 * o->H;
-    if (o->N < 2 * o->H + 1) {
-        fprintf(stderr, "bristle hbm: --samples %ld is too few for %ld harmonics: N >= 2 H + 1 = %ld\n", o->N, o->H,
-                2 * o->H + 1);
-        return 2;
-    }
-    return 0;
-}
-
 int br_hbm_row_width(const br_hbm *h) { return 2 + h->ncol * (h->H + 3) + 2 * h->s.m->nset; }
 
 void br_hbm_counts(const br_hbm *h, long *newton, long *jacobians)
@@ -909,7 +319,7 @@ static void point_row(hb *h, double w, int its, double *row)
     row[c++] = its;
     for (int k = 0; k < h->ncol; k++, c += h->H + 3) {
         double arg1;
-        column_values(h, &h->col[k], row + c, &arg1);
+        br_hb_column_values(h, &h->col[k], row + c, &arg1);
         row[c + h->H + 2] = arg1 * (180.0 / M_PI);
     }
     for (int s = 0; s < h->s.m->nset; s++) row[c++] = h->aft.W[s];
@@ -917,7 +327,7 @@ static void point_row(hb *h, double w, int its, double *row)
 }
 
 /* the header's names without the line's end */
-static void header_names(const br_hbm *h, FILE *fp, const char *lead)
+void br_hb_header_names(const br_hbm *h, FILE *fp, const char *lead)
 {
     fprintf(fp, "%s%sf_Hz,newton", lead ? lead : "", lead ? "," : "");
     for (int k = 0; k < h->ncol; k++) {
@@ -930,143 +340,13 @@ static void header_names(const br_hbm *h, FILE *fp, const char *lead)
 
 void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead)
 {
-    header_names(h, fp, lead);
+    br_hb_header_names(h, fp, lead);
     fprintf(fp, "\n");
 }
 
 /* --check's figures (f, P, harmonic balance's h1, the run's over its first and last period) -> "stays" (the
  * last period within 1 %) or "leaves"; the first period is reported beside them (within 0.03 % where the state is
  * stable, docs/hbm.md) */
-static const char *check_verdict(const double *chk) { return fabs(chk[4] / chk[2] - 1) <= 0.01 ? "stays" : "leaves"; }
-
-static int write_summary(const char *path, const hb *h, const hb_opts *o, long npoint, const double *folds, int nfold,
-                         double wall, const char *status, const char *warning, const double *chk, const double *mu,
-                         double mu_wall, double defect)
-{
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "scenario", h->s.m->name);
-    cJSON_AddStringToObject(j, "analysis", o->have_at ? "harmonic balance, pseudo-arclength continuation in the excitation level"
-                                                      : "harmonic balance, pseudo-arclength continuation in frequency");
-    cJSON_AddStringToObject(j, "status", status);
-    if (o->have_at) {
-        br_json_number(j, "at_Hz", o->at);
-        br_json_number(j, "level_from", o->l0);
-        br_json_number(j, "level_to", o->l1);
-    } else {
-        br_json_number(j, "from_Hz", o->f0);
-        br_json_number(j, "to_Hz", o->f1);
-    }
-    br_json_number(j, "harmonics", (double)h->H);
-    br_json_number(j, "samples", (double)h->N);
-    br_json_number(j, "dofs", (double)h->s.ndof);
-    br_json_number(j, "nonlinear_dofs", (double)h->s.nnl);
-    br_json_number(j, "unknowns", (double)h->nu);
-    br_json_number(j, "points", (double)npoint);
-    br_json_number(j, "newton_iterations", (double)h->newton);
-    br_json_number(j, "jacobians", (double)h->jacobians);
-    br_json_number(j, "broyden_updates", (double)h->broyden);
-    br_json_number(j, "tangents_retaken", (double)h->turned_back);
-    br_json_number(j, "aft_evaluations", (double)h->aft.evals);
-    br_json_number(j, "aft_periods", (double)h->aft.periods);
-    br_json_number(j, "aft_periods_max", (double)h->aft.max_periods_seen);
-    br_json_number(j, "aft_capped", (double)h->aft.capped);
-    br_json_number(j, "aft_extrapolated", (double)h->aft.extrapolated);
-    br_json_number(j, "aft_period_tolerance", h->aft.ptol);
-    br_json_number(j, "field_updates", h->aft.updates);
-    br_json_number(j, "wall_seconds", wall);
-    br_json_number(j, "field_updates_per_second", wall > 0 ? h->aft.updates / wall : 0.0);
-    if (o->nlev > 0) {
-        cJSON *lv = cJSON_AddArrayToObject(j, "levels");
-        for (int k = 0; k < o->nlev; k++) cJSON_AddItemToArray(lv, cJSON_CreateNumber(o->levels[k]));
-    }
-    cJSON *f = cJSON_AddArrayToObject(j, o->have_at ? "turning_points_level" : "turning_points_Hz");
-    for (int k = 0; k < nfold; k++) cJSON_AddItemToArray(f, cJSON_CreateNumber(folds[k]));
-    if (chk) { /* --check: f, periods, harmonic balance's h1, the run's over its first and last period */
-        cJSON *c = cJSON_AddObjectToObject(j, "check_by_run");
-        cJSON_AddStringToObject(c, "column", h->col[0].name);
-        br_json_number(c, "f_Hz", chk[0]);
-        br_json_number(c, "periods", chk[1]);
-        br_json_number(c, "hbm_h1", chk[2]);
-        br_json_number(c, "run_h1_first_period", chk[3]);
-        br_json_number(c, "run_h1_last_period", chk[4]);
-        cJSON_AddStringToObject(c, "verdict", check_verdict(chk));
-    }
-    if (mu) { /* --stability */
-        cJSON *c = cJSON_AddObjectToObject(j, "stability");
-        cJSON_AddStringToObject(c, "method", "Floquet multipliers: monodromy matrix of one period of the run's time integration, "
-                                             "forward differences in every DOF's displacement and velocity and every contact state");
-        br_json_number(c, "states", (double)floq_dim(h));
-        br_json_number(c, "threshold", 1.0 + HB_FLOQ_TOL);
-        long nun = 0, nfail = 0;
-        for (long p = 0; p < npoint; p++) nun += mu[p] > 1.0 + HB_FLOQ_TOL, nfail += !(mu[p] >= 0.0);
-        br_json_number(c, "unstable_points", (double)nun);
-        br_json_number(c, "failed_points", (double)nfail);
-        br_json_number(c, "wall_seconds", mu_wall);
-        br_json_number(c, "periodicity_defect_max", defect);
-    }
-    cJSON *wa = cJSON_AddArrayToObject(j, "warnings");
-    if (warning && *warning) cJSON_AddItemToArray(wa, cJSON_CreateString(warning));
-    char *text = cJSON_Print(j);
-    cJSON_Delete(j);
-    FILE *fp = text ? fopen(path, "w") : NULL;
-    int rc = fp && fputs(text, fp) >= 0 ? 0 : -1;
-    if (fp && fclose(fp)) rc = -1;
-    free(text);
-    return rc;
-}
-
-/* the curve's rows (ncolumns wide; with levels a leading level column), the levels (NULL: one curve) and where
- * each level's rows start (lstart[nlev] the end) -> one PNG per column: half its peak-to-peak against frequency,
- * with levels one curve each, per unit level */
-static void plots(const char *dir, const hb *h, const double *rows, int width, const double *levels, int nlev,
-                  const long *lstart, const double *mu)
-{
-    const int lc = levels != NULL;
-    const long np = lstart[nlev];
-    double *x = malloc((size_t)(np + 1) * sizeof(double)), *y = malloc((size_t)(2 * np + 1) * sizeof(double));
-    br_series sr[HB_MAXLEV + 1];
-    char names[HB_MAXLEV][48];
-    for (int k = 0; x && y && k < h->ncol; k++) {
-        const int c = lc + 2 + k * (h->H + 3) + h->H + 1;
-        for (int lv = 0; lv < nlev; lv++) {
-            const double scale = lc ? 1.0 / levels[lv] : 1.0;
-            for (long p = lstart[lv]; p < lstart[lv + 1]; p++) x[p] = rows[p * width + lc], y[p] = 0.5 * rows[p * width + c] * scale;
-            if (lc) snprintf(names[lv], sizeof names[lv], "level %g", levels[lv]);
-            else snprintf(names[lv], sizeof names[lv], "%.40s", h->col[k].name);
-            sr[lv] = (br_series){names[lv], lstart[lv + 1] - lstart[lv], x + lstart[lv], y + lstart[lv], lc ? lv % 8 : 0, 0, 0};
-        }
-        int ns = nlev;
-        if (mu && !lc) { /* --stability: the unstable points, circles over the curve */
-            for (long p = 0; p < np; p++) y[np + p] = mu[p] > 1.0 + HB_FLOQ_TOL ? y[p] : NAN;
-            sr[ns++] = (br_series){"unstable (Floquet)", np, x, y + np, 1, 0, 1};
-        }
-        char path[1200], title[200];
-        snprintf(path, sizeof path, "%s/frf_%s.png", dir, h->col[k].name);
-        snprintf(title, sizeof title, "%s: %s by harmonic balance (H = %d)", h->s.m->name, h->col[k].name, h->H);
-        br_plot_series_png(path, title, "frequency [Hz]", lc ? "half peak-to-peak per unit level [m]" : "half peak-to-peak [m]",
-                           0, sr, ns);
-    }
-    free(x), free(y);
-}
-
-/* a curve in the level (rows with the level leading), the frequency and range -> one PNG per column: half its
- * peak-to-peak against the level (log axes over a decade or more of levels) */
-static void plots_level(const char *dir, const hb *h, const double *rows, int width, long np, double f, double l0, double l1)
-{
-    double *x = malloc((size_t)np * sizeof(double)), *y = malloc((size_t)np * sizeof(double));
-    for (int k = 0; x && y && k < h->ncol; k++) {
-        const int c = 1 + 2 + k * (h->H + 3) + h->H + 1;
-        for (long p = 0; p < np; p++) x[p] = rows[p * width], y[p] = 0.5 * rows[p * width + c];
-        const br_series sr = {h->col[k].name, np, x, y, 0, 0, 0};
-        char path[1200], title[200];
-        snprintf(path, sizeof path, "%s/frf_%s.png", dir, h->col[k].name);
-        snprintf(title, sizeof title, "%s: %s at %g Hz by harmonic balance (H = %d)", h->s.m->name, h->col[k].name, f, h->H);
-        const double r = l1 > l0 ? l1 / l0 : l0 / l1;
-        br_plot_series_png(path, title, "excitation level (times the scenario's harmonic loads)", "half peak-to-peak [m]",
-                           r >= 10 ? BR_PLOT_LOGX | BR_PLOT_LOGY : 0, &sr, 1);
-    }
-    free(x), free(y);
-}
 
 void br_hbm_free(br_hbm *h)
 {
@@ -1150,7 +430,7 @@ static void linear_guess(hb *h, double *y, int static_only)
 /* the continuation's parameter p, from_linear -> Newton at p (as br_hbm_point); iterations, -1 or -2 */
 static int point_at(hb *h, double p, int from_linear, char *err, size_t errlen)
 {
-    if (set_param(h, p, err, errlen)) return -2;
+    if (br_hb_set_param(h, p, err, errlen)) return -2;
     /* from the last solution, or the linear response without contacts, or (when Newton fails from that,
      * far from a response the contacts stiffen) its static part alone, whose first step is the response
      * linearized about the static state */
@@ -1187,7 +467,7 @@ int br_hbm_ncolumns(const br_hbm *h) { return h->ncol; }
 
 const char *br_hbm_column_name(const br_hbm *h, int c) { return h->col[c].name; }
 
-void br_hbm_column(br_hbm *h, int c, double *row, double *arg1) { column_values(h, &h->col[c], row, arg1); }
+void br_hbm_column(br_hbm *h, int c, double *row, double *arg1) { br_hb_column_values(h, &h->col[c], row, arg1); }
 
 const br_hbm_aft *br_hbm_aft_of(const br_hbm *h) { return &h->aft; }
 
@@ -1318,7 +598,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
             for (int i = 0; i < nu; i++) yp[i] = yprev[i] + sp * tau[i] * ys;
             memcpy(y, yp, (size_t)nu * sizeof(double));
             w = wp;
-            if (natural && set_param(h, w, err, errlen)) its = -2;
+            if (natural && br_hb_set_param(h, w, err, errlen)) its = -2;
             else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen)
                                : newton(h, y, &w, tau, yp, wp, ys, ws, 16, err, errlen);
             if (its == -2) {
@@ -1339,7 +619,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
                 if (d <= 0) {
                     memcpy(y, yprev, (size_t)nu * sizeof(double));
                     w = wprev;
-                    if (residual(h, y, w, h->R, err, errlen) ||
+                    if (br_hb_residual(h, y, w, h->R, err, errlen) ||
                         jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
                         rc = -2;
                         break;
@@ -1356,7 +636,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
                 const double t = (w1 - wprev) / (w - wprev);
                 for (int i = 0; i < nu; i++) y[i] = yprev[i] + t * (y[i] - yprev[i]);
                 w = w1;
-                its = set_param(h, w, err, errlen) ? -2 : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen);
+                its = br_hb_set_param(h, w, err, errlen) ? -2 : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen);
                 if (its == -2) {
                     rc = -2;
                     break;
@@ -1401,168 +681,4 @@ int br_hbm_curve_level(br_hbm *h, double f, double l0, double l1, int points, in
     const int rc = curve(h, l0, l1, points, 0.0, progress, r, warning, wlen, err, errlen);
     h->plevel = 0;
     return rc;
-}
-
-int br_hbm_main(int argc, char **argv)
-{
-    hb_opts o;
-    const int prc = parse_args(argc, argv, &o);
-    if (prc) return prc == 1 ? 0 : 2;
-    char err[2048];
-    size_t len = 0;
-    char *text = br_read_text(o.scen, &len, err, sizeof err);
-    if (!text) {
-        fprintf(stderr, "%s\n", err);
-        return 2;
-    }
-    br_model *m = br_scenario_load(o.scen, o.sets, o.nsets, err, sizeof err);
-    int bad = 1;
-    hb *hp = m ? br_hbm_create(m, text, len, (int)o.H, (int)o.N, (int)o.maxper, o.tol, o.ncols, o.cols, &bad, err,
-                             sizeof err)
-               : NULL;
-    free(text);
-    if (!hp) {
-        fprintf(stderr, "%s\n", err);
-        br_model_free(m);
-        return bad ? 2 : 1;
-    }
-    hb *const h = hp;
-    /* with --levels a leading column holds the level; the levels' curves follow one another */
-    /* with --levels (or a curve in the level) a leading column holds the level; the levels' curves follow one
-     * another */
-    const int lc = o.nlev > 0 || o.have_at, nlev = o.nlev > 0 ? o.nlev : 1;
-    const int width = lc + br_hbm_row_width(h);
-    long lstart[HB_MAXLEV + 1] = {0};
-    br_hbm_rows rows = {.lead = lc, .keep = o.stability};
-    if (o.stability && floq_dim(h) > HB_FLOQ_MAX) {
-        fprintf(stderr, "bristle hbm: --stability: the monodromy matrix would have %ld states (2 x %d DOFs and %ld contact "
-                        "states), more than %d\n", floq_dim(h), h->s.ndof, h->aft.nstate, HB_FLOQ_MAX);
-        br_hbm_free(h), br_model_free(m);
-        return 2;
-    }
-    char dir[1024], stage[1100];
-    if (o.out) snprintf(dir, sizeof dir, "%s", o.out);
-    else snprintf(dir, sizeof dir, "runs/%s-hbm", m->name);
-    if (br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
-        fprintf(stderr, "bristle hbm: %s\n", err);
-        br_hbm_free(h), br_model_free(m);
-        return 1;
-    }
-    const double t_start = br_wall_seconds();
-    const int tty = isatty(2) && !o.quiet;
-    int rc = 0;
-    char warning[1024] = "";
-    const char *status = "complete";
-    if (o.have_at) {
-        rc = br_hbm_curve_level(h, o.at, o.l0, o.l1, (int)o.points, tty, &rows, warning, sizeof warning, err, sizeof err);
-        if (rc == -3) status = "stopped";
-    }
-    for (int lv = 0; lv < nlev && rc == 0 && !o.have_at; lv++) {
-        const double level = o.nlev ? o.levels[lv] : 1.0;
-        br_hbm_set_level(h, level);
-        lstart[lv] = rows.n; /* each level's curve on its own, from the linear response at F0 */
-        rc = br_hbm_curve(h, o.f0, o.f1, (int)o.points, level, tty, &rows, warning, sizeof warning, err, sizeof err);
-        if (rc == -3) {
-            status = "stopped";
-            if (lc) snprintf(warning + strlen(warning), sizeof warning - strlen(warning), " (level %g; later levels not run)", level);
-        }
-    }
-    br_hbm_set_level(h, 1.0);
-    const long np = rows.n;
-    lstart[nlev] = np;
-    const double wall = br_wall_seconds() - t_start;
-    const int failed = rc == -2 || rc == -1;
-    if (failed) {
-        fprintf(stderr, "bristle hbm: %s\n", *err ? err : "no convergence");
-        status = "failed";
-    }
-    /* the AFT's counts as the curve left them: --stability and --check evaluate it again, outside wall */
-    const br_hbm_aft cnt = h->aft;
-    /* --stability: every point's largest Floquet multiplier (NaN where its computation failed) and periodicity
-     * defect */
-    double *mu = NULL, mu_wall = 0.0, defect = 0.0;
-    if (o.stability && !failed && np > 0) {
-        const double t_mu = br_wall_seconds();
-        mu = malloc((size_t)np * sizeof(double));
-        for (long p = 0; mu && p < np; p++) {
-            const double *sv = rows.sol + p * (h->nu + 2);
-            double fq[2];
-            h->w = sv[0], h->lev = sv[1];
-            memcpy(h->y, sv + 2, (size_t)h->nu * sizeof(double));
-            if (tty) fprintf(stderr, "\rhbm: stability at %.6g Hz, point %ld of %ld   ", sv[0] / (2 * M_PI), p + 1, np);
-            *err = 0;
-            if (floquet(h, m, fq, err, sizeof err)) {
-                mu[p] = NAN;
-                if (!strstr(warning, "Floquet"))
-                    snprintf(warning + strlen(warning), sizeof warning - strlen(warning), "%sno Floquet multipliers at %.9g Hz: %.400s",
-                             *warning ? "; " : "", sv[0] / (2 * M_PI), err);
-            } else mu[p] = fq[0], defect = fmax(defect, fq[1]);
-        }
-        if (tty) fprintf(stderr, "\n");
-        if (!mu) snprintf(warning + strlen(warning), sizeof warning - strlen(warning), "%sout of memory for --stability",
-                          *warning ? "; " : "");
-        mu_wall = br_wall_seconds() - t_mu;
-    }
-    /* frf.csv, the plots, the summary */
-    char path[1200];
-    snprintf(path, sizeof path, "%s/frf.csv", stage);
-    FILE *fp = fopen(path, "w");
-    double *line = malloc((size_t)(width + 2) * sizeof(double));
-    if (fp && line) {
-        header_names(h, fp, lc ? "level" : NULL);
-        fprintf(fp, "%s\n", mu ? ",floquet_max,stable" : "");
-        for (long p = 0; p < np; p++) {
-            memcpy(line, rows.v + p * width, (size_t)width * sizeof(double));
-            if (mu) line[width] = mu[p], line[width + 1] = mu[p] >= 0 ? (double)(mu[p] <= 1.0 + HB_FLOQ_TOL) : NAN;
-            br_output_csv_row(line, width + (mu ? 2 : 0), fp);
-        }
-    }
-    int wrc = fp && line ? 0 : -1;
-    if (fp && fclose(fp)) wrc = -1;
-    free(line);
-    if (np > 0 && o.have_at) plots_level(stage, h, rows.v, width, np, o.at, o.l0, o.l1);
-    else if (np > 0) plots(stage, h, rows.v, width, o.nlev ? o.levels : NULL, nlev, lstart, mu);
-    snprintf(path, sizeof path, "%s/summary.json", stage);
-    /* --check: the peak's periodic state integrated in time */
-    double chk[5], *chkp = NULL;
-    if (o.check && !failed && np > 0) {
-        at_peak(h);
-        double r3[3];
-        if (check_by_run(h, m, (int)o.check, r3, err, sizeof err)) { /* said so; the curve stands */
-            fprintf(stderr, "bristle hbm: the check by a run failed: %s\n", err);
-            snprintf(warning + strlen(warning), sizeof warning - strlen(warning), "%sthe check by a run failed: %.600s",
-                     *warning ? "; " : "", err);
-        } else {
-            chk[0] = h->wpk / (2 * M_PI), chk[1] = (double)o.check, chk[2] = r3[0], chk[3] = r3[1], chk[4] = r3[2], chkp = chk;
-            if (!o.quiet)
-                printf("bristle hbm: check at %.6g Hz: %s's first harmonic %.6g by harmonic balance; a run from that state %.6g "
-                       "over its first period, %.6g over its %ld-th (%+.3g %%): %s\n",
-                       chk[0], h->col[0].name, r3[0], r3[1], r3[2], o.check, 100 * (r3[2] / r3[0] - 1), check_verdict(chk));
-        }
-    }
-    h->aft.evals = cnt.evals, h->aft.periods = cnt.periods, h->aft.max_periods_seen = cnt.max_periods_seen;
-    h->aft.capped = cnt.capped, h->aft.extrapolated = cnt.extrapolated, h->aft.updates = cnt.updates;
-    if (write_summary(path, h, &o, np, rows.folds, rows.nfold, wall, status, warning, chkp, mu, mu_wall, defect)) wrc = -1;
-    if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
-        fprintf(stderr, "bristle hbm: %s\n", err);
-        wrc = -1;
-    }
-    if (!o.quiet && !failed && np > 0 && o.have_at)
-        printf("bristle hbm: %ld points at %g Hz from level %g to %g in %.3g s (%ld Newton iterations, %ld AFT periods, "
-               "%.3g field updates/s)%s%s -> %s\n",
-               np, o.at, o.l0, rows.v[(np - 1) * width], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
-               *warning ? "; " : "", warning, dir);
-    else if (!o.quiet && !failed && np > 0)
-        printf("bristle hbm: %ld points from %g to %g Hz in %.3g s (%ld Newton iterations, %ld AFT periods, "
-               "%.3g field updates/s)%s%s -> %s\n",
-               np, o.f0, rows.v[(np - 1) * width + lc], wall, h->newton, h->aft.periods, wall > 0 ? h->aft.updates / wall : 0.0,
-               *warning ? "; " : "", warning, dir);
-    if (!o.quiet && mu) {
-        long nun = 0;
-        for (long p = 0; p < np; p++) nun += mu[p] > 1.0 + HB_FLOQ_TOL;
-        printf("bristle hbm: stability of %ld points in %.3g s (%ld states): %ld unstable\n", np, mu_wall, floq_dim(h), nun);
-    }
-    br_hbm_free(h), br_model_free(m);
-    free(rows.v), free(rows.sol), free(mu);
-    return failed || wrc ? 1 : 0;
 }

@@ -1,0 +1,384 @@
+/* hbm_check.c: a harmonic balance point checked in the time domain (in: the solver at a converged
+ * point, the model; out: the response of a run started on the point, its drift over the periods, and
+ * the Floquet multipliers of the monodromy matrix by time integration). */
+#include <complex.h>
+
+#include <lapacke.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/hbm_internal.h"
+#include "step/checkpoint.h"
+
+/* ---- a point of the curve checked by time integration ---- */
+
+/* fn -> the time after which it no longer changes but periodically (the end of its ramps) */
+static double tf_settled(const br_timefn *fn)
+{
+    double t = fn->kind == BR_TF_RAMP ? fn->t1 : 0.0;
+    if (fn->amp) t = fmax(t, tf_settled(fn->amp));
+    for (int k = 0; k < fn->nterm; k++) t = fmax(t, tf_settled(&fn->term[k]));
+    return t;
+}
+
+/* fn, f [Hz] -> every harmonic in it driven at f (as harmonic balance drives it) */
+static void tf_drive_at(br_timefn *fn, double f)
+{
+    if (fn->kind == BR_TF_HARMONIC) fn->f = f;
+    for (int k = 0; k < fn->nterm; k++) tf_drive_at(&fn->term[k], f);
+}
+
+/* run data d, its bodies' positions at creation x0 -> the DOF vector u of the harmonic-balance system */
+static void run_dofs(const hb *h, const br_data *d, const double *x0, double *u)
+{
+    const br_hbm_sys *s = &h->s;
+    for (int i = 0; i < s->nst; i++) u[i] = d->ga->u[i];
+    for (int b = 0; b < s->m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * b + j] >= 0) u[s->bdof[3 * b + j]] = d->x[3 * b + j] - x0[3 * b + j];
+}
+
+/* column c of the run's state (as column_values' first harmonic reads the solution) */
+static double run_column(const hb *h, int c, const double *u)
+{
+    double x = 0.0;
+    for (int t = 0; t < h->col[c].n; t++) x += h->col[c].coef[t] * u[h->lin.out[h->col[c].idx[t]]];
+    return x;
+}
+
+/* period T, the model's step dt -> the step no longer than dt that makes T a whole number of steps (their count in
+ * *K): a run from a periodic state then lands on the phase it started from */
+static double whole_period_step(double T, double dt, long *K)
+{
+    *K = (long)ceil(T / dt - 1e-9);
+    if (*K < 1) *K = 1;
+    return T / (double)*K;
+}
+
+/* solver at a solution (h->y at h->w), the model -> *dout: the model's data (CPU) at the solution's periodic state
+ * at t = 0 of a period: every DOF's displacement, velocity and acceleration from the harmonics
+ * (Z_k Q_k = F_k + G_k), a free body's last acceleration too, the contact field's states those the AFT ends its
+ * period with, the time a whole number of periods after the loads' and prescribed normal forces' ramps; *x0out the bodies' positions at creation (run_dofs' origin), amp (NULL, or n)
+ * each DOF's sum over k >= 1 of |Q_k|; the model's loads are driven at h->w from here on; its step m->dt must
+ * divide the period (whole_period_step); 0, or -1 with err */
+static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, double *amp, char *err, size_t errlen)
+{
+    const br_hbm_sys *s = &h->s;
+    const int n = s->ndof, nl = s->nnl, H = h->H;
+    const double w = h->w, T = 2 * M_PI / w;
+    *dout = NULL, *x0out = NULL;
+    if (br_hb_set_param(h, w, err, errlen) || br_hb_residual(h, h->y, w, h->R, err, errlen)) return -1; /* the AFT's states */
+    double complex *Z = malloc((size_t)n * n * sizeof *Z), *q = malloc((size_t)n * sizeof *q);
+    double *u = calloc((size_t)3 * n + 1, sizeof(double)), *v = u + n, *acc = u + 2 * n, *x0 = NULL, *st = NULL;
+    int *piv = malloc((size_t)n * sizeof(int)), rc = -1;
+    br_data *d = NULL;
+    if (!Z || !q || !u || !piv) {
+        snprintf(err, errlen, "hbm: out of memory for a run from the periodic state");
+        goto out;
+    }
+    if (amp)
+        for (int a = 0; a < n; a++) amp[a] = 0.0;
+    for (int k = 0; k <= H; k++) {
+        const double complex iw = I * k * w;
+        for (size_t e = 0; e < (size_t)n * n; e++) Z[e] = s->K[e] + iw * s->C[e] + iw * iw * s->M[e];
+        for (int a = 0; a < n; a++) q[a] = k == 0 ? s->f0[a] : k == 1 ? h->lev * (s->fc[a] - I * s->fs[a]) : 0.0;
+        for (int i = 0; i < nl; i++)
+            q[s->nl[i]] += k == 0 ? h->G[i] : h->G[(2 * k - 1) * nl + i] + I * h->G[2 * k * nl + i];
+        if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, 1, (lapack_complex_double *)Z, n, piv, (lapack_complex_double *)q, n)) {
+            snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz", k, w / (2 * M_PI));
+            goto out;
+        }
+        for (int a = 0; a < n; a++) u[a] += creal(q[a]), v[a] += creal(iw * q[a]), acc[a] += creal(iw * iw * q[a]);
+        if (amp && k > 0)
+            for (int a = 0; a < n; a++) amp[a] += cabs(q[a]);
+    }
+    double t0 = 0.0; /* the end of the loads' ramps and the prescribed normal forces' */
+    for (int l = 0; l < m->nload; l++) t0 = fmax(t0, tf_settled(&m->load[l].mag));
+    for (int c = 0; c < m->nset; c++)
+        if (m->cset[c].prescribed) t0 = fmax(t0, tf_settled(&m->cset[c].normal_force));
+    for (int l = 0; l < m->nload; l++) tf_drive_at(&m->load[l].mag, w / (2 * M_PI));
+    d = br_data_create(m, BR_BACKEND_CPU, err, errlen);
+    x0 = malloc((size_t)3 * (m->nbody + 1) * sizeof(double));
+    st = malloc((size_t)(h->aft.nstate + 1) * sizeof(double));
+    if (!d || !x0 || !st) {
+        if (d) snprintf(err, errlen, "hbm: out of memory for a run from the periodic state");
+        goto out;
+    }
+    memcpy(x0, d->x, (size_t)3 * m->nbody * sizeof(double));
+    /* the step count carries the time (br_step: t = step h), so the loads' ramps stay ended */
+    d->step = (long)ceil(t0 / T + 1e-9) * lround(T / m->dt);
+    d->t = (double)d->step * m->dt;
+    for (int i = 0; i < s->nst; i++) d->ga->u[i] = u[i], d->ga->v[i] = v[i], d->ga->a[i] = acc[i];
+    for (int b = 0; b < m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * b + j] >= 0) {
+                const int k = s->bdof[3 * b + j];
+                d->x[3 * b + j] = x0[3 * b + j] + u[k], d->v[3 * b + j] = v[k], d->acc[6 * b + j] = acc[k];
+            }
+    for (int c = 0; c < m->nset; c++)
+        if (br_field_get_state(h->aft.field, c, st) || br_field_set_state(d->field, c, st)) {
+            snprintf(err, errlen, "hbm: the contact states of set %d could not be carried into the run", c);
+            goto out;
+        }
+    rc = 0;
+out:
+    if (rc) br_data_free(d), free(x0);
+    else *dout = d, *x0out = x0;
+    free(Z), free(q), free(u), free(piv), free(st);
+    return rc;
+}
+
+/* solver at a solution (y at frequency w), the model (its loads are driven at w from here on), periods P ->
+ * the model integrated in time (`bristle run`'s step) for P periods from the solution's periodic state
+ * (periodic_data); out[0] the first column's first harmonic by harmonic balance, out[1], out[2] fitted (least
+ * squares, mean, cos, sin) over the run's first and last period; 0, or -1 with err */
+int br_hb_check_by_run(hb *h, br_model *m, int periods, double *out, char *err, size_t errlen)
+{
+    const double w = h->w, T = 2 * M_PI / w, dt0 = m->dt;
+    br_data *d = NULL;
+    double *x0 = NULL, *u = malloc((size_t)(h->s.ndof + 1) * sizeof(double));
+    int rc = -1;
+    if (!u) {
+        snprintf(err, errlen, "hbm: out of memory for the check by a run");
+        goto out;
+    }
+    long K;
+    m->dt = whole_period_step(T, dt0, &K);
+    if (periodic_data(h, m, &d, &x0, NULL, err, errlen)) goto out;
+    /* least squares of the first column over the first and the last period: x = c0 + a cos + b sin */
+    double S[2][12] = {{0}};
+    const double tstart = d->t;
+    for (long k = 1; k <= periods * K; k++) {
+        if (br_step(m, d, err, errlen)) goto out;
+        const int which = k <= K ? 0 : k > (periods - 1) * K ? 1 : -1;
+        if (which < 0) continue;
+        run_dofs(h, d, x0, u);
+        const double x = run_column(h, 0, u), r[3] = {1.0, cos(w * (d->t - tstart)), sin(w * (d->t - tstart))};
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b < 3; b++) S[which][3 * a + b] += r[a] * r[b];
+            S[which][9 + a] += r[a] * x;
+        }
+    }
+    double row[66];
+    br_hb_column_values(h, &h->col[0], row, NULL);
+    out[0] = row[1];
+    for (int k = 0; k < 2; k++) {
+        int p3[3];
+        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, 3, 1, S[k], 3, p3, S[k] + 9, 3)) {
+            snprintf(err, errlen, "hbm: the check by a run has too few steps a period");
+            goto out;
+        }
+        out[1 + k] = hypot(S[k][10], S[k][11]);
+    }
+    rc = 0;
+out:
+    m->dt = dt0;
+    br_data_free(d);
+    free(u), free(x0);
+    return rc;
+}
+
+/* ---- stability: the monodromy matrix of one period by time integration ---- */
+
+/* solver after a curve -> its present solution the one where the first column's first harmonic peaked */
+void br_hb_at_peak(hb *h)
+{
+    memcpy(h->y, h->ypk, (size_t)h->nu * sizeof(double));
+    h->w = h->wpk;
+}
+
+/* the run's state as the map over a period sees it: x = (u (n), v (n), z (the contact states, set by set)) */
+long br_hb_floq_dim(const hb *h) { return 2L * h->s.ndof + h->aft.nstate; }
+
+/* data d, origin x0 -> x (floq_dim); 0, or -1 (the field's states not readable) */
+static int floq_gather(const hb *h, br_data *d, const double *x0, double *x)
+{
+    const br_hbm_sys *s = &h->s;
+    const int n = s->ndof;
+    run_dofs(h, d, x0, x);
+    for (int i = 0; i < s->nst; i++) x[n + i] = d->ga->v[i];
+    for (int b = 0; b < s->m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * b + j] >= 0) x[n + s->bdof[3 * b + j]] = d->v[3 * b + j];
+    double *z = x + 2 * n;
+    for (int c = 0; c < s->m->nset; c++) {
+        if (br_field_get_state(d->field, c, z)) return -1;
+        z += (long)br_law_nstate(h->aft.desc[c].law, &h->aft.desc[c].fric) * h->aft.desc[c].npoints;
+    }
+    return 0;
+}
+
+/* x (floq_dim), origin x0 -> d's DOFs, velocities and contact states; 0 or -1 */
+static int floq_scatter(const hb *h, br_data *d, const double *x0, const double *x)
+{
+    const br_hbm_sys *s = &h->s;
+    const int n = s->ndof;
+    for (int i = 0; i < s->nst; i++) d->ga->u[i] = x[i], d->ga->v[i] = x[n + i];
+    for (int b = 0; b < s->m->nbody; b++)
+        for (int j = 0; j < 3; j++)
+            if (s->bdof[3 * b + j] >= 0)
+                d->x[3 * b + j] = x0[3 * b + j] + x[s->bdof[3 * b + j]], d->v[3 * b + j] = x[n + s->bdof[3 * b + j]];
+    const double *z = x + 2 * n;
+    for (int c = 0; c < s->m->nset; c++) {
+        if (br_field_set_state(d->field, c, z)) return -1;
+        z += (long)br_law_nstate(h->aft.desc[c].law, &h->aft.desc[c].fric) * h->aft.desc[c].npoints;
+    }
+    return 0;
+}
+
+/* the snapshot (buf, len) -> d as it was when the snapshot was taken; 0 or -1 */
+static int floq_restore(const br_model *m, br_data *d, char *buf, size_t len)
+{
+    br_ckpt c = {.fp = fmemopen(buf, len, "r"), .writing = 0};
+    if (!c.fp) return -1;
+    const int rc = br_data_checkpoint(m, d, &c);
+    fclose(c.fp);
+    return rc;
+}
+
+/* d, K steps -> d integrated over them; 0, or -1 with err */
+static int floq_steps(const br_model *m, br_data *d, long K, char *err, size_t errlen)
+{
+    for (long k = 0; k < K; k++)
+        if (br_step(m, d, err, errlen)) return -1;
+    return 0;
+}
+
+/* model, snapshot (buf, len) of its periodic data, origin x0, perturbations e, the unperturbed period's end xb,
+ * K steps, columns j0 <= j < j1 -> those columns of the monodromy matrix M (dim rows each) by forward
+ * differences, on data of their own; 0, or -1 with err */
+static int floq_columns(const hb *h, const br_model *m, char *buf, size_t len, const double *x0, const double *e,
+                        const double *xb, long K, long j0, long j1, double *M, char *err, size_t errlen)
+{
+    const long dim = br_hb_floq_dim(h);
+    br_data *d = br_data_create(m, BR_BACKEND_CPU, err, errlen);
+    double *x = malloc((size_t)(dim + 1) * sizeof(double));
+    int rc = d && x ? 0 : -1;
+    if (d && !x) snprintf(err, errlen, "hbm: out of memory for the monodromy matrix");
+    for (long j = j0; j < j1 && rc == 0; j++) {
+        if (floq_restore(m, d, buf, len) || floq_gather(h, d, x0, x)) {
+            snprintf(err, errlen, "hbm: the periodic state could not be restored for the monodromy matrix");
+            rc = -1;
+            break;
+        }
+        x[j] += e[j];
+        if (floq_scatter(h, d, x0, x) || floq_steps(m, d, K, err, errlen) || floq_gather(h, d, x0, x)) {
+            if (!*err) snprintf(err, errlen, "hbm: a perturbed period of the monodromy matrix failed");
+            rc = -1;
+            break;
+        }
+        for (long i = 0; i < dim; i++) M[(size_t)j * dim + i] = (x[i] - xb[i]) / e[j];
+    }
+    br_data_free(d);
+    free(x);
+    return rc;
+}
+
+/* solver at a solution (h->y at h->w), the model -> out[0] the largest modulus of the Floquet multipliers of the
+ * periodic state: the eigenvalues of the monodromy matrix, the run's map over one period (`bristle run`'s step,
+ * shortened so that a whole number K of them make the period) differentiated by forward differences in every
+ * DOF's displacement and velocity and every contact state, on every thread; out[1] the periodicity defect (the
+ * unperturbed period's largest change of a displacement, over that DOF's harmonic amplitude); the
+ * model's loads are driven at h->w from here on; 0, or -1 with err */
+int br_hb_floquet(hb *h, br_model *m, double *out, char *err, size_t errlen)
+{
+    const int n = h->s.ndof;
+    const long dim = br_hb_floq_dim(h);
+    const double T = 2 * M_PI / h->w, dt0 = m->dt;
+    long K;
+    const double dtK = whole_period_step(T, dt0, &K);
+    br_data *d = NULL;
+    double *x0 = NULL, *amp = malloc((size_t)(n + 1) * sizeof(double));
+    double *x = malloc((size_t)(3 * dim + 1) * sizeof(double)), *xb = x + dim, *e = x + 2 * dim;
+    double *M = malloc((size_t)dim * dim * sizeof(double)), *wr = malloc((size_t)(2 * dim + 1) * sizeof(double)), *wi = wr + dim;
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = -1;
+    if (!amp || !x || !M || !wr) {
+        snprintf(err, errlen, "hbm: out of memory for the monodromy matrix (%ld states)", dim);
+        goto out;
+    }
+    m->dt = dtK;
+    if (periodic_data(h, m, &d, &x0, amp, err, errlen)) goto out;
+    br_ckpt c = {.fp = open_memstream(&buf, &len), .writing = 1};
+    const int kept = c.fp && br_data_checkpoint(m, d, &c) == 0;
+    if (c.fp) fclose(c.fp);
+    if (!kept || floq_gather(h, d, x0, x)) {
+        snprintf(err, errlen, "hbm: the periodic state could not be kept for the monodromy matrix");
+        goto out;
+    }
+    /* perturbations: HB_FLOQ_EPS of each DOF's harmonic amplitude (at least 1e-3 of the largest's), w times that
+     * for its velocity, and of each contact state's largest value over its set's points (a state of a law may
+     * be a displacement or a velocity; at least 1e-3 of the set's largest) */
+    double umax = 0;
+    for (int a = 0; a < n; a++) umax = fmax(umax, amp[a]);
+    if (!(umax > 0)) umax = 1e-9;
+    for (int a = 0; a < n; a++) e[a] = HB_FLOQ_EPS * fmax(amp[a], 1e-3 * umax), e[n + a] = h->w * e[a];
+    for (long c = 0, j = 2 * n; c < m->nset; c++) {
+        const int ns = br_law_nstate(h->aft.desc[c].law, &h->aft.desc[c].fric);
+        const long np = h->aft.desc[c].npoints;
+        double all = 0, *zs = x + j;
+        for (long i = 0; i < ns * np; i++) all = fmax(all, fabs(zs[i]));
+        for (int k = 0; k < ns; k++) {
+            double big = 0;
+            for (long i = 0; i < np; i++) big = fmax(big, fabs(zs[k * np + i]));
+            big = fmax(big, 1e-3 * all);
+            if (!(big > 0)) big = 1e-3 * umax;
+            for (long i = 0; i < np; i++) e[j + k * np + i] = HB_FLOQ_EPS * big;
+        }
+        j += ns * np;
+    }
+    /* the unperturbed period and its defect */
+    if (floq_steps(m, d, K, err, errlen) || floq_gather(h, d, x0, xb)) {
+        if (!*err) snprintf(err, errlen, "hbm: the period of the monodromy matrix failed");
+        goto out;
+    }
+    double defect = 0;
+    for (int a = 0; a < n; a++) defect = fmax(defect, fabs(xb[a] - x[a]) / fmax(amp[a], 1e-3 * umax));
+    int bad = 0;
+#pragma omp parallel
+    {
+        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        char terr[512] = "";
+        if (floq_columns(h, m, buf, len, x0, e, xb, K, dim * t / nt, dim * (t + 1) / nt, M, terr, sizeof terr))
+#pragma omp critical(hbm_floquet)
+        {
+            if (!bad) snprintf(err, errlen, "%s", terr);
+            bad = 1;
+        }
+    }
+    if (bad) goto out;
+    if (LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', 'N', (int)dim, M, (int)dim, wr, wi, NULL, 1, NULL, 1)) {
+        snprintf(err, errlen, "hbm: the monodromy matrix's eigenvalues did not converge at %.9g Hz", h->w / (2 * M_PI));
+        goto out;
+    }
+    double mu = 0;
+    for (long j = 0; j < dim; j++) mu = fmax(mu, hypot(wr[j], wi[j]));
+    out[0] = mu, out[1] = defect;
+    rc = 0;
+out:
+    m->dt = dt0;
+    br_data_free(d);
+    free(x0), free(amp), free(x), free(M), free(wr), free(buf);
+    return rc;
+}
+
+int br_hbm_peak_floquet(br_hbm *h, br_model *m, double *mu, char *err, size_t errlen)
+{
+    if (h->pk < 0) {
+        snprintf(err, errlen, "hbm: no curve, so no peak");
+        return -1;
+    }
+    if (br_hb_floq_dim(h) > HB_FLOQ_MAX) {
+        snprintf(err, errlen, "hbm: the monodromy matrix would have %ld states, more than %d", br_hb_floq_dim(h), HB_FLOQ_MAX);
+        return -1;
+    }
+    br_hb_at_peak(h);
+    double fq[2];
+    if (br_hb_floquet(h, m, fq, err, errlen)) return -1;
+    *mu = fq[0];
+    return 0;
+}

@@ -1,0 +1,87 @@
+/* hbm_internal.h: the harmonic balance solver's state (struct br_hbm) and what its files share (in:
+ * the solver; out: the continuation's parameter, columns, the curve's checks). Private to
+ * analysis/hbm*.c. */
+#ifndef BR_HBM_INTERNAL_H
+#define BR_HBM_INTERNAL_H
+
+#include "analysis/hbm.h"
+#include "step/sim.h"
+
+#define HB_MAXCOL 64
+#define HB_MAXLEV 32
+
+/* an output column: a body's displacement along x, y or z, as a sum over DOFs */
+typedef struct hb_col {
+    char name[BR_NAME_MAX + 4];
+    int n;
+    int idx[6];     /* into the output DOF list */
+    double coef[6];
+} hb_col;
+
+struct br_hbm {
+    br_hbm_sys s;
+    br_hbm_lin lin;
+    br_hbm_aft aft;
+    int H, N, nu, ncol;
+    hb_col col[HB_MAXCOL];
+    double *G, *R, *Rt, *J, *Jw, *A, *b, *yt, *yp; /* yp: the predictor */
+    double *dR;     /* Broyden's residual of the secant condition */
+    int *piv;
+    long newton, jacobians, broyden, turned_back;
+    double ytol;    /* convergence: the mean's residual |R_0| <= ytol (a displacement) ... */
+    double ytol1;   /* ... and the oscillating harmonics' |R_k>=1| <= ytol1 */
+    double tol;     /* ytol = tol times the mean's largest harmonic, ytol1 tol times the oscillation's (neither
+                     * below 1e-10 of the other block's size); the AFT's period tolerance tol / 10 */
+    double *y, w;   /* the present solution */
+    int jvalid;     /* 1: J (and Jw) were taken near the present iterate and may be reused (chord steps) */
+    int have;       /* 1 once a point has converged */
+    double lev;     /* the excitation level: every harmonic load times lev (1 as the scenario has it) */
+    int plevel;     /* the continuation's parameter p: 0 the base frequency w [rad/s], 1 the level at w = wfix */
+    double wfix;
+    double *ypk, wpk, pk; /* the solution where the first column's first harmonic peaked on the last curve */
+};
+typedef struct br_hbm hb;
+
+/* --stability: a point whose largest Floquet multiplier exceeds 1 + HB_FLOQ_TOL in modulus is unstable. The
+ * forward differences are good to about 1e-6 of a multiplier; a friction contact's stuck states are close to
+ * neutral (a Jenkins element's exactly: its multipliers are 1), so the margin is 1e-3 */
+#define HB_FLOQ_TOL 1e-3
+#define HB_FLOQ_EPS 1e-5 /* the perturbations' size, relative (S5c: the same multipliers to 1e-7 from 1e-6 to 1e-4; 1e-8
+                          * is roundoff's: a false 1.6) */
+#define HB_FLOQ_MAX 4000 /* states (2 per DOF, and the contact states) the monodromy matrix may have */
+
+/* the continuation's parameter p (a frequency [rad/s], or the level at h->wfix) -> the linear part at its
+ * frequency, h->lev at its level; 0 or -1 */
+int br_hb_set_param(hb *h, double p, char *err, size_t errlen);
+
+/* y, parameter p -> R (nu), the contact force harmonics in h->G */
+int br_hb_residual(hb *h, const double *y, double p, double *R, char *err, size_t errlen);
+
+/* the solution at w (h->G its contact forces) -> per column the harmonics' amplitudes (row[0..H]: h0
+ * signed, then |Q_k|) and the peak-to-peak (row[H + 1]) */
+void br_hb_column_values(hb *h, const hb_col *c, double *row, double *arg1);
+
+/* the header's names without the line's end */
+void br_hb_header_names(const br_hbm *h, FILE *fp, const char *lead);
+
+/* solver at a solution (y at frequency w), the model (its loads are driven at w from here on), periods P ->
+ * the model integrated in time (`bristle run`'s step) for P periods from the solution's periodic state
+ * (periodic_data); out[0] the first column's first harmonic by harmonic balance, out[1], out[2] fitted (least
+ * squares, mean, cos, sin) over the run's first and last period; 0, or -1 with err */
+int br_hb_check_by_run(hb *h, br_model *m, int periods, double *out, char *err, size_t errlen);
+
+/* solver after a curve -> its present solution the one where the first column's first harmonic peaked */
+void br_hb_at_peak(hb *h);
+
+/* the run's state as the map over a period sees it: x = (u (n), v (n), z (the contact states, set by set)) */
+long br_hb_floq_dim(const hb *h);
+
+/* solver at a solution (h->y at h->w), the model -> out[0] the largest modulus of the Floquet multipliers of the
+ * periodic state: the eigenvalues of the monodromy matrix, the run's map over one period (`bristle run`'s step,
+ * shortened so that a whole number K of them make the period) differentiated by forward differences in every
+ * DOF's displacement and velocity and every contact state, on every thread; out[1] the periodicity defect (the
+ * unperturbed period's largest change of a displacement, over that DOF's harmonic amplitude); the
+ * model's loads are driven at h->w from here on; 0, or -1 with err */
+int br_hb_floquet(hb *h, br_model *m, double *out, char *err, size_t errlen);
+
+#endif
