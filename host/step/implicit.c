@@ -139,6 +139,17 @@ static int spring_in_system(const br_model *m, const br_data *d, int k)
     return in;
 }
 
+/* body B (world inertia Iw), DOF j, the diagonal stiffness k and damping c acting on it, h, the largest
+ * W^2 so far -> the larger of it and this DOF's, max(h^2 |k| / m_j, (h |c| / m_j)^2) (m_j the mass or
+ * the inertia about axis j); a locked DOF, or one without mass, does not move and adds nothing */
+static double dof_w2(const br_body *B, const double Iw[9], int j, double k, double c, double h, double W2)
+{
+    const double mj = j < 3 ? B->mass : Iw[4 * (j - 3)];
+    if (!(mj > 0.0) || (B->lock & (1 << j))) return W2;
+    const double wk = h * h * fabs(k) / mj, wc = h * fabs(c) / mj;
+    return fmax(W2, fmax(wk, wc * wc));
+}
+
 /* spring linearization D, K, C (nd rows), step h, frames -> W^2, the larger of h^2 (D^T K D)_jj / m_j
  * and (h (D^T C D)_jj / m_j)^2 over its free bodies' unlocked DOFs (as blended_gamma's for a contact) */
 static double spring_w2(const br_model *m, const br_data *d, const int fr[2], const double D[2][18], const double K[9],
@@ -155,10 +166,7 @@ static double spring_w2(const br_model *m, const br_data *d, const int fr[2], co
             for (int a = 0; a < nd; a++)
                 for (int c = 0; c < nd; c++)
                     kj += D[side][6 * a + j] * K[3 * a + c] * D[side][6 * c + j], cj += D[side][6 * a + j] * C[3 * a + c] * D[side][6 * c + j];
-            const double mj = j < 3 ? B->mass : Iw[4 * (j - 3)];
-            if (!(mj > 0.0) || (B->lock & (1 << j))) continue;
-            const double wc = h * fabs(cj) / mj;
-            W2 = fmax(W2, fmax(h * h * fabs(kj) / mj, wc * wc));
+            W2 = dof_w2(B, Iw, j, kj, cj, h, W2);
         }
     }
     return W2;
@@ -192,10 +200,7 @@ static double blended_gamma(const br_model *m, const br_data *d, double h)
                 for (int r = 0; r < 6; r++)
                     for (int cc = 0; cc < 6; cc++)
                         k += L[6 * j + r] * T->K[6 * cc + r] * L[6 * j + cc], c += L[6 * j + r] * T->C[6 * cc + r] * L[6 * j + cc];
-                const double mj = j < 3 ? B->mass : Iw[4 * (j - 3)];
-                if (!(mj > 0.0) || (B->lock & (1 << j))) continue; /* a locked DOF does not move */
-                const double wk = h * h * fabs(k) / mj, wc = h * fabs(c) / mj;
-                W2 = fmax(W2, fmax(wk, wc * wc));
+                W2 = dof_w2(B, Iw, j, k, c, h, W2);
             }
         }
     }
