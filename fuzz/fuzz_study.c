@@ -1,4 +1,4 @@
-/* fuzz_study.c: libFuzzer target for the study reader (br_study_check in host/analysis/study.c: the study
+/* fuzz_study.c: libFuzzer target for the study reader (br_study_check in host/analysis/study_read.c: the study
  * file, its base scenario, values and draws; nothing stepped). Input: the study file, written to
  * DIR/studies/fuzz.yaml in a temporary DIR whose scenarios/ and meshes/ link to the source tree's,
  * so the repository's studies (scenario: ../scenarios/...) seed it unchanged. Run with

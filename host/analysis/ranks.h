@@ -1,7 +1,8 @@
 /* ranks.h: the processes a study is split across (MPI ranks when Bristle is built with MPI and
- * started by an MPI launcher: mpirun, srun; otherwise one rank). The study engine (study.c) needs
- * only these few collective operations; without MPI they are the one-rank identities, so the same
- * code runs either way. Every call is collective: each rank makes it, in the same order. */
+ * started by an MPI launcher: mpirun, srun; otherwise one rank). The study engine (study.c,
+ * study_out.c) needs only these few collective operations; without MPI they are the one-rank
+ * identities, so the same code runs either way. Every call is collective: each rank makes it, in
+ * the same order. */
 #ifndef BR_RANKS_H
 #define BR_RANKS_H
 
