@@ -20,24 +20,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "benchmarks/baseline_aos.h"
 #include "benchmarks/plain_loop.h"
 #include "field/field_internal.h" /* BR_CPU_CHUNK */
+#include "base/outdir.h" /* br_wall_seconds */
 #include "base/parse.h"
 #include "field/patch.h"
 #ifdef BRISTLE_HAVE_CUDA
 #include "kernels/field_cuda.h"
 #endif
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 
 /* ---- peak vector rates of this machine, measured in the same run ---- */
 #if defined(__AVX512F__)
@@ -106,10 +98,10 @@ static double peak_rate(int kind, int nthreads)
     const long iters = kind == 0 || kind == 3 ? 4000000 : 400000;
     double best = 1e300, sink = 0.0;
     for (int rep = 0; rep < 3; rep++) {
-        const double t0 = now();
+        const double t0 = br_wall_seconds();
 #pragma omp parallel num_threads(nthreads) reduction(+ : sink)
         sink += peak_loop(kind, iters);
-        const double t = now() - t0;
+        const double t = br_wall_seconds() - t0;
         if (t < best) best = t;
     }
     volatile double keep = sink;
@@ -205,10 +197,10 @@ static double bench_phase(bench_stepper *s, double t0, double h, long steps, cha
 {
     for (long k = 0; k < 3; k++)
         if (bench_step(s, t0 + (double)k * h, h, err, errlen)) return -1.0;
-    const double c0 = now();
+    const double c0 = br_wall_seconds();
     for (long k = 0; k < steps; k++)
         if (bench_step(s, t0 + (double)(k + 3) * h, h, err, errlen)) return -1.0;
-    return now() - c0;
+    return br_wall_seconds() - c0;
 }
 
 /* what one law's benchmark found */
@@ -333,13 +325,13 @@ static int bench_one(const bench_opts *o, int law, bench_law *r, char *backend, 
             br_set_frame_build(&patch.desc, &fr[1], &fr[0], &sf);
             br_baseline_step(b, &sf, o->dt, &sums);
         }
-        const double t0 = now();
+        const double t0 = br_wall_seconds();
         for (long k = 0; k < bsteps; k++) {
             br_patch_frames(BENCH_T_SLIP + (double)(k + 3) * o->dt, fr);
             br_set_frame_build(&patch.desc, &fr[1], &fr[0], &sf);
             br_baseline_step(b, &sf, o->dt, &sums);
         }
-        r->base = (double)o->n * (double)bsteps / (now() - t0);
+        r->base = (double)o->n * (double)bsteps / (br_wall_seconds() - t0);
         br_baseline_destroy(b);
     }
     br_patch_free(&patch);
