@@ -19,10 +19,6 @@ import shutil
 import sys
 import tempfile
 
-# Breaches a change that is still removing them names exactly; any other breach fails, and so does
-# an entry here that no longer occurs (the list only shrinks).
-KNOWN = set()  # none left
-
 LAYERS = ["kernels", "base", "model", "field", "step", "io", "analysis", "cli"]
 MAX_LINES = 800
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -52,7 +48,7 @@ def resolve(root, src, name):
 
 def check(root):
     root = root.resolve()
-    errors, keys = [], []
+    errors = []
     files = [p for d in ("host", "kernels", "benchmarks") for p in sorted((root / d).rglob("*"))
              if p.suffix in SOURCE and p.is_file()]
     module = {}  # file -> module (path without suffix)
@@ -60,7 +56,6 @@ def check(root):
         rel = str(p.relative_to(root))
         if layer_of(rel) is None:
             errors.append("%s: not in a layer's folder (host/<%s>/)" % (rel, "|".join(LAYERS[1:])))
-            keys.append(errors[-1])
         mod = str(p.relative_to(root).with_suffix(""))
         module[p] = mod[:-len("_internal")] if mod.endswith("_internal") else mod
     edges = {}
@@ -71,10 +66,8 @@ def check(root):
             n = text.count("\n")
             if n > MAX_LINES:
                 errors.append("%s: %d lines (at most %d)" % (rel, n, MAX_LINES))
-                keys.append("%s: lines" % rel)
             if not text.lstrip().startswith("/*"):
                 errors.append("%s:1: does not open with a comment saying what goes in and out" % rel)
-                keys.append(errors[-1])
         mine = layer_of(rel)
         for m in INCLUDE.finditer(text):
             line = text.count("\n", 0, m.start()) + 1
@@ -85,7 +78,6 @@ def check(root):
             if mine and theirs and LAYERS.index(theirs) > LAYERS.index(mine):
                 errors.append("%s:%d: includes %s, a higher layer (%s above %s)"
                               % (rel, line, q.relative_to(root), theirs, mine))
-                keys.append(errors[-1])
             a, b = module[p], module[q]
             if a != b:
                 edges.setdefault(a, set()).add(b)
@@ -103,7 +95,6 @@ def check(root):
                 if cyc not in seen:
                     seen.add(cyc)
                     errors.append("circle: " + " -> ".join(cyc + (cyc[0],)))
-                    keys.append(errors[-1])
             elif state.get(w) is None:
                 visit(w)
         stack.pop()
@@ -112,13 +103,7 @@ def check(root):
     for v in sorted(set(module.values())):
         if state.get(v) is None:
             visit(v)
-    return errors, keys, len(files), sum(len(e) for e in edges.values())
-
-
-def new_breaches(root):
-    """the breaches of the tree at root that KNOWN does not name"""
-    errors, keys, _, _ = check(root)
-    return [e for e, k in zip(errors, keys) if k not in KNOWN]
+    return errors, len(files), sum(len(e) for e in edges.values())
 
 
 def self_test(root):
@@ -134,7 +119,7 @@ def self_test(root):
         t = pathlib.Path(tmp)
         for d in ("host", "kernels", "benchmarks"):
             shutil.copytree(root / d, t / d)
-        errs = new_breaches(t)
+        errs = check(t)[0]
         if errs:
             print("self-test: the tree itself fails:", errs[:3])
             return 1
@@ -142,7 +127,7 @@ def self_test(root):
             f, add = breaks[name]
             keep = (t / f).read_text()
             (t / f).write_text(keep + add)
-            errs = new_breaches(t)
+            errs = check(t)[0]
             (t / f).write_text(keep)
             print("self-test %-15s %s" % (name, "caught" if errs else "MISSED"))
             ok &= bool(errs)
@@ -150,13 +135,13 @@ def self_test(root):
         for name in ("circle", "circle2"):
             f, add = breaks[name]
             (t / f).write_text((t / f).read_text() + add)
-        errs = new_breaches(t)
+        errs = check(t)[0]
         print("self-test %-15s %s" % ("circle", "caught" if any("circle" in e for e in errs) else "MISSED"))
         ok &= any("circle" in e for e in errs)
         for f, v in keep.items():
             (t / f).write_text(v)
         (t / "host" / "stray.c").write_text("/* x */\n")
-        errs = new_breaches(t)
+        errs = check(t)[0]
         print("self-test %-15s %s" % ("outside layers", "caught" if errs else "MISSED"))
         ok &= bool(errs)
     return 0 if ok else 1
@@ -166,21 +151,14 @@ def main():
     root = pathlib.Path(__file__).resolve().parent.parent
     if "--self-test" in sys.argv:
         return self_test(root)
-    errors, keys, nfiles, nedges = check(root)
-    known = [e for e, k in zip(errors, keys) if k in KNOWN]
-    new = [e for e, k in zip(errors, keys) if k not in KNOWN]
-    gone = sorted(KNOWN - set(keys))
-    for e in known:
-        print("known (issue 51, still to do): " + e)
-    for e in new:
+    errors, nfiles, nedges = check(root)
+    for e in errors:
         print(e)
-    for k in gone:
-        print("no longer occurs, remove it from KNOWN: " + k)
-    if new or gone:
-        print("check-layers: %d breaches (rules: scripts/check-layers.py)" % (len(new) + len(gone)))
+    if errors:
+        print("check-layers: %d breaches (rules: scripts/check-layers.py)" % len(errors))
         return 1
-    print("check-layers: %d files, %d module edges, every include down or level, no new circle or file over %d lines"
-          "%s" % (nfiles, nedges, MAX_LINES, " (%d known breaches left)" % len(known) if known else ""))
+    print("check-layers: %d files, %d module edges, every include down or level, no circle, no host file over %d lines"
+          % (nfiles, nedges, MAX_LINES))
     return 0
 
 
