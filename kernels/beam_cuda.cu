@@ -146,10 +146,6 @@ extern "C" br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam
                                              br_cuda_field *field, const br_beam_store *host, char *err, size_t errlen)
 {
     br_cuda_beam *g = new br_cuda_beam();
-    if (z->nset > BR_BEAM_MAXSET) {
-        snprintf(err, errlen, "CUDA beam batch: %d contact sets a variant, at most %d", z->nset, BR_BEAM_MAXSET);
-        return FAILVAL;
-    }
     if (br_cuda_field_resident(field, &g->sf, &g->sums, &g->tans)) {
         snprintf(err, errlen, "CUDA beam batch: its field has a set that steps alone (a batch of one variant?)");
         return FAILVAL;

@@ -9,7 +9,6 @@
 #define BR_BEAM_STORE_H
 
 #include "beam_step.h"
-#include "set_result.h"
 
 /* the sizes of a variant's arrays */
 typedef struct br_beam_sizes {
@@ -64,6 +63,7 @@ BR_HD long br_beam_rec_lean(const br_beam_rec *o, int bodies, int loads, int ene
 /* a batch's arrays (host or device) */
 typedef struct br_beam_store {
     int nv, n, nset, nload, nframe;
+    double h, tau_s;             /* the step; the structure's equation time after t_n */
     br_beam_rec o;
     double *rec;                 /* nv records */
     double *vec;                 /* up vp g gext gext_prev uprev vprev: n x nv each, the variant innermost */
@@ -97,15 +97,12 @@ BR_HD void br_beam_store_var(const br_beam_store *D, const br_ga_arrays *A, long
     x->res_ref = r + D->o.res_ref, x->p_drive = r + D->o.p_drive;
     x->t = r[D->o.t];
     x->step = D->step[v];
-}
-
-/* a set's result -> the view the stages read */
-BR_HD br_bm_res br_bm_res_of(const br_set_result *q)
-{
-    br_bm_res r;
-    r.F_A = q->F_A, r.M_A = q->M_A, r.F_B = q->F_B, r.M_B = q->M_B, r.Ff_A = q->Ff_A, r.Mf_A = q->Mf_A;
-    r.N = q->N, r.P = q->P, r.E_el = q->E_el, r.E_b = q->E_b, r.P_nd = q->P_nd, r.tan = &q->tan;
-    return r;
+    /* what a beam batch's variants do not have: free bodies, springs, rotational elements, substeps */
+    x->fframes = 0, x->bq = x->f = x->tau = x->fext = x->text = x->acc = x->vpred = 0;
+    x->spring_val = x->spring_angle = x->p_spring_loss = 0;
+    x->rot_tau = x->rot_Eb = x->rot_E_upto = 0;
+    x->kf_tau = x->kf_h = 0, x->wend = x->set_geo = x->set_vs = x->err = 0;
+    x->h = D->h, x->tau_s = D->tau_s, x->h_prev = -1.0, x->gam = 1.0, x->theta_h = 0.0, x->substepping = 0;
 }
 
 /* The phases of a batch's step, in order, as BRISTLE_BEAM_TIMING reports them (each phase waited
@@ -122,8 +119,6 @@ enum {
     BR_PH_SETUP_DEVICE, BR_BEAM_NPHASE
 };
 
-#define BR_BEAM_MAXSET 16 /* a variant's set views on its thread's stack */
-
 /* model, shape, structure arrays, store, variant v -> its frames at the equation time and, where
  * sf is given, its sets' frames for the field (sf[v nset + s]) */
 BR_HD void br_beam_store_frames(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
@@ -132,6 +127,7 @@ BR_HD void br_beam_store_frames(const br_bm_model *m, const br_ga_shape *sh, con
     br_bm_var x;
     br_beam_store_var(D, A, v, &x);
     br_bm_frames(m, sh, &x);
+    br_bm_contacts_prepare(m, &x);
     for (int s = 0; sf && s < m->nset; s++) {
         const br_bm_set *cs = &m->set[s];
         br_set_frame_make(cs->surface, cs->plane_p, cs->plane_n, cs->radius, &x.frames[cs->frame_a],
@@ -150,9 +146,10 @@ BR_HD void br_beam_store_forces_pre(const br_bm_model *m, const br_ga_shape *sh,
 {
     br_bm_var x;
     br_beam_store_var(D, A, v, &x);
-    br_bm_res r[BR_BEAM_MAXSET];
-    for (int s = 0; s < m->nset; s++) r[s] = br_bm_res_of(&D->res[v * m->nset + s]);
+    const br_set_result *r = D->res + v * m->nset;
+    br_bm_load_values(m, &x);
     br_bm_loads(m, sh, &x, r, D->energy[v]);
+    if (D->energy[v]) br_bm_residual(x.en, x.res_ref);
     br_bm_accel_pre(m, sh, &x, r);
 }
 
@@ -163,8 +160,7 @@ BR_HD int br_beam_store_forces_post(const br_bm_model *m, const br_ga_shape *sh,
 {
     br_bm_var x;
     br_beam_store_var(D, A, v, &x);
-    br_bm_res r[BR_BEAM_MAXSET];
-    for (int s = 0; s < m->nset; s++) r[s] = br_bm_res_of(&D->res[v * m->nset + s]);
+    const br_set_result *r = D->res + v * m->nset;
     int code = BR_BM_SINGULAR * 256;
     if (!singular) {
         br_bm_accel_post(m, sh, &x, r);
@@ -221,6 +217,7 @@ BR_HD void br_beam_store_integrate_end(const br_bm_model *m, const br_ga_shape *
     for (int i = 0; i < sh->n; i++) wl += W[(long)i * D->nv + v];
     for (int j = 0; j < sh->n; j++) ql += Q[(long)j * D->nv + v];
     br_bm_integrate_end(m, &x, wl, ql);
+    br_bm_count_step(m, &x);
     D->rec[v * D->o.size + D->o.t] = x.t;
     D->step[v] = x.step;
 }
@@ -232,6 +229,7 @@ BR_HD void br_beam_store_integrate(const br_bm_model *m, const br_ga_shape *sh, 
     br_bm_var x;
     br_beam_store_var(D, A, v, &x);
     br_bm_integrate(m, sh, &x);
+    br_bm_count_step(m, &x);
     D->rec[v * D->o.size + D->o.t] = x.t;
     D->step[v] = x.step;
 }

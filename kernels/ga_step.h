@@ -218,6 +218,17 @@ BR_HD int br_ga_solve(const br_ga_shape *g, br_ga_var *x, const double *f, long 
     return rc;
 }
 
+/* shape, variant, block k of the contact rows, w (6) -> f += L_k^T w (stride sf): a force in those
+ * rows' coordinates as a generalized force */
+BR_HD void br_ga_row_force(const br_ga_shape *g, const br_ga_var *x, int k, const double w[6], double *f, long sf)
+{
+    for (int r = 6 * k; r < 6 * k + 6; r++) {
+        const long o = (long)r * g->n;
+        const int *col = g->Lcol + o;
+        for (int q = 0; q < g->Lcnt[r]; q++) BR_GA(f, col[q], sf) += BR_GA(x->L, o + col[q], x->sL) * w[r - 6 * k];
+    }
+}
+
 /* shape, variant after br_ga_solve -> the contact rows' changes at the equation time
  * (stride sd, nr each): du = ck L (a1 - a0), dv = cc L (a1 - a0), and
  * dm = L ((u_{n+1} - u_n) / h - v_pred) = L h ((1/2 - beta - (1-af)) a0 + beta a1) */

@@ -1,7 +1,8 @@
 /* struct_body.h: the bodies that ride on beam nodes (physics.md section 5), written once for a
  * run (host/model/beam.c, host/model/rigid.c) and for batches of variants (host/step/beam_batch.c, and a device):
  * a unit quaternion's rotation matrix and its exact advance, a body's frame from its node's
- * displacement and rotation, a force or torque on a node into the generalized force vector.
+ * displacement and rotation, a rigid body's world inertia and kinetic energy, a force or torque on
+ * a node into the generalized force vector.
  * Structure vectors are pointers with a stride (kernels/ga_step.h's convention: entry k at
  * p[k s]). Nothing here allocates. */
 #ifndef BR_STRUCT_BODY_H
@@ -100,6 +101,36 @@ BR_HD void br_sb_add_torque(const int *dof, int node, const double tau[3], doubl
         const int gt = dof[6 * node + 3 + j];
         if (gt >= 0) g[(long)gt * sg] += tau[j];
     }
+}
+
+/* attitude R, body-axes inertia Ib (row-major) -> world-axes inertia R Ib R^T */
+BR_HD void br_sb_inertia_world(const double R[9], const double Ib[9], double Iw[9])
+{
+    double T[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double s = 0;
+            for (int k = 0; k < 3; k++) s += R[3 * i + k] * Ib[3 * k + j];
+            T[3 * i + j] = s;
+        }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double s = 0;
+            for (int k = 0; k < 3; k++) s += T[3 * i + k] * R[3 * j + k];
+            Iw[3 * i + j] = s;
+        }
+}
+
+/* mass, body-axes inertia Ib, attitude R, velocity v and angular velocity w (world) -> the
+ * kinetic energy m v.v / 2 + w.(R Ib R^T w) / 2 */
+BR_HD double br_sb_kinetic(double mass, const double Ib[9], const double R[9], const double v[3], const double w[3])
+{
+    double Iw[9];
+    br_sb_inertia_world(R, Ib, Iw);
+    double T = 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) T += 0.5 * w[i] * Iw[3 * i + j] * w[j];
+    return T;
 }
 
 #endif

@@ -14,22 +14,7 @@ void br_quat_to_R(const double q[4], double R[9]) { br_sb_quat_R(q, R); }
 
 void br_quat_advance(double q[4], const double w[3], double h) { br_sb_quat_advance(q, w, h); }
 
-void br_rigid_inertia_world(const double R[9], const double Ib[9], double Iw[9])
-{
-    double T[9];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            double s = 0;
-            for (int k = 0; k < 3; k++) s += R[3 * i + k] * Ib[3 * k + j];
-            T[3 * i + j] = s;
-        }
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            double s = 0;
-            for (int k = 0; k < 3; k++) s += T[3 * i + k] * R[3 * j + k];
-            Iw[3 * i + j] = s;
-        }
-}
+void br_rigid_inertia_world(const double R[9], const double Ib[9], double Iw[9]) { br_sb_inertia_world(R, Ib, Iw); }
 
 /* symmetric positive definite A (3x3), free mask, b -> x solving the free rows/columns, x = 0 elsewhere */
 static void solve_free(const double A[9], const int freeax[3], const double b[3], double x[3])
@@ -73,12 +58,7 @@ void br_rigid_accel(const br_body *b, const double R[9], const double w[3], cons
 
 double br_rigid_kinetic(const br_body *b, const double R[9], const double v[3], const double w[3])
 {
-    double Iw[9];
-    br_rigid_inertia_world(R, b->Ib, Iw);
-    double T = 0.5 * b->mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) T += 0.5 * w[i] * Iw[3 * i + j] * w[j];
-    return T;
+    return br_sb_kinetic(b->mass, b->Ib, R, v, w);
 }
 
 void br_kframe_state(const br_kframe *k, double t, br_frame_state *out)

@@ -10,6 +10,7 @@
 #include "kernels/beam_store.h"
 #include "field/field.h"
 #include "step/ga_batch.h"
+#include "step/stages.h"
 #include "base/outdir.h" /* br_wall_seconds */
 #ifdef BRISTLE_HAVE_CUDA
 #include "kernels/beam_cuda.h"
@@ -91,7 +92,6 @@ int br_beam_batch_fits(const br_model *m, const br_data *d, char *why, size_t wh
             NO("contact set '%s' does not act on the structure", m->cset[s].name);
     }
     if (d->ga->nr != 6 * m->nset) NO("its contact rows are not six a set");
-    if (m->nset > BR_BEAM_MAXSET) NO("it has more than %d contact sets", BR_BEAM_MAXSET);
     for (int l = 0; l < m->nload; l++) {
         br_tf_flat f;
         if (m->load[l].frame < 1 || m->load[l].frame > m->nbody) NO("load '%s' is not on a body", m->load[l].name);
@@ -244,13 +244,14 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     }
     for (int s = 0; s < ns; s++) {
         const br_contact_set_desc *cs = &m0->cset[s].desc;
-        B->set[s] = (br_bm_set){.frame_a = cs->frame_a, .frame_b = cs->frame_b, .surface = cs->surface, .radius = cs->radius};
+        B->set[s] = (br_bm_set){.frame_a = cs->frame_a, .frame_b = cs->frame_b, .surface = cs->surface, .radius = cs->radius,
+                             .coupled = 1, .imp = s, .npoints = cs->npoints, .pK = cs->normal.pK};
         memcpy(B->set[s].plane_p, cs->plane_p, sizeof cs->plane_p);
         memcpy(B->set[s].plane_n, cs->plane_n, sizeof cs->plane_n);
     }
-    B->model = (br_bm_model){.nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .dof = st->dof, .X = st->X,
-                             .body_node = B->body_node, .body_q0 = B->body_q0, .body_offset = B->body_offset,
-                             .body_fg = B->body_fg, .load = B->load, .set = B->set, .h = m0->dt, .tau_s = d[0]->tau_s};
+    B->model = (br_bm_model){.nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe,
+                             .dof = st->dof, .X = st->X, .body_node = B->body_node, .body_q0 = B->body_q0, .body_offset = B->body_offset,
+                             .body_fg = B->body_fg, .load = B->load, .set = B->set, .h = m0->dt};
     lap(B, BR_PH_SETUP_CHECKS, &t0);
     /* the structure's state: a br_ga_batch (CPU) */
     br_genalpha **g = malloc((size_t)nv * sizeof *g);
@@ -264,7 +265,8 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     const size_t vn = (size_t)B->n * nv;
     B->z = (br_beam_sizes){.n = B->n, .nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe};
     br_beam_store *D = &B->D;
-    D->nv = nv, D->n = B->n, D->nset = ns, D->nload = nl, D->nframe = B->nframe, D->o = br_beam_rec_make(&B->z);
+    D->nv = nv, D->n = B->n, D->nset = ns, D->nload = nl, D->nframe = B->nframe, D->h = m0->dt, D->tau_s = d[0]->tau_s;
+    D->o = br_beam_rec_make(&B->z);
     D->rec = calloc((size_t)D->o.size * nv, sizeof(double));
     D->vec = calloc(7 * vn + 1, sizeof(double));
     D->frames = calloc((size_t)B->nframe * nv, sizeof *D->frames);
@@ -307,20 +309,10 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
 #endif
 }
 
-/* model, time, br_bm_check's or the step's code -> the message (as br_check_finite words it) */
+/* model, time, br_bm_check's or the step's code -> the message (as a run words it) */
 static void failure(const br_model *m, double t, int code, char *err, size_t errlen)
 {
-    const int what = code / 256, k = code % 256;
-    switch (what) {
-    case BR_BM_SINGULAR: snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", t); break;
-    case BR_BM_TANGENT: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite wrench tangent", t, m->cset[k].name); break;
-    case BR_BM_ACCEL: snprintf(err, errlen, "t = %.9g s: the structure's step gave a non-finite acceleration", t); break;
-    case BR_BM_BODY: snprintf(err, errlen, "t = %.9g s: body '%s' has a non-finite position or velocity", t, m->body[k].name); break;
-    case BR_BM_FORCE: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact force", t, m->cset[k].name); break;
-    case BR_BM_FENERGY: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite friction energy", t, m->cset[k].name); break;
-    case BR_BM_ENERGY: snprintf(err, errlen, "t = %.9g s: an energy term is not finite", t); break;
-    default: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact sums", t, m->cset[k].name); break;
-    }
+    br_step_failure(m, t, code, NULL, err, errlen);
 }
 
 static double rec_t(const br_beam_batch *B, int v) { return B->D.rec[(size_t)v * B->D.o.size + B->D.o.t]; }

@@ -121,6 +121,7 @@ int br_data_rows(const br_model *m, br_data *d)
     d->imp_du = calloc((size_t)3 * nr, sizeof(double));
     int rc = !L || !d->imp_E || !d->imp_du;
     if (!rc) d->imp_dv = d->imp_du + nr, d->imp_dm = d->imp_du + 2 * nr;
+    d->view.imp_E = d->imp_E, d->view.imp_du = d->imp_du, d->view.imp_dv = d->imp_dv, d->view.imp_dm = d->imp_dm;
     for (int k = 0; !rc && k < d->nimp; k++) {
         const br_contact_set_desc *cs = &m->cset[d->imp_set[k]].desc;
         const int na = br_struct_frame_node(m, d->st, cs->frame_a), nb = br_struct_frame_node(m, d->st, cs->frame_b);
@@ -156,6 +157,7 @@ br_data *br_data_alloc(const br_model *m, br_backend_kind backend, int own_field
     d->frames = calloc((size_t)nf, sizeof *d->frames);
     d->fframes = calloc((size_t)nf, sizeof *d->fframes);
     d->vpred = calloc((size_t)nb * 6, sizeof(double));
+    d->kf_ahead = calloc((size_t)2 * m->nkframe + 1, sizeof *d->kf_ahead);
     d->res = calloc((size_t)ns, sizeof *d->res);
     d->E_upto = calloc((size_t)ns * 6, sizeof(double));
     if (d->E_upto) {
@@ -172,7 +174,7 @@ br_data *br_data_alloc(const br_model *m, br_backend_kind backend, int own_field
     d->Nset = calloc((size_t)ns, sizeof(double));
     d->acc = calloc((size_t)nb * 6, sizeof(double));
     if (!d->x || !d->q || !d->v || !d->w || !d->f || !d->tau || !d->fext || !d->text || !d->frames ||
-        !d->fframes || !d->vpred ||
+        !d->fframes || !d->vpred || !d->kf_ahead ||
         !d->res || !d->E_upto || !d->End_upto || !d->load_val || !d->spring_val || !d->spring_angle ||
         !d->rot_z || !d->rot_tau || !d->rot_Eb || !d->rot_E || !d->rot_E_upto || !d->Nset || !d->acc) {
         snprintf(err, errlen, "out of memory");
@@ -261,7 +263,7 @@ br_data *br_data_alloc(const br_model *m, br_backend_kind backend, int own_field
             }
         }
     }
-    if (m->drive.nshaft > 0 && !(d->drv = br_drive_create(&m->drive))) {
+    if ((m->drive.nshaft > 0 && !(d->drv = br_drive_create(&m->drive))) || br_data_compile(m, d)) {
         snprintf(err, errlen, "out of memory");
         br_data_free(d);
         return NULL;
@@ -281,10 +283,10 @@ void br_data_free(br_data *d)
     if (!d) return;
     br_field_destroy(d->field);
     if (d->snap) br_ckpt_mem_free(d->snap);
-    free(d->snap), free(d->set_geo);
+    free(d->snap), free(d->set_geo), free(d->sm_mem);
     free(d->desc);
     free(d->x), free(d->q), free(d->v), free(d->w), free(d->f), free(d->tau);
-    free(d->fext), free(d->text), free(d->frames), free(d->fframes), free(d->vpred), free(d->res), free(d->E_upto);
+    free(d->fext), free(d->text), free(d->frames), free(d->fframes), free(d->vpred), free(d->kf_ahead), free(d->res), free(d->E_upto);
     free(d->load_val), free(d->spring_val), free(d->spring_angle);
     free(d->rot_z), free(d->rot_tau), free(d->rot_Eb), free(d->rot_E), free(d->rot_E_upto);
     free(d->Nset), free(d->acc), free(d->imp_set), free(d->set_imp), free(d->imp_E), free(d->imp_du);

@@ -115,6 +115,11 @@ typedef struct br_data {
     long sub_pos;              /* where the next substep starts in the output step, in dt / 2^BR_SUB_LEVELS */
     long sub_rej0;             /* sub.rejected when the output step began */
     double sub_wall0;          /* wall clock when it began */
+    br_frame_state *kf_ahead;  /* 2 per kinematic frame: its state at t + tau_s, then at t + h (br_fwd_accel) */
+    br_bm_model sm;            /* the step's flat model (kernels/beam_step.h), built once by br_data_compile */
+    void *sm_mem;              /* ... its arrays */
+    br_bm_var view;            /* the data as the stages take it (br_data_var) */
+    br_ga_shape view_sh;       /* ... the structure's shape */
 } br_data;
 
 /* model, backend, own_field (as br_data_create_opt, sim.h) -> data with every buffer, the field (when
@@ -128,6 +133,16 @@ int br_data_rows(const br_model *m, br_data *d);
 
 /* data made without a field, backend -> a field of its own from d->desc; 0, or -1 with err */
 int br_data_own_field(const br_model *m, br_data *d, br_backend_kind backend, char *err, size_t errlen);
+
+/* model, data with its structure and implicit coupling set up -> d->sm, the flat model the step's
+ * stages (kernels/beam_step.h) read: bodies, loads, springs, rotational elements and sets as
+ * arrays, with the data's derived constants (structure nodes, the free bodies' blocks, coupled
+ * sets); step/view.c. 0, or -1 out of memory */
+int br_data_compile(const br_model *m, br_data *d);
+
+/* data, the step h -> its view for the stages (every array stride 1, the step's scalars now, the
+ * structure at its current level), and in *sh the structure's shape, or NULL without a structure */
+br_bm_var *br_data_var(br_data *d, double h, const br_ga_shape **sh);
 
 /* data -> freed (its field too) */
 void br_data_free(br_data *d);

@@ -20,8 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* integrator -> the shape and the one variant of kernels/ga_step.h (contiguous arrays, stride 1) */
-static void ga_view(const br_genalpha *g, br_ga_shape *sh, br_ga_var *x)
+static void ga_view(const br_genalpha *g, br_ga_shape *sh, br_ga_var *x) { br_genalpha_view(g, sh, x); }
+
+void br_genalpha_view(const br_genalpha *g, br_ga_shape *sh, br_ga_var *x)
 {
     *sh = (br_ga_shape){.n = g->n, .nr = g->nr, .am = g->am, .af = g->af, .gamma = g->gamma, .beta = g->beta,
                         .h = g->h, .plo = g->plo, .phi = g->phi, .flo = g->flo, .fhi = g->fhi, .Lcol = g->Lcol,

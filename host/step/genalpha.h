@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "kernels/ga_step.h"
+
 /* levels of substeps h0 / 2^k, k < BR_GA_LEVELS (host/step/sim.c's controller) */
 #define BR_GA_LEVELS 16
 
@@ -103,6 +105,10 @@ double br_genalpha_quad(const br_genalpha *g, const double *A, const double *x, 
 
 /* g -> the kinetic energy 1/2 v^T M v and the elastic energy 1/2 u^T K u of its state, in one pass */
 void br_genalpha_energies(const br_genalpha *g, double *kinetic, double *elastic);
+
+/* integrator -> the shape and the one variant of kernels/ga_step.h at its current level
+ * (contiguous arrays, stride 1): the view the step's stages (kernels/beam_step.h) take */
+void br_genalpha_view(const br_genalpha *g, br_ga_shape *sh, br_ga_var *x);
 
 void br_genalpha_free(br_genalpha *g);
 

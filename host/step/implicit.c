@@ -9,51 +9,10 @@
 #include "step/stages.h"
 #include "model/rigid.h"
 
-/* set s, side (0: A, 1: B) -> the 6x6 map L (column-major) from that frame's twist (v, w at its
- * origin) to the set's relative twist at A's origin: I for A; [-I, [dx]x; 0, -I] for B,
- * dx = x_A - x_B (its transpose carries A's wrench to B's: W_B = L_B^T W_A) */
 void br_stage_side_map(const br_model *m, const br_data *d, int s, int side, double L[36])
 {
-    memset(L, 0, 36 * sizeof(double));
-    if (side == 0) {
-        for (int k = 0; k < 6; k++) L[7 * k] = 1.0;
-        return;
-    }
-    const br_contact_set_desc *cs = &m->cset[s].desc;
-    const double *xa = d->frames[cs->frame_a].x, *xb = d->frames[cs->frame_b].x;
-    const double dx[3] = {xa[0] - xb[0], xa[1] - xb[1], xa[2] - xb[2]};
-    for (int k = 0; k < 6; k++) L[7 * k] = -1.0;
-    /* [dx]x in rows 0-2, columns 3-5 */
-    L[6 * 4 + 0] = -dx[2], L[6 * 5 + 0] = dx[1];
-    L[6 * 3 + 1] = dx[2], L[6 * 5 + 1] = -dx[0];
-    L[6 * 3 + 2] = -dx[1], L[6 * 4 + 2] = dx[0];
-}
-
-/* set s with implicit coupling, the time span of its linearization (h for free bodies, tau for the
- * structure) and the travel factors (theta h and gamma h for free bodies, tau and 0 for the
- * structure) -> du, dv += the change of the set's relative displacement and twist from the motion
- * of its prescribed sides, which the field saw at t_n: travel L V_B(t_n) + dv_travel L (V_B(t_n +
- * span) - V_B(t_n)) (a free body's displacement h (V_n + gamma dV)) and L (V_B(t_n + span) -
- * V_B(t_n)). The ground adds nothing. */
-void br_stage_prescribed_change(const br_model *m, const br_data *d, int s, double span, double travel, double dv_travel,
-                              double du[6], double dv[6])
-{
-    const br_contact_set_desc *cs = &m->cset[s].desc;
-    for (int side = 0; side < 2; side++) {
-        const int f = side ? cs->frame_b : cs->frame_a;
-        if (!frame_prescribed(m, f)) continue;
-        br_frame_state later;
-        br_kframe_state(&m->kframe[f - 1 - m->nbody], d->t + span, &later);
-        const br_frame_state *now = &d->frames[f];
-        const double V0[6] = {now->v[0], now->v[1], now->v[2], now->w[0], now->w[1], now->w[2]};
-        const double dV[6] = {later.v[0] - V0[0], later.v[1] - V0[1], later.v[2] - V0[2],
-                              later.w[0] - V0[3], later.w[1] - V0[4], later.w[2] - V0[5]};
-        double L[36], t0[6], t1[6];
-        br_stage_side_map(m, d, s, side, L);
-        mat6_vec(L, V0, t0, 0);
-        mat6_vec(L, dV, t1, 0);
-        for (int j = 0; j < 6; j++) du[j] += travel * t0[j] + dv_travel * t1[j], dv[j] += t1[j];
-    }
+    (void)m;
+    br_bm_side_map(&d->sm, d->frames, s, side, L);
 }
 
 /* spring k at the frames' state -> its linearization about it: nd rows (1 for a torsion spring, 3
@@ -117,9 +76,8 @@ static void frame_twist_change(const br_model *m, const br_data *d, int f, doubl
     memset(dV, 0, 6 * sizeof(double));
     if (frame_free_body(m, f) && d->rb_slot[f - 1] >= 0) {
         for (int j = 0; j < 6; j++) dV[j] = h * d->acc[6 * (f - 1) + j];
-    } else if (frame_prescribed(m, f)) {
-        br_frame_state later;
-        br_kframe_state(&m->kframe[f - 1 - m->nbody], d->t + h, &later);
+    } else if (frame_prescribed(m, f)) { /* its state at t + h: br_fwd_accel's */
+        const br_frame_state later = d->kf_ahead[m->nkframe + f - 1 - m->nbody];
         for (int j = 0; j < 3; j++) dV[j] = later.v[j] - V0[j], dV[3 + j] = later.w[j] - V0[3 + j];
     }
 }
@@ -330,6 +288,8 @@ int br_stage_rigid_implicit(const br_model *m, br_data *d, double h)
     }
     const double g = d->gam, hh = g * h, th = d->theta_h;
     const int n6 = 6 * d->nrb;
+    const br_ga_shape *sh;
+    const br_bm_var *xv = br_data_var(d, h, &sh); /* the step's view (the prescribed frames' change) */
     double *A = d->rb_A, *x = d->rb_x;
     memset(A, 0, (size_t)n6 * n6 * sizeof(double));
     for (int b = 0; b < m->nbody; b++) {
@@ -370,7 +330,7 @@ int br_stage_rigid_implicit(const br_model *m, br_data *d, double h)
         }
         {
             double du[6] = {0}, dv[6] = {0};
-            br_stage_prescribed_change(m, d, s, h, th * hh, hh, du, dv);
+            br_bm_prescribed_change(&d->sm, xv, s, xv->kf_h, th * hh, hh, du, dv);
             for (int j = 0; j < 6; j++) du[j] = -du[j], dv[j] = -dv[j];
             mat6_vec(T->K, du, Cp, 1);
             mat6_vec(T->C, dv, Cp, 1);

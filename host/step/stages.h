@@ -13,18 +13,9 @@ void br_stage_fixed_step(const br_model *m, br_data *d);
 /* br_fwd_frames at the step d->h */
 void br_stage_frames(const br_model *m, br_data *d);
 
-/* set s, side (0: A, 1: B) -> the 6x6 map L (column-major) from that frame's twist (v, w at its
- * origin) to the set's relative twist at A's origin: I for A; [-I, [dx]x; 0, -I] for B,
- * dx = x_A - x_B (its transpose carries A's wrench to B's: W_B = L_B^T W_A) */
+/* set s, side (0: A, 1: B) -> the 6x6 map L from that frame's twist to the set's relative twist
+ * (kernels/beam_step.h's br_bm_side_map over the data's frames) */
 void br_stage_side_map(const br_model *m, const br_data *d, int s, int side, double L[36]);
-
-/* set s with implicit coupling, the time span of its linearization (h for free bodies, tau for the
- * structure) and the travel factors (theta h and gamma h for free bodies, tau and 0 for the
- * structure) -> du, dv += the change of the set's relative displacement and twist from the motion
- * of its prescribed sides, which the field saw at t_n: travel L V_B(t_n) + dv_travel L (V_B(t_n +
- * span) - V_B(t_n)) (a free body's displacement h (V_n + gamma dV)) and L (V_B(t_n + span) -
- * V_B(t_n)). The ground adds nothing. */
-void br_stage_prescribed_change(const br_model *m, const br_data *d, int s, double span, double travel, double dv_travel, double du[6], double dv[6]);
 
 /* free bodies of the implicit system: symplectic Euler with each contact wrench linearized about
  * the state the field saw (pose at t_n, twist V_p = V_n + p, p = h a_{n-1} predicted):
@@ -46,6 +37,10 @@ void br_stage_prescribed_change(const br_model *m, const br_data *d, int s, doub
  * to the system (d->rb_spring) keeps an identity block: br_fwd_accel steps it explicitly, as before.
  * d->acc of those bodies <- dV / h. 0, or -1 when the system is singular */
 int br_stage_rigid_implicit(const br_model *m, br_data *d, double h);
+
+/* model, the time, a stop code of kernels/beam_step.h (a code times 256 plus the set, body or energy
+ * term it names), the value it found (or NULL) -> the message, as a run and a batch word it */
+void br_step_failure(const br_model *m, double t, int code, const double *value, char *err, size_t errlen);
 
 /* br_integrate without the time: the state advanced by h */
 void br_stage_integrate(const br_model *m, br_data *d, double h);
