@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "step/batch.h"
 #include "step/beam_batch.h"
 #include "analysis/ranks.h"
 #include "step/sim.h"
@@ -134,14 +135,11 @@ typedef struct st_var {
  * variant v is field set v nset + s, its frames offset by v's first frame in the concatenated
  * frame table; small sets of every variant then share the CPU's lanes (field_cpu.c). */
 typedef struct st_batch {
-    br_field *field;
-    long nsets, nframes;
-    long *set0, *frame0;         /* per variant: its first field set and first frame */
-    br_frame_state *frames;      /* every variant's frames, as the field sees them */
-    double *Nset;                /* every variant's prescribed normal forces */
-    br_set_result *res;
-    int *bad;
+    br_batch *b;                 /* every variant's sets in one field, the rest each variant's (host/step/batch.h) */
     int *sample;                 /* per variant: this step is sampled */
+    int *failed;                 /* per variant: its step failed */
+    char **errs;                 /* per variant: its st_var's err */
+    long *live;                  /* the variants a step steps */
 } st_batch;
 
 /* Every variant's whole step on a beam batch (host/step/beam_batch.c): with --backend cuda (unless

@@ -284,82 +284,45 @@ void br_study_var_advance(const st_study *S, st_var *V, long block)
 
 void br_study_batch_free(st_batch *B)
 {
-    br_field_destroy(B->field);
-    free(B->set0), free(B->frame0), free(B->frames), free(B->Nset), free(B->res), free(B->bad), free(B->sample);
+    br_batch_destroy(B->b);
+    free(B->sample), free(B->failed), free(B->errs), free(B->live);
 }
 
 /* variants (built without fields), backend -> the batch; 0, or -1 with err */
 int br_study_batch_make(st_var *V, long nv, br_backend_kind backend, st_batch *B, char *err, size_t errlen)
 {
     memset(B, 0, sizeof *B);
-    B->set0 = malloc((size_t)nv * sizeof(long)), B->frame0 = malloc((size_t)nv * sizeof(long));
-    B->sample = calloc((size_t)nv, sizeof(int));
-    if (!B->set0 || !B->frame0 || !B->sample) return snprintf(err, errlen, "out of memory"), -1;
-    for (long v = 0; v < nv; v++) {
-        B->set0[v] = B->nsets, B->frame0[v] = B->nframes;
-        B->nsets += V[v].m->nset, B->nframes += br_model_nframe(V[v].m);
-    }
-    br_contact_set_desc *desc = malloc((size_t)(B->nsets ? B->nsets : 1) * sizeof *desc);
-    B->frames = calloc((size_t)(B->nframes ? B->nframes : 1), sizeof *B->frames);
-    B->Nset = calloc((size_t)(B->nsets ? B->nsets : 1), sizeof(double));
-    B->res = calloc((size_t)(B->nsets ? B->nsets : 1), sizeof *B->res);
-    B->bad = calloc((size_t)(B->nsets ? B->nsets : 1), sizeof(int));
-    if (!desc || !B->frames || !B->Nset || !B->res || !B->bad) {
-        free(desc);
+    B->sample = calloc((size_t)nv, sizeof(int)), B->failed = calloc((size_t)nv, sizeof(int));
+    B->errs = malloc((size_t)nv * sizeof *B->errs), B->live = malloc((size_t)nv * sizeof *B->live);
+    const br_model **m = malloc((size_t)nv * sizeof *m);
+    br_data **d = malloc((size_t)nv * sizeof *d);
+    if (!B->sample || !B->failed || !B->errs || !B->live || !m || !d) {
+        free(m), free(d);
         return snprintf(err, errlen, "out of memory"), -1;
     }
-    for (long v = 0; v < nv; v++)
-        for (int s = 0; s < V[v].m->nset; s++) {
-            br_contact_set_desc *q = &desc[B->set0[v] + s];
-            *q = V[v].d->desc[s];
-            q->frame_a += (int)B->frame0[v], q->frame_b += (int)B->frame0[v];
-        }
-    B->field = B->nsets ? br_field_create(desc, (int)B->nsets, backend, err, errlen) : NULL;
-    free(desc);
-    return B->nsets && !B->field ? -1 : 0;
+    for (long v = 0; v < nv; v++) m[v] = V[v].m, d[v] = V[v].d, B->errs[v] = V[v].err;
+    B->b = br_batch_create(m, d, nv, backend, err, errlen);
+    free(m), free(d);
+    return B->b ? 0 : -1;
 }
 
 /* the batch, every variant, the variants running at the start of this block (run[nrun]) -> one
- * lockstep step of those still running: frames in (threads over variants), one field step over
- * every variant's sets, then each variant's remaining stages (threads over variants). The list
- * keeps the threads' shares even when variants end at different times (stepped sines). Returns how
- * many of them still run. */
+ * lockstep step of those still running (host/step/batch.h: frames, one field step over every
+ * variant's sets, each variant's remaining stages), then each one's row analysed and its step
+ * integrated (threads over variants). The list keeps the threads' shares even when variants end at
+ * different times (stepped sines). Returns how many of them still run. */
 long br_study_batch_step(const st_study *S, st_var *V, long nv, const long *run, long nrun, st_batch *B)
 {
-#pragma omp parallel for schedule(static) if (nrun >= ST_OMP_MIN)
-    for (long k = 0; k < nrun; k++) {
-        const long v = run[k];
-        st_var *W = &V[v];
-        if (W->status != ST_RUNNING) continue;
-        B->sample[v] = var_sample(S, W);
-        br_fwd_frames(W->m, W->d);
-        br_fwd_contacts_prepare(W->m, W->d);
-        memcpy(B->frames + B->frame0[v], W->d->fframes, (size_t)br_model_nframe(W->m) * sizeof *B->frames);
-        memcpy(B->Nset + B->set0[v], W->d->Nset, (size_t)W->m->nset * sizeof(double));
-    }
-    char ferr[600];
-    if (B->field && br_field_step_sets(B->field, B->frames, B->Nset, V[0].m->dt, B->res, B->bad, ferr, sizeof ferr))
-        for (long v = 0; v < nv; v++) { /* a variant with a non-finite set fails alone (named, one thread) */
-            st_var *W = &V[v];
-            for (int s = 0; s < W->m->nset && W->status == ST_RUNNING; s++)
-                if (B->bad[B->set0[v] + s]) {
-                    char what[400];
-                    br_field_describe(B->field, (int)(B->set0[v] + s), what, sizeof what);
-                    snprintf(W->err, sizeof W->err, "t = %.9g s: %s", W->d->t, what);
-                    W->status = ST_FAILED;
-                }
-        }
-#pragma omp parallel for schedule(static) if (nrun >= ST_OMP_MIN)
-    for (long k = 0; k < nrun; k++) {
-        const long v = run[k];
-        st_var *W = &V[v];
-        if (W->status != ST_RUNNING) continue;
-        memcpy(W->d->res, B->res + B->set0[v], (size_t)W->m->nset * sizeof *W->d->res);
-        if (br_step_after_contacts(W->m, W->d, B->sample[v], W->err, sizeof W->err)) {
-            W->status = ST_FAILED;
-            continue;
-        }
-        var_step_end(S, W, B->sample[v], 1);
+    long *live = B->live, nlive = 0;
+    for (long k = 0; k < nrun; k++)
+        if (V[run[k]].status == ST_RUNNING) live[nlive++] = run[k], B->sample[run[k]] = var_sample(S, &V[run[k]]);
+    (void)nv;
+    br_batch_forces(B->b, live, nlive, B->sample, B->failed, B->errs, sizeof V[0].err);
+#pragma omp parallel for schedule(static) if (nlive >= ST_OMP_MIN)
+    for (long k = 0; k < nlive; k++) {
+        const long v = live[k];
+        if (B->failed[v]) V[v].status = ST_FAILED;
+        else var_step_end(S, &V[v], B->sample[v], 1);
     }
     long running = 0;
     for (long k = 0; k < nrun; k++) running += V[run[k]].status == ST_RUNNING;
