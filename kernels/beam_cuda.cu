@@ -43,7 +43,7 @@ __global__ void forces_pre_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A,
     for (int s = 0; s < m.nset; s++) { /* the field's finish of the set (host/field/field.c) */
         const long k = v * m.nset + s;
         if (!br_set_sums_finite(&sums[k])) {
-            D.code[v] = BR_BM_FIELD * 256 + s;
+            D.code[v] = BR_BM_FIELD * BR_BM_WHAT + s;
             return;
         }
         br_set_result_finish(&sums[k], tans ? &tans[k] : NULL, sf[k].xA, D.frames[v * D.nframe + m.set[s].frame_b].x, m.h,

@@ -11,7 +11,7 @@
  *                     structure's solve, kernels/ga_step.h, and the free bodies': the caller's)
  *   br_bm_accel_post  the row changes, each set's friction and normal-damping power over the step,
  *                     the substeps' error ratio
- *   br_bm_check       a stop code (a code times 256 plus what it names; the caller words it)
+ *   br_bm_check       a stop code (what stopped it and the set, body or term; the caller words it)
  *   br_bm_integrate   the structure's u, v, a and the free bodies to t_{n+1}; the loads' work and
  *                     the Rayleigh and damper losses
  * The host stages of the same step (host/step/): the kinematic frames and the loads' time functions,
@@ -688,8 +688,10 @@ BR_HD void br_bm_accel_post(const br_bm_model *m, const br_ga_shape *sh, br_bm_v
     br_bm_book_powers(m, x, res);
 }
 
-/* what stopped a variant's step: a code times 256 plus the set, body or energy term it names
- * (br_bm_check_solve's, br_bm_check_state's; the messages: the sequencing code's) */
+/* what stopped a variant's step: a code times BR_BM_WHAT plus the set, body or energy term it names
+ * (br_bm_check_solve's, br_bm_check_state's; the messages: the sequencing code's, br_step_failure).
+ * BR_BM_WHAT = 2^24 leaves room for 2^24 sets or bodies and 127 codes in an int. */
+#define BR_BM_WHAT 16777216
 enum { BR_BM_OK = 0, BR_BM_SINGULAR, BR_BM_TANGENT, BR_BM_ACCEL, BR_BM_BODY, BR_BM_FORCE, BR_BM_FENERGY, BR_BM_ENERGY,
        BR_BM_FIELD, BR_BM_RBACCEL, BR_BM_RBSINGULAR };
 
@@ -707,11 +709,11 @@ BR_HD int br_bm_check_solve(const br_bm_model *m, const br_ga_shape *sh, const b
 {
     for (int s = 0; s < m->nset; s++)
         if (m->set[s].coupled && !br_bm_finite((const double *)&res[s].tan, (int)(sizeof res[s].tan / sizeof(double))))
-            return BR_BM_TANGENT * 256 + s;
+            return BR_BM_TANGENT * BR_BM_WHAT + s;
     for (int b = 0; x->acc && b < m->nbody; b++)
-        if (m->body_node[b] < 0 && !br_bm_finite(x->acc + 6 * b, 6)) return BR_BM_RBACCEL * 256 + b;
+        if (m->body_node[b] < 0 && !br_bm_finite(x->acc + 6 * b, 6)) return BR_BM_RBACCEL * BR_BM_WHAT + b;
     for (int i = 0; sh && i < sh->n; i++)
-        if (!isfinite(x->ga.a1[(long)i * x->ga.s])) return BR_BM_ACCEL * 256;
+        if (!isfinite(x->ga.a1[(long)i * x->ga.s])) return BR_BM_ACCEL * BR_BM_WHAT;
     return BR_BM_OK;
 }
 
@@ -723,16 +725,16 @@ BR_HD int br_bm_check_state(const br_bm_model *m, const br_bm_var *x, const br_s
     for (int b = 0; b < m->nbody; b++)
         if (!br_bm_finite(x->bx + 3 * b, 3) || !br_bm_finite(x->bv + 3 * b, 3) || !br_bm_finite(x->bw + 3 * b, 3) ||
             (x->bq && !br_bm_finite(x->bq + 4 * b, 4)))
-            return BR_BM_BODY * 256 + b;
+            return BR_BM_BODY * BR_BM_WHAT + b;
     for (int s = 0; s < m->nset; s++)
         if (!br_bm_finite(res[s].F_A, 3) || !br_bm_finite(res[s].M_A, 3) || !isfinite(res[s].N) || !isfinite(res[s].P) ||
             !isfinite(res[s].E_b))
-            return BR_BM_FORCE * 256 + s;
+            return BR_BM_FORCE * BR_BM_WHAT + s;
     const double *en = (const double *)x->en;
     for (int k = 0; energy && k < (int)(sizeof *x->en / sizeof(double)); k++)
-        if (!isfinite(en[k])) return BR_BM_ENERGY * 256 + k;
+        if (!isfinite(en[k])) return BR_BM_ENERGY * BR_BM_WHAT + k;
     for (int s = 0; s < m->nset; s++)
-        if (!isfinite(x->setE[s])) return BR_BM_FENERGY * 256 + s;
+        if (!isfinite(x->setE[s])) return BR_BM_FENERGY * BR_BM_WHAT + s;
     return BR_BM_OK;
 }
 

@@ -161,7 +161,7 @@ BR_HD int br_beam_store_forces_post(const br_bm_model *m, const br_ga_shape *sh,
     br_bm_var x;
     br_beam_store_var(D, A, v, &x);
     const br_set_result *r = D->res + v * m->nset;
-    int code = BR_BM_SINGULAR * 256;
+    int code = BR_BM_SINGULAR * BR_BM_WHAT;
     if (!singular) {
         br_bm_accel_post(m, sh, &x, r);
         code = br_bm_check(m, sh, &x, r, D->energy[v]);
@@ -171,7 +171,7 @@ BR_HD int br_beam_store_forces_post(const br_bm_model *m, const br_ga_shape *sh,
 }
 
 /* model, shape, structure arrays, store with variant v's set results -> its loads, solve and
- * checks; D->code[v] and the return: 0, or br_bm_check's code (BR_BM_SINGULAR * 256: the Woodbury
+ * checks; D->code[v] and the return: 0, or br_bm_check's code (BR_BM_SINGULAR * BR_BM_WHAT: the Woodbury
  * system) */
 BR_HD int br_beam_store_forces(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
                                const br_beam_store *D, long v)

@@ -36,7 +36,7 @@ _Static_assert(sizeof EN / sizeof *EN == sizeof(br_energy_terms) / sizeof(double
 
 void br_step_failure(const br_model *m, double t, int code, const double *value, char *err, size_t errlen)
 {
-    const int what = code / 256, k = code % 256;
+    const int what = code / BR_BM_WHAT, k = code % BR_BM_WHAT;
     switch (what) {
     case BR_BM_SINGULAR: snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", t); break;
     case BR_BM_TANGENT: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite wrench tangent", t, m->cset[k].name); break;
@@ -76,8 +76,8 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
      * ends "complete" with a non-finite energy balance) */
     code = br_bm_check_state(&d->sm, x, d->res, !d->skip_energy);
     if (!code) return 0;
-    const int s = code % 256;
-    if (code / 256 == BR_BM_FORCE) { /* locate the first point with a non-finite state, or report the set */
+    const int s = code % BR_BM_WHAT;
+    if (code / BR_BM_WHAT == BR_BM_FORCE) { /* locate the first point with a non-finite state, or report the set */
         const br_contact_set_desc *cs = &m->cset[s].desc;
         const int ns = br_law_nstate(cs->law, &cs->fric);
         long bad = -1;
@@ -96,6 +96,6 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
             return -1;
         }
     }
-    br_step_failure(m, d->t, code, code / 256 == BR_BM_ENERGY ? (const double *)&d->en + s : NULL, err, errlen);
+    br_step_failure(m, d->t, code, code / BR_BM_WHAT == BR_BM_ENERGY ? (const double *)&d->en + s : NULL, err, errlen);
     return -1;
 }
