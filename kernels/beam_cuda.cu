@@ -27,14 +27,14 @@ namespace {
 constexpr int kThreads = 32;
 constexpr int kRowThreads = 128;
 
-__global__ void frames_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, br_set_frame *sf)
+__global__ void frames_kernel(br_step_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, br_set_frame *sf)
 {
     const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= D.nv || D.code[v]) return;
     br_beam_store_frames(&m, &sh, &A, &D, v, sf);
 }
 
-__global__ void forces_pre_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const br_set_frame *sf,
+__global__ void forces_pre_kernel(br_step_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const br_set_frame *sf,
                                   const br_set_sums *sums, const br_tangent_sums *tans)
 {
     const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -43,7 +43,7 @@ __global__ void forces_pre_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A,
     for (int s = 0; s < m.nset; s++) { /* the field's finish of the set (host/field/field.c) */
         const long k = v * m.nset + s;
         if (!br_set_sums_finite(&sums[k])) {
-            D.code[v] = BR_BM_FIELD * BR_BM_WHAT + s;
+            D.code[v] = BR_STEP_FIELD * BR_STEP_WHAT + s;
             return;
         }
         br_set_result_finish(&sums[k], tans ? &tans[k] : NULL, sf[k].xA, D.frames[v * D.nframe + m.set[s].frame_b].x, m.h,
@@ -52,7 +52,7 @@ __global__ void forces_pre_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A,
     br_beam_store_forces_pre(&m, &sh, &A, &D, v);
 }
 
-__global__ void forces_post_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const int *singular)
+__global__ void forces_post_kernel(br_step_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const int *singular)
 {
     const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= D.nv || D.code[v]) return;
@@ -75,7 +75,7 @@ __global__ void integrate_col_kernel(br_ga_shape sh, br_ga_arrays A, br_beam_sto
     br_beam_store_integrate_col(&sh, &A, &D, v, (int)(k / D.nv), Q);
 }
 
-__global__ void integrate_end_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const double *W,
+__global__ void integrate_end_kernel(br_step_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const double *W,
                                      const double *Q)
 {
     const long v = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -86,7 +86,7 @@ __global__ void integrate_end_kernel(br_bm_model m, br_ga_shape sh, br_ga_arrays
 } // namespace
 
 struct br_cuda_beam {
-    br_bm_model m;                   /* device arrays */
+    br_step_model m;                   /* device arrays */
     br_ga_shape sh;
     br_ga_arrays A;
     br_beam_store D;                 /* device arrays */
@@ -142,7 +142,7 @@ static store_bytes sizes_of(const br_beam_store *D)
 }
 
 #define FAILVAL (br_cuda_beam_destroy(g), (br_cuda_beam *)NULL)
-extern "C" br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam_sizes *z, br_cuda_ga *ga,
+extern "C" br_cuda_beam *br_cuda_beam_create(const br_step_model *m, const br_beam_sizes *z, br_cuda_ga *ga,
                                              br_cuda_field *field, const br_beam_store *host, char *err, size_t errlen)
 {
     br_cuda_beam *g = new br_cuda_beam();
@@ -163,7 +163,7 @@ extern "C" br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam
     const size_t sizes[] = {6 * (size_t)z->nnode * sizeof(int),       3 * (size_t)z->nnode * sizeof(double),
                             (size_t)z->nbody * sizeof(int),           4 * (size_t)z->nbody * sizeof(double),
                             3 * (size_t)z->nbody * sizeof(double),    3 * (size_t)z->nbody * sizeof(double),
-                            (size_t)z->nload * sizeof(br_bm_load),    (size_t)z->nset * sizeof(br_bm_set)};
+                            (size_t)z->nload * sizeof(br_step_load),    (size_t)z->nset * sizeof(br_step_set)};
     const void *src[] = {m->dof, m->X, m->body_node, m->body_q0, m->body_offset, m->body_fg, m->load, m->set};
     size_t total = 0, at[8];
     for (int k = 0; k < 8; k++) at[k] = total, total += (sizes[k] + 15) / 16 * 16;
@@ -175,7 +175,7 @@ extern "C" br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam
     g->m.dof = (const int *)(base + at[0]), g->m.X = (const double *)(base + at[1]);
     g->m.body_node = (const int *)(base + at[2]), g->m.body_q0 = (const double *)(base + at[3]);
     g->m.body_offset = (const double *)(base + at[4]), g->m.body_fg = (const double *)(base + at[5]);
-    g->m.load = (const br_bm_load *)(base + at[6]), g->m.set = (const br_bm_set *)(base + at[7]);
+    g->m.load = (const br_step_load *)(base + at[6]), g->m.set = (const br_step_set *)(base + at[7]);
     /* the store */
     br_beam_store &D = g->D;
     D = *host;

@@ -19,7 +19,7 @@ typedef struct br_cuda_beam br_cuda_beam;
 /* model (host arrays), sizes, the structure's device batch, the field on the device (the set s of
  * variant v at v nset + s, every set in a group launch), the host store at the start -> its mirror
  * on the device (uploaded), or NULL with err */
-br_cuda_beam *br_cuda_beam_create(const br_bm_model *m, const br_beam_sizes *z, br_cuda_ga *ga, br_cuda_field *field,
+br_cuda_beam *br_cuda_beam_create(const br_step_model *m, const br_beam_sizes *z, br_cuda_ga *ga, br_cuda_field *field,
                                   const br_beam_store *host, char *err, size_t errlen);
 
 /* host store's energy and code flags (code != 0: skip the variant) -> uploaded; every other

@@ -1,5 +1,5 @@
 /* beam_store.h: where a batch of beam-model variants keeps its state, the same on the host and on a
- * device, and the per-variant steps over it (kernels/beam_step.h's stages): host/step/beam_batch.c runs
+ * device, and the per-variant steps over it (kernels/step/'s stages): host/step/beam_batch.c runs
  * them on the CPU, kernels/beam_cuda.cu in one thread a variant on a GPU, over arrays of the same
  * layout (the GPU's copied from and back to the host's). A variant's small state (nodes, body
  * states, energies, per-set integrals) is one record of doubles; its frames and set results are
@@ -8,7 +8,7 @@
 #ifndef BR_BEAM_STORE_H
 #define BR_BEAM_STORE_H
 
-#include "beam_step.h"
+#include "step/stages.h"
 
 /* the sizes of a variant's arrays */
 typedef struct br_beam_sizes {
@@ -71,12 +71,12 @@ typedef struct br_beam_store {
     br_tf_flat *mag;             /* nv x nload: the load magnitudes */
     br_set_result *res;          /* nv x nset: the sets' results of the step */
     long *step;                  /* nv */
-    int *code;                   /* nv: 0 running, else why the variant stopped (br_bm_check's codes) */
+    int *code;                   /* nv: 0 running, else why the variant stopped (br_step_check's codes) */
     int *energy;                 /* nv: 1 where this step books the energy terms */
 } br_beam_store;
 
-/* store, the structure's batch arrays, variant -> its view for kernels/beam_step.h */
-BR_HD void br_beam_store_var(const br_beam_store *D, const br_ga_arrays *A, long v, br_bm_var *x)
+/* store, the structure's batch arrays, variant -> its view for kernels/step/ */
+BR_HD void br_beam_store_var(const br_beam_store *D, const br_ga_arrays *A, long v, br_step_var *x)
 {
     br_ga_arrays_var(A, v, &x->ga);
     const long vn = (long)D->n * D->nv;
@@ -121,15 +121,15 @@ enum {
 
 /* model, shape, structure arrays, store, variant v -> its frames at the equation time and, where
  * sf is given, its sets' frames for the field (sf[v nset + s]) */
-BR_HD void br_beam_store_frames(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+BR_HD void br_beam_store_frames(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
                                 const br_beam_store *D, long v, br_set_frame *sf)
 {
-    br_bm_var x;
+    br_step_var x;
     br_beam_store_var(D, A, v, &x);
-    br_bm_frames(m, sh, &x);
-    br_bm_contacts_prepare(m, &x);
+    br_step_frames(m, sh, &x);
+    br_step_contacts_prepare(m, &x);
     for (int s = 0; sf && s < m->nset; s++) {
-        const br_bm_set *cs = &m->set[s];
+        const br_step_set *cs = &m->set[s];
         br_set_frame_make(cs->surface, cs->plane_p, cs->plane_n, cs->radius, &x.frames[cs->frame_a],
                           &x.frames[cs->frame_b], -1.0, &sf[v * m->nset + s]);
     }
@@ -141,49 +141,49 @@ BR_HD void br_beam_store_frames(const br_bm_model *m, const br_ga_shape *sh, con
  * br_beam_store_forces runs them in order for one variant. */
 
 /* model, shape, structure arrays, store with variant v's set results -> its loads and E blocks */
-BR_HD void br_beam_store_forces_pre(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+BR_HD void br_beam_store_forces_pre(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
                                     const br_beam_store *D, long v)
 {
-    br_bm_var x;
+    br_step_var x;
     br_beam_store_var(D, A, v, &x);
     const br_set_result *r = D->res + v * m->nset;
-    br_bm_load_values(m, &x);
-    br_bm_loads(m, sh, &x, r, D->energy[v]);
-    if (D->energy[v]) br_bm_residual(x.en, x.res_ref);
-    br_bm_accel_pre(m, sh, &x, r);
+    br_step_load_values(m, &x);
+    br_step_loads(m, sh, &x, r, D->energy[v]);
+    if (D->energy[v]) br_step_residual(x.en, x.res_ref);
+    br_step_accel_pre(m, sh, &x, r);
 }
 
 /* model, shape, structure arrays, store with variant v solved (singular: its Woodbury system
  * was) -> its row changes, set powers and checks; D->code[v] and the return as br_beam_store_forces */
-BR_HD int br_beam_store_forces_post(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+BR_HD int br_beam_store_forces_post(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
                                     const br_beam_store *D, long v, int singular)
 {
-    br_bm_var x;
+    br_step_var x;
     br_beam_store_var(D, A, v, &x);
     const br_set_result *r = D->res + v * m->nset;
-    int code = BR_BM_SINGULAR * BR_BM_WHAT;
+    int code = BR_STEP_SINGULAR * BR_STEP_WHAT;
     if (!singular) {
-        br_bm_accel_post(m, sh, &x, r);
-        code = br_bm_check(m, sh, &x, r, D->energy[v]);
+        br_step_accel_post(m, sh, &x, r);
+        code = br_step_check(m, sh, &x, r, D->energy[v]);
     }
     D->code[v] = code;
     return code;
 }
 
 /* model, shape, structure arrays, store with variant v's set results -> its loads, solve and
- * checks; D->code[v] and the return: 0, or br_bm_check's code (BR_BM_SINGULAR * BR_BM_WHAT: the Woodbury
+ * checks; D->code[v] and the return: 0, or br_step_check's code (BR_STEP_SINGULAR * BR_STEP_WHAT: the Woodbury
  * system) */
-BR_HD int br_beam_store_forces(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+BR_HD int br_beam_store_forces(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
                                const br_beam_store *D, long v)
 {
     br_beam_store_forces_pre(m, sh, A, D, v);
-    br_bm_var x;
+    br_step_var x;
     br_beam_store_var(D, A, v, &x);
     const int singular = br_ga_solve(sh, &x.ga, x.g, x.s, m->nset ? x.imp_E : (const double *)0, 1) != 0;
     return br_beam_store_forces_post(m, sh, A, D, v, singular);
 }
 
-/* The integration by rows (kernels/beam_step.h's three phases over the store; on a GPU a thread
+/* The integration by rows (kernels/step/'s three phases over the store; on a GPU a thread
  * a row of a variant, then a thread a variant): the rows' works and the columns' loss terms go
  * through scratch arrays W and Q of n x nv, the variant innermost. */
 
@@ -192,44 +192,44 @@ BR_HD int br_beam_store_forces(const br_bm_model *m, const br_ga_shape *sh, cons
 BR_HD void br_beam_store_integrate_row(const br_ga_shape *sh, const br_ga_arrays *A, const br_beam_store *D, long v,
                                        int i, double *W)
 {
-    br_bm_var x;
+    br_step_var x;
     br_beam_store_var(D, A, v, &x);
-    W[(long)i * D->nv + v] = br_bm_integrate_row(sh, &x, i);
+    W[(long)i * D->nv + v] = br_step_integrate_row(sh, &x, i);
 }
 
 /* the same with every row of v integrated, column j -> its loss term in Q[j nv + v] */
 BR_HD void br_beam_store_integrate_col(const br_ga_shape *sh, const br_ga_arrays *A, const br_beam_store *D, long v,
                                        int j, double *Q)
 {
-    br_bm_var x;
+    br_step_var x;
     br_beam_store_var(D, A, v, &x);
-    Q[(long)j * D->nv + v] = br_bm_integrate_col(sh, &x, j);
+    Q[(long)j * D->nv + v] = br_step_integrate_col(sh, &x, j);
 }
 
 /* model, shape, structure arrays, store, variant v, W and Q filled -> v's energy terms booked
  * (the rows' and columns' terms added in order), its step and time advanced */
-BR_HD void br_beam_store_integrate_end(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+BR_HD void br_beam_store_integrate_end(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
                                        const br_beam_store *D, long v, const double *W, const double *Q)
 {
-    br_bm_var x;
+    br_step_var x;
     br_beam_store_var(D, A, v, &x);
     double wl = 0.0, ql = 0.0;
     for (int i = 0; i < sh->n; i++) wl += W[(long)i * D->nv + v];
     for (int j = 0; j < sh->n; j++) ql += Q[(long)j * D->nv + v];
-    br_bm_integrate_end(m, &x, wl, ql);
-    br_bm_count_step(m, &x);
+    br_step_integrate_end(m, &x, wl, ql);
+    br_step_count_step(m, &x);
     D->rec[v * D->o.size + D->o.t] = x.t;
     D->step[v] = x.step;
 }
 
 /* model, shape, structure arrays, store, variant v -> integrated to t_{n+1} */
-BR_HD void br_beam_store_integrate(const br_bm_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+BR_HD void br_beam_store_integrate(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
                                    const br_beam_store *D, long v)
 {
-    br_bm_var x;
+    br_step_var x;
     br_beam_store_var(D, A, v, &x);
-    br_bm_integrate(m, sh, &x);
-    br_bm_count_step(m, &x);
+    br_step_integrate(m, sh, &x);
+    br_step_count_step(m, &x);
     D->rec[v * D->o.size + D->o.t] = x.t;
     D->step[v] = x.step;
 }

@@ -1,4 +1,4 @@
-/* test_batch.c: issue 51's item 2. Runs and batches use the same stage code (kernels/beam_step.h's
+/* test_batch.c: issue 51's item 2. Runs and batches use the same stage code (kernels/step/'s
  * stages over a variant's view; host/step/): every scenario of scenarios/ stepped as a run (br_step
  * at the fixed step dt, its own field) and as a one-variant batch (host/step/batch.h: a field over
  * the batch's sets, the variant's other stages), every state compared bit for bit: bodies, frames,

@@ -1,5 +1,5 @@
 /* test_beam_batch.c: variants of the S2 bundle stepped as a beam batch (host/step/beam_batch.c:
- * kernels/beam_step.h's stages over the variants, one field over all their sets, the structure's
+ * kernels/step/'s stages over the variants, one field over all their sets, the structure's
  * state with the variant innermost) against each variant's own run (br_step, its own field, the
  * header's LU): every state, frame, set result and energy term bitwise after 0.3 s of the S2
  * sweep (mistuned moduli, another excitation and preload, another friction coefficient, a

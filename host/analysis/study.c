@@ -431,7 +431,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     br_json_number(j, "failed", (double)(nv - ndone));
     const br_field *f0 = W.bb ? br_beam_batch_field(W.bb) : shared ? br_batch_field(B.b) : V[0].d ? V[0].d->field : NULL;
     cJSON_AddStringToObject(j, "backend", f0 ? br_field_backend_name(f0) : "cpu");
-    cJSON_AddStringToObject(j, "structure_step", W.bb ? "batched with the field (kernels/beam_step.h)" : "per variant on the host");
+    cJSON_AddStringToObject(j, "structure_step", W.bb ? "batched with the field (kernels/step/)" : "per variant on the host");
     if (W.bb) br_json_number(j, "sample_bytes_per_variant", (double)br_beam_batch_sample_bytes(W.bb));
     const char *const *phase;
     const double *psec;

@@ -2,7 +2,7 @@
  * by generalized-alpha with its contact rows, the free bodies by their implicit system), the
  * substeps' error ratio per set, the friction and damping powers booked. The host's part: the
  * kinematic frames ahead (their time functions), the drivetrain's solve, the free bodies' (LAPACK)
- * and the structure's solves; the rest is kernels/beam_step.h's br_bm_accel_pre and _post, the
+ * and the structure's solves; the rest is kernels/step/'s br_step_accel_pre and _post, the
  * batches' too. */
 #include <stdio.h>
 
@@ -27,14 +27,14 @@ int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
         return -1;
     }
     const br_ga_shape *sh;
-    br_bm_var *x = br_data_var(d, h, &sh);
+    br_step_var *x = br_data_var(d, h, &sh);
     if (sh) {
-        br_bm_accel_pre(&d->sm, sh, x, d->res);
+        br_step_accel_pre(&d->sm, sh, x, d->res);
         if (br_genalpha_solve(d->ga, d->g, d->nimp ? d->imp_E : NULL)) {
             snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", d->t);
             return -1;
         }
     }
-    br_bm_accel_post(&d->sm, sh, x, d->res);
+    br_step_accel_post(&d->sm, sh, x, d->res);
     return 0;
 }

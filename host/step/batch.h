@@ -1,6 +1,6 @@
 /* batch.h: many variants of any model stepped together on the CPU, a step at a time: every
  * variant's contact sets in one contact field (one field step for all of them), every variant's
- * other stages the run's own (host/step/, kernels/beam_step.h's stages over the variant's data),
+ * other stages the run's own (host/step/, kernels/step/'s stages over the variant's data),
  * the variants over OpenMP threads. It takes every model a run takes (free bodies, kinematic
  * frames, springs, joints, drivetrains, prescribed normal forces, any number of sets), and a
  * variant's step is bitwise its own run's (tests/test_batch.c). With the CUDA backend the field

@@ -25,11 +25,11 @@ struct br_beam_batch {
     int nv, n, nset, nframe;
     const br_model **m;              /* the variants' models and data (the caller's; the arrays copied) */
     br_data **d;
-    br_bm_model model;               /* variant 0's, shared */
+    br_step_model model;               /* variant 0's, shared */
     int *body_node;
     double *body_q0, *body_offset, *body_fg;
-    br_bm_load *load;
-    br_bm_set *set;
+    br_step_load *load;
+    br_step_set *set;
     br_ga_batch *ga;                 /* the structure's state */
     br_beam_sizes z;
     br_beam_store D;                 /* the rest of the variants' state (host arrays) */
@@ -237,19 +237,19 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     }
     for (int l = 0; l < nl; l++) {
         const br_load *L = &m0->load[l];
-        B->load[l] = (br_bm_load){.body = L->frame - 1, .torque = L->type == BR_LOAD_TORQUE, .body_axes = L->body_axes};
+        B->load[l] = (br_step_load){.body = L->frame - 1, .torque = L->type == BR_LOAD_TORQUE, .body_axes = L->body_axes};
         memcpy(B->load[l].point, L->point, sizeof L->point);
         memcpy(B->load[l].dir, L->dir, sizeof L->dir);
         for (int v = 0; v < nv; v++) flat_fn(&m[v]->load[l].mag, &B->D.mag[(size_t)v * nl + l]);
     }
     for (int s = 0; s < ns; s++) {
         const br_contact_set_desc *cs = &m0->cset[s].desc;
-        B->set[s] = (br_bm_set){.frame_a = cs->frame_a, .frame_b = cs->frame_b, .surface = cs->surface, .radius = cs->radius,
+        B->set[s] = (br_step_set){.frame_a = cs->frame_a, .frame_b = cs->frame_b, .surface = cs->surface, .radius = cs->radius,
                              .coupled = 1, .imp = s, .npoints = cs->npoints, .pK = cs->normal.pK};
         memcpy(B->set[s].plane_p, cs->plane_p, sizeof cs->plane_p);
         memcpy(B->set[s].plane_n, cs->plane_n, sizeof cs->plane_n);
     }
-    B->model = (br_bm_model){.nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe,
+    B->model = (br_step_model){.nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe,
                              .dof = st->dof, .X = st->X, .body_node = B->body_node, .body_q0 = B->body_q0, .body_offset = B->body_offset,
                              .body_fg = B->body_fg, .load = B->load, .set = B->set, .h = m0->dt};
     lap(B, BR_PH_SETUP_CHECKS, &t0);
@@ -309,7 +309,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
 #endif
 }
 
-/* model, time, br_bm_check's or the step's code -> the message (as a run words it) */
+/* model, time, br_step_check's or the step's code -> the message (as a run words it) */
 static void failure(const br_model *m, double t, int code, char *err, size_t errlen)
 {
     br_step_failure(m, t, code, NULL, err, errlen);

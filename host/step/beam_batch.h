@@ -1,5 +1,5 @@
 /* beam_batch.h: many variants of a model whose bodies all ride on beams, stepped together: one
- * contact field over every variant's sets and kernels/beam_step.h's stages over the variants
+ * contact field over every variant's sets and kernels/step/'s stages over the variants
  * (threads), the structure's state in a br_ga_batch (the variant innermost, as a device holds
  * it). A variant's step is bitwise its own run's (br_step with the header's LU,
  * genalpha own_lu): the CPU reference of the device path of issue 16. */

@@ -7,13 +7,13 @@
 
 #include <string.h>
 
-#include "kernels/beam_step.h"
+#include "kernels/step/stages.h"
 #include "model/beam.h"
 #include "field/field.h"
 #include "step/genalpha.h"
 #include "model/model.h"
 
-/* br_energy_terms: kernels/beam_step.h */
+/* br_energy_terms: kernels/step/ */
 
 /* Substeps of a run (summary.json "substeps") */
 typedef struct br_substeps {
@@ -116,9 +116,9 @@ typedef struct br_data {
     long sub_rej0;             /* sub.rejected when the output step began */
     double sub_wall0;          /* wall clock when it began */
     br_frame_state *kf_ahead;  /* 2 per kinematic frame: its state at t + tau_s, then at t + h (br_fwd_accel) */
-    br_bm_model sm;            /* the step's flat model (kernels/beam_step.h), built once by br_data_compile */
+    br_step_model sm;            /* the step's flat model (kernels/step/), built once by br_data_compile */
     void *sm_mem;              /* ... its arrays */
-    br_bm_var view;            /* the data as the stages take it (br_data_var) */
+    br_step_var view;            /* the data as the stages take it (br_data_var) */
     br_ga_shape view_sh;       /* ... the structure's shape */
 } br_data;
 
@@ -135,14 +135,14 @@ int br_data_rows(const br_model *m, br_data *d);
 int br_data_own_field(const br_model *m, br_data *d, br_backend_kind backend, char *err, size_t errlen);
 
 /* model, data with its structure and implicit coupling set up -> d->sm, the flat model the step's
- * stages (kernels/beam_step.h) read: bodies, loads, springs, rotational elements and sets as
+ * stages (kernels/step/) read: bodies, loads, springs, rotational elements and sets as
  * arrays, with the data's derived constants (structure nodes, the free bodies' blocks, coupled
  * sets); step/view.c. 0, or -1 out of memory */
 int br_data_compile(const br_model *m, br_data *d);
 
 /* data, the step h -> its view for the stages (every array stride 1, the step's scalars now, the
  * structure at its current level), and in *sh the structure's shape, or NULL without a structure */
-br_bm_var *br_data_var(br_data *d, double h, const br_ga_shape **sh);
+br_step_var *br_data_var(br_data *d, double h, const br_ga_shape **sh);
 
 /* data -> freed (its field too) */
 void br_data_free(br_data *d);
@@ -178,7 +178,7 @@ static inline void frame_omega(const br_model *m, const br_data *d, int fr, doub
     else memcpy(w, m->kframe[fr - 1 - m->nbody].w, 3 * sizeof(double));
 }
 
-static inline void mat6_vec(const double *X, const double *x, double *y, int acc) { br_bm_mat6_vec(X, x, y, acc); }
+static inline void mat6_vec(const double *X, const double *x, double *y, int acc) { br_step_mat6_vec(X, x, y, acc); }
 
 /* The parts of br_data a time-series row's columns read (host/io/output.c) and a batch's
  * sample keeps (beam_batch.c), as bits: t and the bodies' x, v, w; the sets' results,

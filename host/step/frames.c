@@ -11,11 +11,11 @@ void br_fwd_frames(const br_model *m, br_data *d)
 }
 
 /* br_fwd_frames at the step d->h: the kinematic frames (their time functions, a host stage), then
- * kernels/beam_step.h's br_bm_frames */
+ * kernels/step/'s br_step_frames */
 void br_stage_frames(const br_model *m, br_data *d)
 {
     for (int k = 0; k < m->nkframe; k++) br_kframe_state(&m->kframe[k], d->t, &d->frames[1 + m->nbody + k]);
     const br_ga_shape *sh;
-    br_bm_var *x = br_data_var(d, d->h, &sh);
-    br_bm_frames(&d->sm, sh, x);
+    br_step_var *x = br_data_var(d, d->h, &sh);
+    br_step_frames(&d->sm, sh, x);
 }

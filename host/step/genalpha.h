@@ -107,7 +107,7 @@ double br_genalpha_quad(const br_genalpha *g, const double *A, const double *x, 
 void br_genalpha_energies(const br_genalpha *g, double *kinetic, double *elastic);
 
 /* integrator -> the shape and the one variant of kernels/ga_step.h at its current level
- * (contiguous arrays, stride 1): the view the step's stages (kernels/beam_step.h) take */
+ * (contiguous arrays, stride 1): the view the step's stages (kernels/step/) take */
 void br_genalpha_view(const br_genalpha *g, br_ga_shape *sh, br_ga_var *x);
 
 void br_genalpha_free(br_genalpha *g);

@@ -12,7 +12,7 @@
 void br_stage_side_map(const br_model *m, const br_data *d, int s, int side, double L[36])
 {
     (void)m;
-    br_bm_side_map(&d->sm, d->frames, s, side, L);
+    br_step_side_map(&d->sm, d->frames, s, side, L);
 }
 
 /* spring k at the frames' state -> its linearization about it: nd rows (1 for a torsion spring, 3
@@ -289,7 +289,7 @@ int br_stage_rigid_implicit(const br_model *m, br_data *d, double h)
     const double g = d->gam, hh = g * h, th = d->theta_h;
     const int n6 = 6 * d->nrb;
     const br_ga_shape *sh;
-    const br_bm_var *xv = br_data_var(d, h, &sh); /* the step's view (the prescribed frames' change) */
+    const br_step_var *xv = br_data_var(d, h, &sh); /* the step's view (the prescribed frames' change) */
     double *A = d->rb_A, *x = d->rb_x;
     memset(A, 0, (size_t)n6 * n6 * sizeof(double));
     for (int b = 0; b < m->nbody; b++) {
@@ -330,7 +330,7 @@ int br_stage_rigid_implicit(const br_model *m, br_data *d, double h)
         }
         {
             double du[6] = {0}, dv[6] = {0};
-            br_bm_prescribed_change(&d->sm, xv, s, xv->kf_h, th * hh, hh, du, dv);
+            br_step_prescribed_change(&d->sm, xv, s, xv->kf_h, th * hh, hh, du, dv);
             for (int j = 0; j < 6; j++) du[j] = -du[j], dv[j] = -dv[j];
             mat6_vec(T->K, du, Cp, 1);
             mat6_vec(T->C, dv, Cp, 1);

@@ -8,14 +8,14 @@
 #include "step/stages.h"
 #include "model/rigid.h"
 
-/* br_integrate without the time: the state advanced by h (kernels/beam_step.h's br_bm_integrate:
+/* br_integrate without the time: the state advanced by h (kernels/step/'s br_step_integrate:
  * the structure by generalized-alpha with the work of its loads and its Rayleigh losses, the free
  * bodies, the torsion springs), the drivetrain committed */
 void br_stage_integrate(const br_model *m, br_data *d, double h)
 {
     const br_ga_shape *sh;
-    br_bm_var *x = br_data_var(d, h, &sh);
-    br_bm_integrate(&d->sm, sh, x);
+    br_step_var *x = br_data_var(d, h, &sh);
+    br_step_integrate(&d->sm, sh, x);
     if (d->drv) d->en.work_in += br_drive_commit(&m->drive, d->drv);
     d->h_prev = h;
     d->wend_ok = 1;
@@ -36,18 +36,18 @@ _Static_assert(sizeof EN / sizeof *EN == sizeof(br_energy_terms) / sizeof(double
 
 void br_step_failure(const br_model *m, double t, int code, const double *value, char *err, size_t errlen)
 {
-    const int what = code / BR_BM_WHAT, k = code % BR_BM_WHAT;
+    const int what = code / BR_STEP_WHAT, k = code % BR_STEP_WHAT;
     switch (what) {
-    case BR_BM_SINGULAR: snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", t); break;
-    case BR_BM_TANGENT: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite wrench tangent", t, m->cset[k].name); break;
-    case BR_BM_RBACCEL:
+    case BR_STEP_SINGULAR: snprintf(err, errlen, "t = %.9g s: the linearized structure system is singular", t); break;
+    case BR_STEP_TANGENT: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite wrench tangent", t, m->cset[k].name); break;
+    case BR_STEP_RBACCEL:
         snprintf(err, errlen, "t = %.9g s: body '%s': non-finite acceleration from the contact coupling", t, m->body[k].name);
         break;
-    case BR_BM_ACCEL: snprintf(err, errlen, "t = %.9g s: the structure's step gave a non-finite acceleration", t); break;
-    case BR_BM_BODY: snprintf(err, errlen, "t = %.9g s: body '%s' has a non-finite position or velocity", t, m->body[k].name); break;
-    case BR_BM_FORCE: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact force", t, m->cset[k].name); break;
-    case BR_BM_FENERGY: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite friction energy", t, m->cset[k].name); break;
-    case BR_BM_ENERGY:
+    case BR_STEP_ACCEL: snprintf(err, errlen, "t = %.9g s: the structure's step gave a non-finite acceleration", t); break;
+    case BR_STEP_BODY: snprintf(err, errlen, "t = %.9g s: body '%s' has a non-finite position or velocity", t, m->body[k].name); break;
+    case BR_STEP_FORCE: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite contact force", t, m->cset[k].name); break;
+    case BR_STEP_FENERGY: snprintf(err, errlen, "t = %.9g s: contact set '%s': non-finite friction energy", t, m->cset[k].name); break;
+    case BR_STEP_ENERGY:
         if (value) snprintf(err, errlen, "t = %.9g s: the energy term %s is not finite (%g)", t, EN[k], *value);
         else snprintf(err, errlen, "t = %.9g s: the energy term %s is not finite", t, EN[k]);
         break;
@@ -58,9 +58,9 @@ void br_step_failure(const br_model *m, double t, int code, const double *value,
 int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
 {
     const br_ga_shape *sh;
-    const br_bm_var *x = br_data_var(d, d->h, &sh);
+    const br_step_var *x = br_data_var(d, d->h, &sh);
     /* the linearized solves of the step, before anything is advanced with them */
-    int code = br_bm_check_solve(&d->sm, sh, x, d->res);
+    int code = br_step_check_solve(&d->sm, sh, x, d->res);
     if (code) return br_step_failure(m, d->t, code, NULL, err, errlen), -1;
     for (int i = 0; d->drv && i < m->drive.nshaft + m->drive.ngear; i++)
         if (!isfinite(d->drv->x[i])) {
@@ -74,10 +74,10 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
         }
     /* the states, the contact forces, the energy terms (when this step computed them: a run never
      * ends "complete" with a non-finite energy balance) */
-    code = br_bm_check_state(&d->sm, x, d->res, !d->skip_energy);
+    code = br_step_check_state(&d->sm, x, d->res, !d->skip_energy);
     if (!code) return 0;
-    const int s = code % BR_BM_WHAT;
-    if (code / BR_BM_WHAT == BR_BM_FORCE) { /* locate the first point with a non-finite state, or report the set */
+    const int s = code % BR_STEP_WHAT;
+    if (code / BR_STEP_WHAT == BR_STEP_FORCE) { /* locate the first point with a non-finite state, or report the set */
         const br_contact_set_desc *cs = &m->cset[s].desc;
         const int ns = br_law_nstate(cs->law, &cs->fric);
         long bad = -1;
@@ -96,6 +96,6 @@ int br_check_finite(const br_model *m, br_data *d, char *err, size_t errlen)
             return -1;
         }
     }
-    br_step_failure(m, d->t, code, code / BR_BM_WHAT == BR_BM_ENERGY ? (const double *)&d->en + s : NULL, err, errlen);
+    br_step_failure(m, d->t, code, code / BR_STEP_WHAT == BR_STEP_ENERGY ? (const double *)&d->en + s : NULL, err, errlen);
     return -1;
 }

@@ -14,7 +14,7 @@ void br_stage_fixed_step(const br_model *m, br_data *d);
 void br_stage_frames(const br_model *m, br_data *d);
 
 /* set s, side (0: A, 1: B) -> the 6x6 map L from that frame's twist to the set's relative twist
- * (kernels/beam_step.h's br_bm_side_map over the data's frames) */
+ * (kernels/step/'s br_step_side_map over the data's frames) */
 void br_stage_side_map(const br_model *m, const br_data *d, int s, int side, double L[36]);
 
 /* free bodies of the implicit system: symplectic Euler with each contact wrench linearized about
@@ -38,7 +38,7 @@ void br_stage_side_map(const br_model *m, const br_data *d, int s, int side, dou
  * d->acc of those bodies <- dV / h. 0, or -1 when the system is singular */
 int br_stage_rigid_implicit(const br_model *m, br_data *d, double h);
 
-/* model, the time, a stop code of kernels/beam_step.h (a code times 256 plus the set, body or energy
+/* model, the time, a stop code of kernels/step/ (a code times 256 plus the set, body or energy
  * term it names), the value it found (or NULL) -> the message, as a run and a batch word it */
 void br_step_failure(const br_model *m, double t, int code, const double *value, char *err, size_t errlen);
 

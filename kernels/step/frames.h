@@ -1,0 +1,58 @@
+/* frames.h: the frames stage: a variant's body states at t_n (the kinematic frames' already set by
+ * the host) -> every body's frame (structure bodies at the equation time, the structure predicted;
+ * their reported states at t_n) and the frames the field sees (implicit free bodies' twists
+ * predicted); the sets' energy integrals up to t_n kept. */
+#ifndef BR_STEP_FRAMES_H
+#define BR_STEP_FRAMES_H
+
+#include "model.h"
+
+/* model, shape (NULL: no structure), variant at t_n, the kinematic frames' states already in
+ * frames (a host stage: their time functions) -> the ground's, the bodies' frames (structure bodies
+ * at the equation time, the structure predicted; their reported states at t_n), the field's view */
+BR_HD void br_step_frames(const br_step_model *m, const br_ga_shape *sh, br_step_var *x)
+{
+    br_frame_state *g = &x->frames[0];
+    for (int j = 0; j < 3; j++) g->x[j] = g->v[j] = g->w[j] = 0.0;
+    for (int j = 0; j < 9; j++) g->R[j] = j % 4 == 0 ? 1.0 : 0.0;
+    if (sh) {
+        br_ga_predict(sh, &x->ga, x->up, x->vp, x->s);
+        for (int k = 0; k < m->nnode; k++)
+            for (int j = 0; j < 3; j++) {
+                const int gi = m->dof[6 * k + j];
+                x->xnode[3 * k + j] = m->X[3 * k + j] + (gi >= 0 ? x->up[(long)gi * x->s] : 0.0);
+            }
+    }
+    for (int b = 0; b < m->nbody; b++) {
+        br_frame_state *fs = &x->frames[1 + b];
+        const int node = m->body_node[b];
+        if (node >= 0) {
+            br_frame_state now;
+            br_sb_body_frame(m->dof, m->X, node, m->body_q0 + 4 * b, m->body_offset + 3 * b, x->ga.u, x->ga.s, x->ga.v,
+                             x->ga.s, &now);
+            for (int j = 0; j < 3; j++) x->bx[3 * b + j] = now.x[j], x->bv[3 * b + j] = now.v[j], x->bw[3 * b + j] = now.w[j];
+            br_sb_body_frame(m->dof, m->X, node, m->body_q0 + 4 * b, m->body_offset + 3 * b, x->up, x->s, x->vp, x->s,
+                             fs);
+            continue;
+        }
+        for (int j = 0; j < 3; j++) fs->x[j] = x->bx[3 * b + j], fs->v[j] = x->bv[3 * b + j], fs->w[j] = x->bw[3 * b + j];
+        br_sb_quat_R(x->bq + 4 * b, fs->R);
+    }
+    if (!x->fframes) return;
+    /* the field's view: free bodies of the implicit system with the velocity change of the last
+     * step repeated (their pose stays at t_n: the position enters the step as symplectic Euler's) */
+    for (int k = 0; k < m->nframe; k++) x->fframes[k] = x->frames[k];
+    for (int b = 0; m->rb_slot && b < m->nbody; b++) {
+        if (m->rb_slot[b] < 0 || (!x->substepping && m->rb_spring[b])) continue; /* the latter: explicit */
+        for (int j = 0; j < 6; j++) x->vpred[6 * b + j] = x->h * x->acc[6 * b + j];
+        for (int j = 0; j < 3; j++) x->fframes[1 + b].v[j] += x->vpred[6 * b + j], x->fframes[1 + b].w[j] += x->vpred[6 * b + 3 + j];
+    }
+}
+
+/* model, variant -> the energy integrals of its sets up to t_n kept (the step's start) */
+BR_HD void br_step_contacts_prepare(const br_step_model *m, br_step_var *x)
+{
+    for (int s = 0; s < m->nset; s++) x->E_upto[s] = x->setE[s], x->End_upto[s] = x->setEnd[s];
+}
+
+#endif
