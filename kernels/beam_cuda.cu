@@ -172,6 +172,9 @@ extern "C" br_cuda_beam *br_cuda_beam_create(const br_step_model *m, const br_be
     for (int k = 0; k < 8; k++)
         if (sizes[k]) BR_CU(cudaMemcpy(base + at[k], src[k], sizes[k], cudaMemcpyHostToDevice));
     g->m = *m;
+    /* what a beam batch's model has none of (free bodies, springs, joints): no host pointer on the device */
+    g->m.body_mass = NULL, g->m.body_Ib = NULL, g->m.rb_slot = NULL, g->m.rb_spring = NULL;
+    g->m.spring = NULL, g->m.rot = NULL, g->m.nspring = 0, g->m.nrot = 0;
     g->m.dof = (const int *)(base + at[0]), g->m.X = (const double *)(base + at[1]);
     g->m.body_node = (const int *)(base + at[2]), g->m.body_q0 = (const double *)(base + at[3]);
     g->m.body_offset = (const double *)(base + at[4]), g->m.body_fg = (const double *)(base + at[5]);

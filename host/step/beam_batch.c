@@ -25,11 +25,7 @@ struct br_beam_batch {
     int nv, n, nset, nframe;
     const br_model **m;              /* the variants' models and data (the caller's; the arrays copied) */
     br_data **d;
-    br_step_model model;               /* variant 0's, shared */
-    int *body_node;
-    double *body_q0, *body_offset, *body_fg;
-    br_step_load *load;
-    br_step_set *set;
+    br_step_model model;             /* variant 0's flat model (its data's, host/step/view.c), shared */
     br_ga_batch *ga;                 /* the structure's state */
     br_beam_sizes z;
     br_beam_store D;                 /* the rest of the variants' state (host arrays) */
@@ -109,7 +105,6 @@ void br_beam_batch_destroy(br_beam_batch *B)
 #endif
     br_ga_batch_destroy(B->ga);
     br_field_destroy(B->field);
-    free(B->body_node), free(B->body_q0), free(B->body_offset), free(B->body_fg), free(B->load), free(B->set);
     free(B->D.rec), free(B->D.vec), free(B->D.frames), free(B->D.mag), free(B->D.res), free(B->D.step), free(B->D.code);
     free(B->D.energy), free(B->Nset), free(B->bad), free(B->W), free(B->Q);
     free(B->m), free(B->d);
@@ -218,40 +213,13 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
         if (!same) return fail(B, err, errlen, "variant %d cannot join a beam batch: %s", v,
                                "its structure, bodies, loads or contact geometry differ from variant 0's");
     }
-    /* the shared model */
-    B->body_node = malloc((size_t)(nb ? nb : 1) * sizeof(int));
-    B->body_q0 = malloc((size_t)(nb ? nb : 1) * 4 * sizeof(double));
-    B->body_offset = malloc((size_t)(nb ? nb : 1) * 3 * sizeof(double));
-    B->body_fg = malloc((size_t)(nb ? nb : 1) * 3 * sizeof(double));
-    B->load = calloc((size_t)(nl ? nl : 1), sizeof *B->load);
-    B->set = calloc((size_t)(ns ? ns : 1), sizeof *B->set);
+    /* the shared model: variant 0's, compiled with its data (the others differ only in what the
+     * check above allows); each variant's load magnitudes in flat form */
     B->D.mag = calloc((size_t)(nl ? nl : 1) * nv, sizeof *B->D.mag);
-    if (!B->body_node || !B->body_q0 || !B->body_offset || !B->body_fg || !B->load || !B->set || !B->D.mag)
-        return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
-    for (int b = 0; b < nb; b++) {
-        const br_body *Bd = &m0->body[b];
-        B->body_node[b] = st->node0[Bd->beam] + Bd->node;
-        memcpy(B->body_q0 + 4 * b, Bd->q0, sizeof(double[4]));
-        memcpy(B->body_offset + 3 * b, Bd->offset, sizeof(double[3]));
-        for (int j = 0; j < 3; j++) B->body_fg[3 * b + j] = Bd->mass * m0->gravity[j];
-    }
-    for (int l = 0; l < nl; l++) {
-        const br_load *L = &m0->load[l];
-        B->load[l] = (br_step_load){.body = L->frame - 1, .torque = L->type == BR_LOAD_TORQUE, .body_axes = L->body_axes};
-        memcpy(B->load[l].point, L->point, sizeof L->point);
-        memcpy(B->load[l].dir, L->dir, sizeof L->dir);
+    if (!B->D.mag) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
+    for (int l = 0; l < nl; l++)
         for (int v = 0; v < nv; v++) flat_fn(&m[v]->load[l].mag, &B->D.mag[(size_t)v * nl + l]);
-    }
-    for (int s = 0; s < ns; s++) {
-        const br_contact_set_desc *cs = &m0->cset[s].desc;
-        B->set[s] = (br_step_set){.frame_a = cs->frame_a, .frame_b = cs->frame_b, .surface = cs->surface, .radius = cs->radius,
-                             .coupled = 1, .imp = s, .npoints = cs->npoints, .pK = cs->normal.pK};
-        memcpy(B->set[s].plane_p, cs->plane_p, sizeof cs->plane_p);
-        memcpy(B->set[s].plane_n, cs->plane_n, sizeof cs->plane_n);
-    }
-    B->model = (br_step_model){.nnode = st->nnode, .nbody = nb, .nload = nl, .nset = ns, .nframe = B->nframe,
-                             .dof = st->dof, .X = st->X, .body_node = B->body_node, .body_q0 = B->body_q0, .body_offset = B->body_offset,
-                             .body_fg = B->body_fg, .load = B->load, .set = B->set, .h = m0->dt};
+    B->model = d[0]->sm;
     lap(B, BR_PH_SETUP_CHECKS, &t0);
     /* the structure's state: a br_ga_batch (CPU) */
     br_genalpha **g = malloc((size_t)nv * sizeof *g);
