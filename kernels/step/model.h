@@ -181,7 +181,7 @@ typedef struct br_step_var {
     double *spring_val, *spring_angle; /* nspring */
     const double *rot_tau, *rot_Eb, *rot_E_upto; /* nrot: the host stage's torque, stored and dissipated energy */
     double *E_upto, *End_upto, *setP, *setPnd, *setE, *setEnd; /* nset */
-    double *imp_E, *imp_du, *imp_dv, *imp_dm;                  /* 36 nset, 6 nset each */
+    double *imp_E, *imp_du, *imp_dv, *imp_dm;                  /* per block of contact rows (a set's imp): 36, 6 each */
     br_energy_terms *en;
     double *res_ref, *p_drive;
     double *p_spring_loss;       /* or NULL (no springs) */
