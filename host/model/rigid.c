@@ -56,11 +56,6 @@ void br_rigid_accel(const br_body *b, const double R[9], const double w[3], cons
     solve_free(Iw, freeax, rhs, alpha);
 }
 
-double br_rigid_kinetic(const br_body *b, const double R[9], const double v[3], const double w[3])
-{
-    return br_sb_kinetic(b->mass, b->Ib, R, v, w);
-}
-
 void br_kframe_state(const br_kframe *k, double t, br_frame_state *out)
 {
     for (int j = 0; j < 3; j++) {

@@ -20,9 +20,6 @@ void br_rigid_accel(const br_body *b, const double R[9], const double w[3], cons
 /* attitude R, body-axes inertia Ib (row-major) -> world-axes inertia R Ib R^T */
 void br_rigid_inertia_world(const double R[9], const double Ib[9], double Iw[9]);
 
-/* body, attitude R, v, w -> kinetic energy 1/2 m v.v + 1/2 w.(I_world w) */
-double br_rigid_kinetic(const br_body *b, const double R[9], const double v[3], const double w[3]);
-
 /* kinematic frame, t -> its world pose and twist at t */
 void br_kframe_state(const br_kframe *k, double t, br_frame_state *out);
 

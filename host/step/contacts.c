@@ -7,9 +7,8 @@
 
 void br_fwd_contacts_prepare(const br_model *m, br_data *d)
 {
+    br_step_contacts_prepare(&d->sm, &d->view); /* the sets' energy integrals up to t_n */
     for (int s = 0; s < m->nset; s++) {
-        d->E_upto[s] = d->setE[s];
-        d->End_upto[s] = d->setEnd[s];
         const double N = m->cset[s].prescribed ? br_timefn_eval(&m->cset[s].normal_force, d->t) : -1.0;
         d->Nset[s] = m->cset[s].prescribed ? (N > 0.0 ? N : 0.0) : -1.0;
     }

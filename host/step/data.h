@@ -169,15 +169,6 @@ static inline int frame_free_body(const br_model *m, int fr)
 /* frame -> 1 if it is a kinematic frame (prescribed motion) */
 static inline int frame_prescribed(const br_model *m, int fr) { return fr > m->nbody; }
 
-/* frame -> its angular velocity after the velocity update (bodies), or prescribed */
-static inline void frame_omega(const br_model *m, const br_data *d, int fr, double w[3])
-{
-    const int b = frame_body(m, fr);
-    if (fr == 0) w[0] = w[1] = w[2] = 0.0;
-    else if (b >= 0) memcpy(w, d->w + 3 * b, 3 * sizeof(double));
-    else memcpy(w, m->kframe[fr - 1 - m->nbody].w, 3 * sizeof(double));
-}
-
 static inline void mat6_vec(const double *X, const double *x, double *y, int acc) { br_step_mat6_vec(X, x, y, acc); }
 
 /* The parts of br_data a time-series row's columns read (host/io/output.c) and a batch's

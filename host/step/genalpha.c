@@ -182,22 +182,6 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
     return g;
 }
 
-void br_genalpha_energies(const br_genalpha *g, double *kinetic, double *elastic)
-{
-    br_ga_shape sh;
-    br_ga_var x;
-    ga_view(g, &sh, &x);
-    br_ga_energies(&sh, &x, kinetic, elastic);
-}
-
-double br_genalpha_quad(const br_genalpha *g, const double *A, const double *x, const double *y)
-{
-    br_ga_shape sh;
-    br_ga_var v;
-    ga_view(g, &sh, &v);
-    return br_ga_quad(&sh, A, 1, x, 1, y, 1);
-}
-
 int br_genalpha_start(br_genalpha *g, const double *f)
 {
     const int n = g->n;
@@ -269,15 +253,6 @@ int br_genalpha_solve(br_genalpha *g, const double *f, const double *E)
     }
     br_ga_solve_end(&sh, &x, lr && rc == 0);
     return rc;
-}
-
-void br_genalpha_row_force(const br_genalpha *g, int k, const double w[6], double *f)
-{
-    for (int r = 6 * k; r < 6 * k + 6; r++) {
-        const double *row = g->L + (size_t)r * g->n;
-        const int *col = g->Lcol + (size_t)r * g->n;
-        for (int q = 0; q < g->Lcnt[r]; q++) f[col[q]] += row[col[q]] * w[r - 6 * k];
-    }
 }
 
 void br_genalpha_row_changes(br_genalpha *g, double *du, double *dv, double *dm)

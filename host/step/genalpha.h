@@ -85,10 +85,6 @@ void br_genalpha_predict(const br_genalpha *g, double *up, double *vp);
  * the predicted state where f was evaluated. 0, or -1 if I + E L Keff^-1 L^T is singular. */
 int br_genalpha_solve(br_genalpha *g, const double *f, const double *E);
 
-/* block k of the low-rank rows, w (6) -> f += L_k^T w (a force in those rows' coordinates as a
- * generalized force) */
-void br_genalpha_row_force(const br_genalpha *g, int k, const double w[6], double *f);
-
 /* g->a1 from br_genalpha_solve (before br_genalpha_advance) -> per low-rank row: du = L (u - u_pred)
  * and dv = L (v - v_pred) at the equation time (ck L (a1 - a0), cc L (a1 - a0)), and
  * dm = L ((u_{n+1} - u_n) / h - v_pred), the change of the row's mean rate over the step */
@@ -99,12 +95,6 @@ void br_genalpha_advance(br_genalpha *g);
 
 /* f (the load for the equation at t_{n+1-af}) -> u, v, a advanced to t_{n+1}: solve, then advance */
 void br_genalpha_step(br_genalpha *g, const double *f);
-
-/* A (g's M, C or K), x, y -> y^T A x over the nonzero profile of M, C and K */
-double br_genalpha_quad(const br_genalpha *g, const double *A, const double *x, const double *y);
-
-/* g -> the kinetic energy 1/2 v^T M v and the elastic energy 1/2 u^T K u of its state, in one pass */
-void br_genalpha_energies(const br_genalpha *g, double *kinetic, double *elastic);
 
 /* integrator -> the shape and the one variant of kernels/ga_step.h at its current level
  * (contiguous arrays, stride 1): the view the step's stages (kernels/step/) take */

@@ -9,12 +9,6 @@
 #include "step/stages.h"
 #include "model/rigid.h"
 
-void br_stage_side_map(const br_model *m, const br_data *d, int s, int side, double L[36])
-{
-    (void)m;
-    br_step_side_map(&d->sm, d->frames, s, side, L);
-}
-
 /* spring k at the frames' state -> its linearization about it: nd rows (1 for a torsion spring, 3
  * otherwise) of the maps D[0], D[1] (nd x 6, row-major) from the twists (v, w at the origin) of its
  * frames a and b to the rate of its coordinate (the anchors' separation pb - pa; the torsion angle),
@@ -151,7 +145,7 @@ static double blended_gamma(const br_model *m, const br_data *d, double h)
             if (!frame_free_body(m, f)) continue;
             const br_body *B = &m->body[f - 1];
             double L[36], Iw[9];
-            br_stage_side_map(m, d, s, side, L);
+            br_step_side_map(&d->sm, d->frames, s, side, L);
             br_rigid_inertia_world(d->frames[f].R, B->Ib, Iw);
             for (int j = 0; j < 6; j++) { /* (L^T X L)_jj = sum_rc L_rj X_rc L_cj */
                 double k = 0.0, c = 0.0;
@@ -319,7 +313,7 @@ int br_stage_rigid_implicit(const br_model *m, br_data *d, double h)
         for (int side = 0; side < 2; side++) {
             const int fr_s = side ? cs->frame_b : cs->frame_a;
             slot[side] = frame_free_body(m, fr_s) ? d->rb_slot[fr_s - 1] : -1;
-            br_stage_side_map(m, d, s, side, L[side]);
+            br_step_side_map(&d->sm, d->frames, s, side, L[side]);
         }
         double Cp[6] = {0}; /* C L p - theta h K L V_n over the free sides, - K du_B - C dv_B over the prescribed */
         if (g < 1.0) { /* the start's share: h (1 - gamma) (W_n - W_p), W_n the wrench applied at the end of the last step */

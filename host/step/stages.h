@@ -13,10 +13,6 @@ void br_stage_fixed_step(const br_model *m, br_data *d);
 /* br_fwd_frames at the step d->h */
 void br_stage_frames(const br_model *m, br_data *d);
 
-/* set s, side (0: A, 1: B) -> the 6x6 map L from that frame's twist to the set's relative twist
- * (kernels/step/'s br_step_side_map over the data's frames) */
-void br_stage_side_map(const br_model *m, const br_data *d, int s, int side, double L[36]);
-
 /* free bodies of the implicit system: symplectic Euler with each contact wrench linearized about
  * the state the field saw (pose at t_n, twist V_p = V_n + p, p = h a_{n-1} predicted):
  *   M dV = h (F + sum_s L^T dW_s),   dW = -K dxi_u - C dxi_v,
