@@ -23,9 +23,9 @@ case "${1:-}" in
 *) echo "usage: sh scripts/setup.sh [--demo | --sanitize]" >&2; exit 2 ;;
 esac
 BUILD_PKGS="cmake make gcc g++ pkg-config libyaml-dev libcjson-dev libcairo2-dev libpng-dev liblapacke-dev libopenblas-dev
-libassimp-dev zlib1g-dev libhdf5-dev libopenmpi-dev openmpi-bin"
+libassimp-dev zlib1g-dev libhdf5-dev libopenmpi-dev openmpi-bin libsuitesparse-dev libmatio-dev"
 TEST_PKGS="libcriterion-dev libsundials-dev python3-numpy python3-pandas python3-xarray python3-matplotlib python3-pytest
-python3-vtk9 python3-h5py python3-venv python3-pip python3-setuptools"
+python3-vtk9 python3-h5py python3-scipy python3-venv python3-pip python3-setuptools"
 PKGS="$BUILD_PKGS"
 [ "$MODE" = demo ] || PKGS="$PKGS $TEST_PKGS"
 [ "$MODE" = sanitize ] && PKGS="$PKGS clang libclang-rt-dev libomp-dev gcovr"

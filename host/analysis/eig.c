@@ -141,7 +141,7 @@ int br_eig_main(int argc, char **argv)
     }
     br_struct *s = br_struct_build(m, err, sizeof err);
     if (!s) {
-        fprintf(stderr, "%s:1: %s\n", scen, m->nbeam ? err : "no beams: nothing to analyse");
+        fprintf(stderr, "%s:1: %s\n", scen, m->nbeam + m->nsup ? err : "no beams or structures: nothing to analyse");
         br_model_free(m);
         return 2;
     }

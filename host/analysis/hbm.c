@@ -249,10 +249,10 @@ static int column(hb *h, const char *name, int *outdof, int *nout, int maxout, c
     const br_body *B = &m->body[b];
     double coef[6] = {0};
     int dofs[6], nd = 0;
-    if (B->beam < 0) {
+    if (B->part < 0) {
         if (h->s.bdof[3 * b + axis] >= 0) dofs[nd] = h->s.bdof[3 * b + axis], coef[nd++] = 1.0;
     } else { /* u + theta x offset of the node carrying it */
-        const int node = h->s.st->node0[B->beam] + B->node;
+        const int node = h->s.st->node0[B->part] + B->node;
         const double *o = B->offset;
         double rot[3] = {0, 0, 0}; /* d(theta x o)_axis / d theta_j */
         if (axis == 0) rot[1] = o[2], rot[2] = -o[1];

@@ -26,9 +26,9 @@ void br_hbm_sys_free(br_hbm_sys *s)
 /* model, frame -> the structure node carrying it, -1 for the ground or a free body */
 static int frame_node(const br_hbm_sys *s, int frame)
 {
-    if (frame < 1 || frame > s->m->nbody || s->m->body[frame - 1].beam < 0) return -1;
+    if (frame < 1 || frame > s->m->nbody || s->m->body[frame - 1].part < 0) return -1;
     const br_body *B = &s->m->body[frame - 1];
-    return s->st->node0[B->beam] + B->node;
+    return s->st->node0[B->part] + B->node;
 }
 
 void br_hbm_frames(const br_hbm_sys *s, const double *u, const double *v, const unsigned char *only,
@@ -41,7 +41,7 @@ void br_hbm_frames(const br_hbm_sys *s, const double *u, const double *v, const 
         const br_body *B = &m->body[b];
         br_frame_state *f = &fr[1 + b];
         if (only && !only[1 + b]) continue;
-        if (B->beam >= 0) {
+        if (B->part >= 0) {
             br_struct_body_frame(s->st, B, frame_node(s, 1 + b), u, v, f);
             continue;
         }
@@ -155,13 +155,13 @@ static int check_model(const br_model *m, const char *text, size_t len, char *er
     for (int b = 0; b < m->nbody; b++) {
         const br_body *B = &m->body[b];
         const int rot = BR_LOCK_RX | BR_LOCK_RY | BR_LOCK_RZ;
-        if (B->beam < 0 && (B->lock & rot) != rot) {
+        if (B->part < 0 && (B->lock & rot) != rot) {
             snprintf(key, sizeof key, "bodies.%s", B->name);
             snprintf(msg, sizeof msg, "hbm: body '%s' may rotate: a free body must lock rx, ry and rz (only its "
                                       "translations are linear), or ride on a beam", B->name);
             return fail_at(m, text, len, key, err, errlen, msg);
         }
-        if (B->beam < 0 && (B->v0[0] != 0 || B->v0[1] != 0 || B->v0[2] != 0)) {
+        if (B->part < 0 && (B->v0[0] != 0 || B->v0[1] != 0 || B->v0[2] != 0)) {
             snprintf(key, sizeof key, "bodies.%s", B->name);
             snprintf(msg, sizeof msg, "hbm: body '%s' has an initial velocity: the model must be at rest but for "
                                       "its harmonic loads", B->name);
@@ -187,7 +187,7 @@ static int check_model(const br_model *m, const char *text, size_t len, char *er
                                       "frequency), or sums of them", L->name);
             return fail_at(m, text, len, key, err, errlen, msg);
         }
-        if (L->type == BR_LOAD_TORQUE && m->body[L->frame - 1].beam < 0) {
+        if (L->type == BR_LOAD_TORQUE && m->body[L->frame - 1].part < 0) {
             snprintf(msg, sizeof msg, "hbm: torque '%s' on a free body, whose rotations are locked", L->name);
             return fail_at(m, text, len, key, err, errlen, msg);
         }
@@ -210,14 +210,14 @@ int br_hbm_sys_build(const br_model *m, const char *text, size_t len, br_hbm_sys
     memset(s, 0, sizeof *s);
     s->m = m;
     if (check_model(m, text, len, err, errlen)) return -1;
-    if (m->nbeam > 0 && !(s->st = br_struct_build(m, err, errlen))) return -1;
+    if (m->nbeam + m->nsup > 0 && !(s->st = br_struct_build(m, err, errlen))) return -1;
     s->nst = s->st ? s->st->ndof : 0;
     s->bdof = malloc((size_t)(3 * m->nbody + 1) * sizeof(int));
     if (!s->bdof) goto oom;
     int n = s->nst;
     for (int b = 0; b < m->nbody; b++)
         for (int j = 0; j < 3; j++)
-            s->bdof[3 * b + j] = m->body[b].beam < 0 && !(m->body[b].lock & (BR_LOCK_X << j)) ? n++ : -1;
+            s->bdof[3 * b + j] = m->body[b].part < 0 && !(m->body[b].lock & (BR_LOCK_X << j)) ? n++ : -1;
     s->ndof = n;
     if (n == 0) {
         snprintf(err, errlen, "%s:1: hbm: the model has no degree of freedom", m->source);

@@ -1,9 +1,10 @@
-/* main.c: the `bristle` command line: dispatches to run, study, compare, eig, hbm, mesh, bench, info. */
+/* main.c: the `bristle` command line: dispatches to run, study, compare, eig, export-structure, hbm, mesh, bench, info. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/bench.h"
 #include "cli/compare.h"
+#include "cli/export.h"
 #include "field/field.h"
 #include "analysis/eig.h"
 #include "analysis/hbm.h"
@@ -18,7 +19,9 @@ static int usage(FILE *o)
             "  run [SCENARIO]    run a scenario (none: the built-in S1 cube demo); bristle run --help\n"
             "  study STUDY.yaml  many variants of a scenario in one run; bristle study --help\n"
             "  compare DIR...    overlay the same columns of several runs in one PNG\n"
-            "  eig SCENARIO      natural frequencies of the beams (Hz); bristle eig --help\n"
+            "  eig SCENARIO      natural frequencies of the structure (Hz); bristle eig --help\n"
+            "  export-structure SCENARIO DIR\n"
+            "                    the beams as a structure given as matrices (.mtx, nodes.csv, scenario.yaml)\n"
             "  hbm SCENARIO      forced response by harmonic balance; bristle hbm --help\n"
             "  mesh KIND ...     write an annulus, disk or grid mesh; bristle mesh --help\n"
             "  bench field ...   contact-field throughput (bristle bench field --help)\n"
@@ -54,6 +57,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "study")) return br_study_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "compare")) return br_compare_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "eig")) return br_eig_main(argc - 2, argv + 2);
+    if (!strcmp(cmd, "export-structure")) return br_export_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "hbm")) return br_hbm_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "mesh")) return br_meshgen_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return br_bench_main(argc - 2, argv + 2);

@@ -189,6 +189,11 @@ void br_model_free(br_model *m)
     for (int l = 0; l < m->nload; l++) br_timefn_free(&m->load[l].mag);
     for (int b = 0; b < m->nbeam; b++) free(m->beam[b].X), free(m->beam[b].fix);
     free(m->beam);
+    for (int k = 0; k < m->nsup; k++) {
+        br_superel *S = &m->sup[k];
+        free(S->M), free(S->C), free(S->K), free(S->label), free(S->X), free(S->row);
+    }
+    free(m->sup);
     for (int s = 0; s < m->nset; s++) {
         free(m->cset[s].r), free(m->cset[s].K), free(m->cset[s].D), free(m->cset[s].area);
         free(m->cset[s].surf_v), free(m->cset[s].surf_t);
@@ -222,7 +227,7 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
         return NULL;
     }
     br_model *m = calloc(1, sizeof *m);
-    static const char *const K[] = {"name", "description", "time", "output", "backend", "gravity", "beams",
+    static const char *const K[] = {"name", "description", "time", "output", "backend", "gravity", "beams", "structures",
                                     "bodies", "frames", "loads", "springs", "contacts",
                                     "rotational_friction", "drivetrain", NULL};
     if (!m) {
@@ -353,6 +358,7 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     static const double z3[3] = {0, 0, 0};
     br_yvec(&c, root, "gravity", 3, 0, z3, m->gravity);
     br_read_beams(&c, br_ymap(&c, root, "beams"), m);
+    br_read_structures(&c, br_ymap(&c, root, "structures"), m);
     br_read_bodies(&c, br_ymap(&c, root, "bodies"), m);
     br_read_frames(&c, br_ymap(&c, root, "frames"), m);
     br_read_loads(&c, br_ymap(&c, root, "loads"), m);
@@ -360,8 +366,8 @@ br_model *br_scenario_parse(const char *path, const char *text, size_t len, cons
     br_read_contacts(&c, br_ymap(&c, root, "contacts"), m);
     br_read_rotational(&c, br_ymap(&c, root, "rotational_friction"), m);
     br_read_drivetrain(&c, br_ymap(&c, root, "drivetrain"), m);
-    br_ycheck(&c, m->nbody + m->nkframe + m->nbeam > 0 || m->nset > 0 || m->drive.nshaft > 0, root,
-           "the scenario has no bodies, beams, contacts or drivetrain");
+    br_ycheck(&c, m->nbody + m->nkframe + m->nbeam + m->nsup > 0 || m->nset > 0 || m->drive.nshaft > 0, root,
+           "the scenario has no bodies, beams, structures, contacts or drivetrain");
     yaml_document_delete(&c.doc);
     if (c.failed) {
         br_model_free(m);

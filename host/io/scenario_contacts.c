@@ -129,9 +129,7 @@ static void read_mesh_points(ysrc *c, ynode *g, br_cset *cs)
     const char *file = br_ystring(c, g, "file", 1);
     if (c->failed) return;
     char path[1024];
-    const char *slash = strrchr(c->file, '/');
-    if (file[0] == '/' || !slash) snprintf(path, sizeof path, "%s", file);
-    else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - c->file), c->file, file);
+    br_ypath(c, file, path, sizeof path);
     const double scale = br_ynum(c, g, "units", 0, 1.0);
     br_ycheck(c, scale > 0, br_yat(c, g, "units"), "units (metres per file unit) must be > 0");
     static const double z3[3] = {0, 0, 0};

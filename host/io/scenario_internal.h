@@ -18,7 +18,17 @@ void br_ytimefn(ysrc *c, ynode *n, const char *what, br_timefn *fn);
 /* name -> frame index (0 ground, bodies, kinematic frames), or error at node */
 int br_yframe(ysrc *c, const br_model *m, ynode *n, const char *name);
 
+/* scenario file, a path in it -> the path relative to the scenario's folder (absolute ones kept) */
+void br_ypath(ysrc *c, const char *file, char *out, size_t len);
+
 void br_read_beams(ysrc *c, ynode *seq, br_model *m);
+
+/* structures: [{name, file, mass, stiffness, damping, nodes}] -> m->sup (scenario_structures.c) */
+void br_read_structures(ysrc *c, ynode *seq, br_model *m);
+
+/* structure name (at node at), node label (node) -> the node's index in it and its part (*part), or -1
+ * with the error (no such structure, no such node) */
+int br_ystructure_node(ysrc *c, const br_model *m, ynode *at, const char *structure, ynode *node, int *part);
 
 void br_read_bodies(ysrc *c, ynode *seq, br_model *m);
 

@@ -306,27 +306,40 @@ void br_read_bodies(ysrc *c, ynode *seq, br_model *m)
                    "principal moments violate the triangle inequality (no real body has them)");
         }
         static const double z3[3] = {0, 0, 0};
-        B->beam = -1;
+        B->part = -1;
         ynode *at = br_ymap(c, n, "attach");
         if (at) {
-            /* attach: {beam: NAME, node: INDEX, offset: [..]}; position follows from the node */
-            static const char *const KA[] = {"beam", "node", "offset", NULL};
+            /* attach: {beam: NAME, node: INDEX, offset: [..]} or {structure: NAME, node: LABEL, offset};
+             * position follows from the node */
+            static const char *const KA[] = {"beam", "structure", "node", "offset", NULL};
             if (br_ykeys(c, at, "attach", KA)) return;
-            const char *bn = br_ystring(c, at, "beam", 1);
-            for (int k = 0; bn && k < m->nbeam; k++)
-                if (!strcmp(m->beam[k].name, bn)) B->beam = k;
-            br_ycheck(c, !bn || B->beam >= 0, br_yat(c, at, "beam"), "no beam named '%s'", bn ? bn : "");
-            const double nd = br_ynum(c, at, "node", 1, 0);
+            const char *sn = br_ystring(c, at, "structure", 0);
+            const char *bn = br_ystring(c, at, "beam", !sn);
+            br_ycheck(c, !sn || !bn, at, "attach: give beam or structure, not both");
+            if (!br_ymap(c, at, "node")) br_yerr(c, at, "missing key 'node'");
             if (c->failed) return;
-            br_ycheck(c, nd >= 0 && nd == floor(nd) && nd < m->beam[B->beam].nnode, br_yat(c, at, "node"),
-                   "node must be an index 0..%d of beam '%s'", m->beam[B->beam].nnode - 1, bn);
-            if (c->failed) return;
-            B->node = (int)nd;
+            const double *xn;
+            if (sn) {
+                B->node = br_ystructure_node(c, m, br_yat(c, at, "structure"), sn, br_ymap(c, at, "node"), &B->part);
+                if (c->failed) return;
+                xn = m->sup[B->part - m->nbeam].X + 3 * B->node;
+            } else {
+                for (int k = 0; k < m->nbeam; k++)
+                    if (!strcmp(m->beam[k].name, bn)) B->part = k;
+                br_ycheck(c, B->part >= 0, br_yat(c, at, "beam"), "no beam named '%s'", bn);
+                const double nd = br_ynum(c, at, "node", 1, 0);
+                if (c->failed) return;
+                br_ycheck(c, nd >= 0 && nd == floor(nd) && nd < m->beam[B->part].nnode, br_yat(c, at, "node"),
+                       "node must be an index 0..%d of beam '%s'", m->beam[B->part].nnode - 1, bn);
+                if (c->failed) return;
+                B->node = (int)nd;
+                xn = m->beam[B->part].X + 3 * B->node;
+            }
             br_yvec(c, at, "offset", 3, 0, z3, B->offset);
             br_ycheck(c, !br_ymap(c, n, "position") && !br_ymap(c, n, "velocity") && !br_ymap(c, n, "angular_velocity") &&
                           !br_ymap(c, n, "lock"),
                    n, "an attached body takes its position and motion from the node (no position, velocity, lock)");
-            for (int j = 0; j < 3; j++) B->x0[j] = m->beam[B->beam].X[3 * B->node + j] + B->offset[j];
+            for (int j = 0; j < 3; j++) B->x0[j] = xn[j] + B->offset[j];
         } else {
             br_yvec(c, n, "position", 3, 1, NULL, B->x0);
         }

@@ -89,17 +89,29 @@ void br_struct_free(br_struct *s)
     free(s);
 }
 
-br_struct *br_struct_build(const br_model *m, char *err, size_t errlen)
+/* model -> the rows of all its structures given as matrices (they come after the beams' DOFs) */
+static int sup_rows(const br_model *m)
 {
-    if (m->nbeam == 0) return NULL;
+    int n = 0;
+    for (int p = 0; p < m->nsup; p++) n += m->sup[p].n;
+    return n;
+}
+
+/* model, with_bodies -> the structure of every part (beams, then the structures given as matrices), with
+ * the attached bodies' mass (with_bodies) or without (the parts' own matrices, export-structure) */
+static br_struct *build(const br_model *m, int with_bodies, char *err, size_t errlen)
+{
+    const int nparts = m->nbeam + m->nsup;
+    if (nparts == 0) return NULL;
     br_struct *s = calloc(1, sizeof *s);
-    if (s) s->node0 = calloc((size_t)m->nbeam, sizeof(int));
+    if (s) s->node0 = calloc((size_t)nparts, sizeof(int));
     if (!s || !s->node0) {
         snprintf(err, errlen, "out of memory assembling the structure");
         br_struct_free(s);
         return NULL;
     }
     for (int b = 0; b < m->nbeam; b++) s->node0[b] = s->nnode, s->nnode += m->beam[b].nnode;
+    for (int k = 0; k < m->nsup; k++) s->node0[m->nbeam + k] = s->nnode, s->nnode += m->sup[k].nnode;
     s->dof = malloc((size_t)s->nnode * 6 * sizeof(int));
     s->X = malloc((size_t)s->nnode * 3 * sizeof(double));
     if (!s->dof || !s->X) {
@@ -113,6 +125,16 @@ br_struct *br_struct_build(const br_model *m, char *err, size_t errlen)
             memcpy(s->X + 3 * n, m->beam[b].X + 3 * k, sizeof(double[3]));
             for (int j = 0; j < 6; j++) s->dof[6 * n + j] = (m->beam[b].fix[k] >> j) & 1 ? -1 : s->ndof++;
         }
+    /* a structure given as matrices: its coordinates after the beams', in its own order */
+    for (int p = 0; p < m->nsup; p++) {
+        const br_superel *S = &m->sup[p];
+        for (int k = 0; k < S->nnode; k++) {
+            const int n = s->node0[m->nbeam + p] + k;
+            memcpy(s->X + 3 * n, S->X + 3 * k, sizeof(double[3]));
+            for (int j = 0; j < 6; j++) s->dof[6 * n + j] = S->row[6 * k + j] < 0 ? -1 : s->ndof + S->row[6 * k + j];
+        }
+        s->ndof += S->n;
+    }
     const size_t nn = (size_t)s->ndof * (size_t)s->ndof;
     s->M = calloc(nn ? nn : 1, sizeof(double));
     s->C = calloc(nn ? nn : 1, sizeof(double));
@@ -143,12 +165,21 @@ br_struct *br_struct_build(const br_model *m, char *err, size_t errlen)
                 }
         }
     }
+    for (int p = 0, o = N - sup_rows(m); p < m->nsup; o += m->sup[p].n, p++) {
+        const br_superel *S = &m->sup[p];
+        for (int j = 0; j < S->n; j++)
+            for (int i = 0; i < S->n; i++) {
+                const size_t g = (size_t)(o + j) * N + (size_t)(o + i), l = (size_t)j * S->n + i;
+                s->M[g] = S->M[l], s->C[g] = S->C[l], s->K[g] = S->K[l];
+            }
+    }
+    if (!with_bodies) return s;
     /* attached rigid bodies: CoM at node + o, v_cm = udot - [o x] thetadot:
      * M_uu = m I, M_ut = -m [o x], M_tt = J + m [o x]^T [o x] (no Rayleigh damping on them) */
     for (int bi = 0; bi < m->nbody; bi++) {
         const br_body *B = &m->body[bi];
-        if (B->beam < 0) continue;
-        const int n = s->node0[B->beam] + B->node;
+        if (B->part < 0) continue;
+        const int n = s->node0[B->part] + B->node;
         double R[9], J[9], ox[9];
         br_quat_to_R(B->q0, R);
         for (int i = 0; i < 3; i++)
@@ -181,6 +212,16 @@ br_struct *br_struct_build(const br_model *m, char *err, size_t errlen)
             }
     }
     return s;
+}
+
+br_struct *br_struct_build(const br_model *m, char *err, size_t errlen)
+{
+    return build(m, 1, err, errlen);
+}
+
+br_struct *br_struct_build_bare(const br_model *m, char *err, size_t errlen)
+{
+    return build(m, 0, err, errlen);
 }
 
 void br_struct_body_frame(const br_struct *s, const br_body *b, int node, const double *u,
@@ -261,7 +302,7 @@ int br_struct_twist_rows(const br_struct *s, int node_a, int node_b, const doubl
 int br_struct_frame_node(const br_model *m, const br_struct *s, int frame)
 {
     if (frame == 0) return -1;
-    if (frame < 1 || frame > m->nbody || m->body[frame - 1].beam < 0) return -2;
+    if (frame < 1 || frame > m->nbody || m->body[frame - 1].part < 0) return -2;
     const br_body *B = &m->body[frame - 1];
-    return s->node0[B->beam] + B->node;
+    return s->node0[B->part] + B->node;
 }

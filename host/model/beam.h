@@ -1,7 +1,8 @@
 /* beam.h: the linear structure (physics.md section 5): 3D Euler-Bernoulli beam
  * elements (12 DOF, consistent mass), rectangular sections, Rayleigh damping,
- * clamped DOFs, rigid bodies attached at nodes. Assembled into dense
- * symmetric M, C, K over the free DOFs (column-major, for LAPACK). */
+ * clamped DOFs, and structures given as matrices (5.1, model.h's br_superel), rigid
+ * bodies attached at nodes. Assembled into dense symmetric M, C, K over the free
+ * DOFs (column-major, for LAPACK). */
 #ifndef BR_BEAM_H
 #define BR_BEAM_H
 
@@ -10,14 +11,19 @@
 typedef struct br_struct {
     int nnode;          /* nodes of all beams, beam by beam */
     int ndof;           /* free DOFs */
-    int *node0;         /* per beam: index of its first node */
+    int *node0;         /* per part (beams, then structures given as matrices): index of its first node */
     int *dof;           /* 6 * nnode: global DOF of (node, u x y z, theta x y z), or -1 if fixed */
     double *X;          /* 3 * nnode undeformed positions */
     double *M, *C, *K;  /* ndof * ndof, column-major */
 } br_struct;
 
-/* model -> assembled structure (NULL when the model has no beams; err set on failure) */
+/* model -> assembled structure: the beams, then the structures given as matrices (their rows in their
+ * own order), the attached bodies' mass and inertia at their nodes (NULL when the model has neither
+ * beams nor structures; err set on failure) */
 br_struct *br_struct_build(const br_model *m, char *err, size_t errlen);
+
+/* model -> the same without the attached bodies: the parts' own matrices (bristle export-structure) */
+br_struct *br_struct_build_bare(const br_model *m, char *err, size_t errlen);
 
 void br_struct_free(br_struct *s);
 

@@ -25,7 +25,7 @@ enum { BR_COUPLING_IMPLICIT = 0, BR_COUPLING_EXPLICIT = 1 };
 enum { BR_LOCK_X = 1, BR_LOCK_Y = 2, BR_LOCK_Z = 4, BR_LOCK_RX = 8, BR_LOCK_RY = 16, BR_LOCK_RZ = 32 };
 
 /* A 6-DOF rigid body; locked DOFs (world axes) keep their initial velocity. A body
- * attached to a beam node (beam >= 0) has no DOFs of its own: its mass and inertia
+ * attached to a structure's node (part >= 0) has no DOFs of its own: its mass and inertia
  * join the node's, and it moves with the node (small rotations), its centre of mass
  * at the node plus offset. */
 typedef struct br_body {
@@ -35,7 +35,8 @@ typedef struct br_body {
     double x0[3], q0[4];   /* initial centre of mass (world) and attitude (w, x, y, z) */
     double v0[3], w0[3];   /* initial velocity and angular velocity (world) */
     int lock;              /* BR_LOCK_* bits */
-    int beam, node;        /* attachment (beam index, node index in it), or beam = -1 */
+    int part, node;        /* attachment: the structure's part (beams 0 .. nbeam - 1, then the structures
+                            * given as matrices), the node's index in it; part = -1: a free body */
     double offset[3];      /* centre of mass minus node position, world axes at t = 0 */
 } br_body;
 
@@ -52,6 +53,21 @@ typedef struct br_beam {
     double ray_a, ray_b;
     int line;              /* line of its entry in the scenario file (messages) */
 } br_beam;
+
+/* A structure given as matrices (a superelement, physics.md 5.1; docs/structures.md): mass, damping
+ * and stiffness over its n coordinates (its nodes' DOFs and, for a Craig-Bampton model, modal
+ * coordinates), and a node table: each node's label, position and the rows of its DOFs. A node without
+ * rotation DOFs moves without turning (a body attached there takes its translations). */
+typedef struct br_superel {
+    char name[BR_NAME_MAX];
+    int n;                 /* coordinates */
+    double *M, *C, *K;     /* n x n, column-major, symmetric (C: given, Rayleigh or modal, made at read) */
+    int nnode;
+    char (*label)[64];     /* per node */
+    double *X;             /* 3 nnode positions (world) */
+    int *row;              /* 6 nnode: row of (ux, uy, uz, rx, ry, rz) in M, C, K; -1 none */
+    int line;              /* line of its entry in the scenario file (messages) */
+} br_superel;
 
 /* A frame with prescribed motion: x(t) = x0 + v t + d(t), spinning at a constant
  * angular velocity w about its origin (R(t) = exp(t [w x]) R0). */
@@ -129,7 +145,7 @@ typedef struct br_model {
     int out_format;           /* BR_FORMAT_CSV (timeseries.csv, .vtp snapshots) or BR_FORMAT_HDF5 (run.h5) */
     int backend;              /* br_backend_kind requested by the scenario */
     double gravity[3];
-    int nbody, nkframe, nload, nspring, nset, nbeam, nrot;
+    int nbody, nkframe, nload, nspring, nset, nbeam, nsup, nrot;
     double rho_inf;           /* generalized-alpha spectral radius at infinity (beams) */
     int coupling;             /* BR_COUPLING_*: how contact forces enter the integrators */
     int adaptive;             /* time.adaptive: substeps dt / 2^k where the error estimate asks (default
@@ -139,6 +155,7 @@ typedef struct br_model {
                                * "inaccurate" (default 0.01) */
     br_body *body;
     br_beam *beam;
+    br_superel *sup;          /* structures given as matrices (parts nbeam .. nbeam + nsup - 1) */
     br_kframe *kframe;
     br_load *load;
     br_spring *spring;

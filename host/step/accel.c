@@ -19,7 +19,7 @@ int br_fwd_accel(const br_model *m, br_data *d, char *err, size_t errlen)
     }
     if (d->drv && br_drive_solve(&m->drive, d->drv, d->t, h, err, errlen)) return -1;
     for (int b = 0; b < m->nbody; b++)
-        if (m->body[b].beam < 0 && (d->rb_slot[b] < 0 || (!d->substepping && d->rb_spring[b])))
+        if (m->body[b].part < 0 && (d->rb_slot[b] < 0 || (!d->substepping && d->rb_spring[b])))
             br_rigid_accel(&m->body[b], d->frames[1 + b].R, d->w + 3 * b, d->f + 3 * b, d->tau + 3 * b,
                            d->acc + 6 * b, d->acc + 6 * b + 3);
     if (d->nrb > 0 && br_stage_rigid_implicit(m, d, h)) {

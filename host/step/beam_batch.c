@@ -80,7 +80,7 @@ int br_beam_batch_fits(const br_model *m, const br_data *d, char *why, size_t wh
     if (m->nkframe || m->nspring || m->nrot || m->drive.nshaft) NO("it has kinematic frames, springs, rotational elements or a drivetrain");
     if (m->coupling != BR_COUPLING_IMPLICIT) NO("its contacts are coupled explicitly");
     for (int b = 0; b < m->nbody; b++)
-        if (m->body[b].beam < 0) NO("body '%s' is not on a beam", m->body[b].name);
+        if (m->body[b].part < 0) NO("body '%s' is not on a beam", m->body[b].name);
     for (int s = 0; s < m->nset; s++) {
         const br_contact_set_desc *cs = &m->cset[s].desc;
         if (m->cset[s].prescribed) NO("contact set '%s' has a prescribed normal force", m->cset[s].name);
@@ -193,7 +193,7 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
                    !memcmp(sv->X, st->X, (size_t)3 * st->nnode * sizeof(double)) && d[v]->tau_s == d[0]->tau_s &&
                    mv->dt == m0->dt && !memcmp(mv->gravity, m0->gravity, sizeof m0->gravity);
         for (int b = 0; same && b < nb; b++)
-            same = mv->body[b].beam == m0->body[b].beam && mv->body[b].node == m0->body[b].node &&
+            same = mv->body[b].part == m0->body[b].part && mv->body[b].node == m0->body[b].node &&
                    mv->body[b].mass * mv->gravity[0] == m0->body[b].mass * m0->gravity[0] &&
                    mv->body[b].mass * mv->gravity[1] == m0->body[b].mass * m0->gravity[1] &&
                    mv->body[b].mass * mv->gravity[2] == m0->body[b].mass * m0->gravity[2] &&

@@ -211,7 +211,7 @@ br_data *br_data_alloc(const br_model *m, br_backend_kind backend, int own_field
         memcpy(d->v + 3 * b, m->body[b].v0, sizeof(double[3]));
         memcpy(d->w + 3 * b, m->body[b].w0, sizeof(double[3]));
     }
-    if (m->nbeam > 0) {
+    if (m->nbeam + m->nsup > 0) {
         d->st = br_struct_build(m, err, errlen);
         const int n = d->st ? d->st->ndof : 0;
         if (d->st) d->ga = br_genalpha_create(n, d->st->M, d->st->C, d->st->K, m->rho_inf, m->dt, err, errlen);
@@ -230,8 +230,9 @@ br_data *br_data_alloc(const br_model *m, br_backend_kind backend, int own_field
         if (!d->st || !d->ga || !d->g || !d->gext || !d->gext_prev || !d->uprev || !d->vprev || !d->xnode || !d->up || !d->vp) {
             char why[400];
             snprintf(why, sizeof why, "%s", d->st && d->ga ? "out of memory" : err);
-            /* the structure's errors belong to the beams: the file and line where they start */
-            snprintf(err, errlen, "%s:%d: the beams: %s", m->source, m->beam[0].line, why);
+            /* the structure's errors belong to its parts: the file and line where they start */
+            if (m->nbeam > 0) snprintf(err, errlen, "%s:%d: the beams: %s", m->source, m->beam[0].line, why);
+            else snprintf(err, errlen, "%s:%d: the structures: %s", m->source, m->sup[0].line, why);
             br_data_free(d);
             return NULL;
         }

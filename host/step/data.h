@@ -156,14 +156,14 @@ static inline int frame_body(const br_model *m, int fr) { return fr >= 1 && fr <
 static inline int body_node(const br_model *m, const br_data *d, int b)
 {
     const br_body *B = &m->body[b];
-    return B->beam >= 0 ? d->st->node0[B->beam] + B->node : -1;
+    return B->part >= 0 ? d->st->node0[B->part] + B->node : -1;
 }
 
 /* frame -> 1 if it is a free rigid body (one with DOFs of its own) */
 static inline int frame_free_body(const br_model *m, int fr)
 {
     const int b = frame_body(m, fr);
-    return b >= 0 && m->body[b].beam < 0;
+    return b >= 0 && m->body[b].part < 0;
 }
 
 /* frame -> 1 if it is a kinematic frame (prescribed motion) */

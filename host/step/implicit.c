@@ -85,7 +85,7 @@ static int spring_in_system(const br_model *m, const br_data *d, int k)
     int in = 0;
     for (int side = 0; side < 2; side++) {
         const int b = frame_body(m, fr[side]);
-        if (b >= 0 && m->body[b].beam >= 0) return 0;
+        if (b >= 0 && m->body[b].part >= 0) return 0;
         in |= b >= 0 && d->rb_slot[b] >= 0;
     }
     return in;

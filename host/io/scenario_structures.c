@@ -1,0 +1,199 @@
+/* scenario_structures.c: the scenario's `structures:` (in: the YAML entries and the files they name;
+ * out: m->sup, each structure given as matrices checked: square, of one size, symmetric, finite, its
+ * node table's rows inside its matrices). A file's fault is worded "path: message" (for the node
+ * table's CSV "path:line: message") with the entry's scenario line after it; nothing is kept of a
+ * structure that fails. docs/structures.md has the format. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/matrix_file.h"
+#include "io/scenario_internal.h"
+#include "model/superel.h"
+
+/* the largest structure taken: dense n x n matrices (three of them, and the integrator's as many again) */
+#define BR_SUP_MAX_N 20000
+
+void br_ypath(ysrc *c, const char *file, char *out, size_t len)
+{
+    const char *slash = strrchr(c->file, '/');
+    if (file[0] == '/' || !slash) snprintf(out, len, "%s", file);
+    else snprintf(out, len, "%.*s/%s", (int)(slash - c->file), c->file, file);
+}
+
+/* a file's message, the structure's entry after it */
+static void file_fail(ysrc *c, const ynode *n, const char *name, const char *msg)
+{
+    if (c->failed) return;
+    snprintf(c->err, c->errlen, "%s (structure '%s', %s:%d)", msg, name, c->file, (int)n->start_mark.line + 1);
+    c->failed = 1;
+}
+
+/* value: a file (no .mat given) or a variable of the .mat -> A, square n x n (n = *n, or set by the first) */
+static int read_square(ysrc *c, ynode *n, const char *name, const char *mat, const char *value, const char *what,
+                       int *size, double **out)
+{
+    char path[1024], err[1400];
+    if (mat) snprintf(path, sizeof path, "%s", mat);
+    else br_ypath(c, value, path, sizeof path);
+    br_matrix A;
+    if (br_matrix_read(path, mat ? value : NULL, (long)BR_SUP_MAX_N * BR_SUP_MAX_N, &A, err, sizeof err)) {
+        file_fail(c, n, name, err);
+        return -1;
+    }
+    char msg[1400];
+    int i, j;
+    const char *in = mat ? value : what;
+    if (A.nrow != A.ncol) snprintf(msg, sizeof msg, "%s: %s is %d x %d: it must be square", path, in, A.nrow, A.ncol);
+    else if (A.nrow > BR_SUP_MAX_N) snprintf(msg, sizeof msg, "%s: %s has %d rows, more than %d", path, in, A.nrow, BR_SUP_MAX_N);
+    else if (*size && A.nrow != *size)
+        snprintf(msg, sizeof msg, "%s: %s is %d x %d, the mass matrix %d x %d", path, in, A.nrow, A.nrow, *size, *size);
+    else if (!br_superel_symmetric(A.nrow, A.a, &i, &j))
+        snprintf(msg, sizeof msg, "%s: %s is not symmetric: entry (%d, %d) = %.17g, (%d, %d) = %.17g", path, in, i, j,
+                 A.a[(long)(j - 1) * A.nrow + i - 1], j, i, A.a[(long)(i - 1) * A.nrow + j - 1]);
+    else msg[0] = 0;
+    if (msg[0]) {
+        file_fail(c, n, name, msg);
+        br_matrix_free(&A);
+        return -1;
+    }
+    br_superel_symmetrize(A.nrow, A.a);
+    *size = A.nrow;
+    *out = A.a;
+    return 0;
+}
+
+static void read_one(ysrc *c, ynode *n, br_model *m, br_superel *S)
+{
+    static const char *const K[] = {"name", "file", "mass", "stiffness", "damping", "nodes", NULL};
+    static const char *const KD[] = {"matrix", "rayleigh", "modal", NULL};
+    static const char *const KN[] = {"xyz", "dofs", "labels", NULL};
+    static const char *const KR[] = {"a", "b", NULL};
+    S->line = (int)n->start_mark.line + 1;
+    if (br_ykeys(c, n, "a structure", K)) return;
+    br_yname(c, n, S->name, "structure");
+    for (int b = 0; b < m->nbeam; b++)
+        br_ycheck(c, strcmp(m->beam[b].name, S->name) != 0, br_yat(c, n, "name"), "'%s' names a beam already", S->name);
+    for (int k = 0; k < m->nsup && &m->sup[k] != S; k++)
+        br_ycheck(c, strcmp(m->sup[k].name, S->name) != 0, br_yat(c, n, "name"), "duplicate structure name '%s'", S->name);
+    const char *file = br_ystring(c, n, "file", 0);
+    char mat[1024];
+    if (file) {
+        br_ypath(c, file, mat, sizeof mat);
+        br_ycheck(c, br_matrix_is_mat(mat), br_yat(c, n, "file"), "file: a MATLAB .mat file (or give mass, stiffness as .mtx files)");
+    }
+    const char *km = br_ystring(c, n, "mass", !file), *kk = br_ystring(c, n, "stiffness", !file);
+    if (c->failed) return;
+    if (!km) km = "M";
+    if (!kk) kk = "K";
+    const char *fm = file ? mat : NULL;
+    if (read_square(c, br_yat(c, n, file ? "file" : "mass"), S->name, fm, km, "the mass matrix", &S->n, &S->M)) return;
+    br_yguard(c, n, 0, S->n);
+    if (c->failed) return;
+    if (read_square(c, br_yat(c, n, file ? "file" : "stiffness"), S->name, fm, kk, "the stiffness matrix", &S->n, &S->K))
+        return;
+    /* damping: a matrix (a file, or the .mat's variable), Rayleigh, modal ratios, or none */
+    ynode *d = br_ymap(c, n, "damping");
+    const char *dm = NULL;
+    if (d && br_is_scalar(d)) dm = br_ystr(d);
+    else if (d) {
+        if (br_ykeys(c, d, "damping", KD)) return;
+        const int nk = (br_ymap(c, d, "matrix") != NULL) + (br_ymap(c, d, "rayleigh") != NULL) + (br_ymap(c, d, "modal") != NULL);
+        br_ycheck(c, nk == 1, d, "damping: give one of matrix, rayleigh, modal");
+        dm = br_ystring(c, d, "matrix", 0);
+    }
+    if (c->failed) return;
+    if (dm) {
+        if (read_square(c, d, S->name, fm, dm, "the damping matrix", &S->n, &S->C)) return;
+    } else {
+        S->C = calloc((size_t)S->n * (size_t)S->n, sizeof(double));
+        br_yalloc(c, n, S->C);
+        if (c->failed) return;
+        ynode *ray = d ? br_ymap(c, d, "rayleigh") : NULL, *mod = d ? br_ymap(c, d, "modal") : NULL;
+        if (ray) {
+            if (br_ykeys(c, ray, "rayleigh", KR)) return;
+            const double a = br_ynum(c, ray, "a", 0, 0), b = br_ynum(c, ray, "b", 0, 0);
+            br_ycheck(c, a >= 0 && b >= 0, ray, "Rayleigh coefficients must be >= 0");
+            if (!c->failed) br_superel_rayleigh(S->n, S->M, S->K, a, b, S->C);
+        } else if (mod) {
+            const int all = br_is_scalar(mod), nz = all ? 1 : br_ylen(c, mod, "modal");
+            br_ycheck(c, nz >= 1 && nz <= S->n, mod, "modal: a damping ratio for every mode, or a list of 1 to %d (the "
+                      "modes in order of frequency; modes past the list undamped)", S->n);
+            double *z = calloc((size_t)(nz > 0 ? nz : 1), sizeof(double));
+            br_yalloc(c, mod, z);
+            for (int k = 0; k < nz && !c->failed; k++) {
+                z[k] = br_ynum_node(c, all ? mod : br_yitem(c, mod, k), "modal");
+                br_ycheck(c, z[k] >= 0 && z[k] < 1, all ? mod : br_yitem(c, mod, k), "a modal damping ratio lies in [0, 1)");
+            }
+            const int rc = c->failed ? 0 : br_superel_modal_damping(S->n, S->M, S->K, z, nz, all, S->C);
+            br_ycheck(c, rc != -1, mod, "modal damping: the mass matrix is not positive definite");
+            br_ycheck(c, rc != -2, mod, "modal damping: out of memory");
+            free(z);
+        }
+    }
+    if (c->failed) return;
+    /* the node table: a CSV file, or the .mat's arrays */
+    ynode *nd = br_ymap(c, n, "nodes");
+    if (!nd) return; /* a structure without nodes: nothing attaches to it (loads come by vectors) */
+    br_node_table T;
+    char err[1400];
+    int rc;
+    if (br_is_scalar(nd)) {
+        char path[1024];
+        br_ypath(c, br_ystr(nd), path, sizeof path);
+        rc = br_nodes_read_csv(path, &T, err, sizeof err);
+    } else {
+        if (br_ykeys(c, nd, "nodes", KN)) return;
+        br_ycheck(c, file != NULL, nd, "nodes: {xyz, dofs, labels} name the variables of the structure's .mat file");
+        const char *kx = br_ystring(c, nd, "xyz", 0), *kd = br_ystring(c, nd, "dofs", 0), *kl = br_ystring(c, nd, "labels", 0);
+        if (c->failed) return;
+        rc = br_nodes_read_mat(mat, kx ? kx : "node_xyz", kd ? kd : "node_dofs", kl, &T, err, sizeof err);
+    }
+    if (rc) {
+        file_fail(c, nd, S->name, err);
+        return;
+    }
+    /* every row inside the matrices, none taken by two DOFs */
+    int *owner = calloc((size_t)S->n, sizeof(int));
+    br_yalloc(c, nd, owner);
+    for (int k = 0; k < T.n && !c->failed; k++)
+        for (int j = 0; j < 6 && !c->failed; j++) {
+            const int r = T.row[6 * k + j];
+            static const char *const dn[] = {"ux", "uy", "uz", "rx", "ry", "rz"};
+            if (r < 0) continue;
+            if (r >= S->n) {
+                snprintf(err, sizeof err, "node '%s': %s is row %d, past the matrices' %d rows", T.label[k], dn[j], r + 1, S->n);
+                file_fail(c, nd, S->name, err);
+            } else if (owner[r]) {
+                snprintf(err, sizeof err, "node '%s': %s is row %d, which another DOF has already", T.label[k], dn[j], r + 1);
+                file_fail(c, nd, S->name, err);
+            } else owner[r] = 1;
+        }
+    free(owner);
+    S->nnode = T.n, S->label = T.label, S->X = T.X, S->row = T.row; /* the model owns them now */
+}
+
+void br_read_structures(ysrc *c, ynode *seq, br_model *m)
+{
+    m->nsup = seq ? br_ylen(c, seq, "structures") : 0;
+    m->sup = calloc((size_t)(m->nsup ? m->nsup : 1), sizeof *m->sup);
+    br_yalloc(c, seq, m->sup);
+    if (!m->sup) m->nsup = 0;
+    for (int k = 0; k < m->nsup && !c->failed; k++) read_one(c, br_yitem(c, seq, k), m, &m->sup[k]);
+}
+
+int br_ystructure_node(ysrc *c, const br_model *m, ynode *at, const char *structure, ynode *node, int *part)
+{
+    for (int k = 0; k < m->nsup; k++) {
+        const br_superel *S = &m->sup[k];
+        if (strcmp(S->name, structure)) continue;
+        *part = m->nbeam + k;
+        const char *lab = br_is_scalar(node) ? br_ystr(node) : "";
+        for (int j = 0; j < S->nnode; j++)
+            if (!strcmp(S->label[j], lab)) return j;
+        br_yerr(c, node, "structure '%s' has no node '%s'%s", structure, lab, S->nnode ? "" : " (it has no node table)");
+        return -1;
+    }
+    br_yerr(c, at, "no structure named '%s'", structure);
+    return -1;
+}
