@@ -77,7 +77,7 @@ static int read_mtx(const char *path, long max_entries, br_matrix *A, char *err,
         rc = fail(err, errlen, path, "%s",
                   cm.status == CHOLMOD_OUT_OF_MEMORY ? "out of memory"
                                                      : "not a Matrix Market file CHOLMOD reads (a header "
-                                                       "'%%%%MatrixMarket matrix coordinate|array real|integer "
+                                                       "'%%MatrixMarket matrix coordinate|array real|integer "
                                                        "general|symmetric', then the sizes and the entries)");
     } else if (mtype == CHOLMOD_DENSE) {
         cholmod_dense *D = obj;

@@ -136,10 +136,9 @@ static void read_one(ysrc *c, ynode *n, br_model *m, br_superel *S)
     ynode *nd = br_ymap(c, n, "nodes");
     if (!nd) return; /* a structure without nodes: nothing attaches to it (loads come by vectors) */
     br_node_table T;
-    char err[1400];
+    char err[1400], path[1024];
     int rc;
     if (br_is_scalar(nd)) {
-        char path[1024];
         br_ypath(c, br_ystr(nd), path, sizeof path);
         rc = br_nodes_read_csv(path, &T, err, sizeof err);
     } else {
@@ -147,6 +146,7 @@ static void read_one(ysrc *c, ynode *n, br_model *m, br_superel *S)
         br_ycheck(c, file != NULL, nd, "nodes: {xyz, dofs, labels} name the variables of the structure's .mat file");
         const char *kx = br_ystring(c, nd, "xyz", 0), *kd = br_ystring(c, nd, "dofs", 0), *kl = br_ystring(c, nd, "labels", 0);
         if (c->failed) return;
+        snprintf(path, sizeof path, "%s", mat);
         rc = br_nodes_read_mat(mat, kx ? kx : "node_xyz", kd ? kd : "node_dofs", kl, &T, err, sizeof err);
     }
     if (rc) {
@@ -162,10 +162,12 @@ static void read_one(ysrc *c, ynode *n, br_model *m, br_superel *S)
             static const char *const dn[] = {"ux", "uy", "uz", "rx", "ry", "rz"};
             if (r < 0) continue;
             if (r >= S->n) {
-                snprintf(err, sizeof err, "node '%s': %s is row %d, past the matrices' %d rows", T.label[k], dn[j], r + 1, S->n);
+                snprintf(err, sizeof err, "%.900s: node '%s': %s is row %d, past the matrices' %d rows", path, T.label[k], dn[j],
+                         r + 1, S->n);
                 file_fail(c, nd, S->name, err);
             } else if (owner[r]) {
-                snprintf(err, sizeof err, "node '%s': %s is row %d, which another DOF has already", T.label[k], dn[j], r + 1);
+                snprintf(err, sizeof err, "%.900s: node '%s': %s is row %d, which another DOF has already", path, T.label[k],
+                         dn[j], r + 1);
                 file_fail(c, nd, S->name, err);
             } else owner[r] = 1;
         }
