@@ -272,6 +272,14 @@ int br_hbm_sys_build(const br_model *m, const char *text, size_t len, br_hbm_sys
         const br_load *L = &m->load[l];
         double c0 = 0, ac = 0, as = 0, dir[3], p[3];
         split_timefn(&L->mag, &c0, &ac, &as);
+        if (L->type == BR_LOAD_VECTOR) { /* a structure's load vector, on its rows */
+            const int r0 = s->st->row0[L->part - m->nbeam];
+            for (int a = 0; a < m->sup[L->part - m->nbeam].n; a++) {
+                const double v = L->vec[a];
+                s->f0[r0 + a] += c0 * v, s->fc[r0 + a] += ac * v, s->fs[r0 + a] += as * v;
+            }
+            continue;
+        }
         const br_frame_state *f = &fr[L->frame];
         if (L->body_axes) br_mat3_vec(f->R, L->dir, dir);
         else memcpy(dir, L->dir, sizeof dir);

@@ -186,7 +186,7 @@ void br_model_free(br_model *m)
     free(m->field_times);
     for (int k = 0; k < m->nkframe; k++)
         for (int j = 0; j < 3; j++) br_timefn_free(&m->kframe[k].disp[j]);
-    for (int l = 0; l < m->nload; l++) br_timefn_free(&m->load[l].mag);
+    for (int l = 0; l < m->nload; l++) br_timefn_free(&m->load[l].mag), free(m->load[l].vec);
     for (int b = 0; b < m->nbeam; b++) free(m->beam[b].X), free(m->beam[b].fix);
     free(m->beam);
     for (int k = 0; k < m->nsup; k++) {

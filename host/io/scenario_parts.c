@@ -396,7 +396,8 @@ void br_read_frames(ysrc *c, ynode *seq, br_model *m)
 
 void br_read_loads(ysrc *c, ynode *seq, br_model *m)
 {
-    static const char *const K[] = {"name", "type", "body", "point", "direction", "axes", "magnitude", NULL};
+    static const char *const K[] = {"name", "type", "body", "point", "direction", "axes", "magnitude", "structure",
+                                    "vector", NULL};
     m->nload = seq ? br_ylen(c, seq, "loads") : 0;
     m->load = calloc((size_t)(m->nload ? m->nload : 1), sizeof *m->load);
     br_yalloc(c, seq, m->load);
@@ -410,6 +411,21 @@ void br_read_loads(ysrc *c, ynode *seq, br_model *m)
         for (int j = 0; j < l; j++)
             br_ycheck(c, strcmp(m->load[j].name, L->name) != 0, br_yat(c, n, "name"), "duplicate load name '%s'",
                    L->name);
+        ynode *mag = br_ymap(c, n, "magnitude");
+        const char *sn = br_ystring(c, n, "structure", 0);
+        if (sn) { /* a named load vector on a structure given as matrices (a bolt's preload) */
+            br_ycheck(c, !br_ymap(c, n, "body") && !br_ymap(c, n, "point") && !br_ymap(c, n, "direction") &&
+                          !br_ymap(c, n, "axes") && !br_ymap(c, n, "type"),
+                   n, "a load on a structure's vector has no body, point, direction, axes or type");
+            if (!br_ymap(c, n, "vector")) br_yerr(c, n, "missing key 'vector' (the structure's load vector)");
+            if (c->failed) return;
+            L->type = BR_LOAD_VECTOR;
+            L->vec = br_ystructure_vector(c, m, br_yat(c, n, "structure"), sn, br_ymap(c, n, "vector"), &L->part);
+            if (!mag) br_yerr(c, n, "missing key 'magnitude'");
+            else br_ytimefn(c, mag, "magnitude", &L->mag);
+            continue;
+        }
+        br_ycheck(c, !br_ymap(c, n, "vector"), br_yat(c, n, "vector"), "vector: give the structure it acts on");
         const char *type = br_ystring(c, n, "type", 0);
         br_ycheck(c, !type || !strcmp(type, "force") || !strcmp(type, "torque"), br_yat(c, n, "type"),
                "load type must be force or torque");
@@ -427,7 +443,6 @@ void br_read_loads(ysrc *c, ynode *seq, br_model *m)
         br_ycheck(c, !axes || !strcmp(axes, "world") || !strcmp(axes, "body"), br_yat(c, n, "axes"),
                "axes must be world or body");
         L->body_axes = axes && !strcmp(axes, "body");
-        ynode *mag = br_ymap(c, n, "magnitude");
         if (!mag) br_yerr(c, n, "missing key 'magnitude'");
         else br_ytimefn(c, mag, "magnitude", &L->mag);
     }

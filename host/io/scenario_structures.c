@@ -80,6 +80,7 @@ static void read_one(ysrc *c, ynode *n, br_model *m, br_superel *S)
     char mat[1024];
     if (file) {
         br_ypath(c, file, mat, sizeof mat);
+        snprintf(S->mat, sizeof S->mat, "%s", mat);
         br_ycheck(c, br_matrix_is_mat(mat), br_yat(c, n, "file"), "file: a MATLAB .mat file (or give mass, stiffness as .mtx files)");
     }
     const char *km = br_ystring(c, n, "mass", !file), *kk = br_ystring(c, n, "stiffness", !file);
@@ -198,4 +199,32 @@ int br_ystructure_node(ysrc *c, const br_model *m, ynode *at, const char *struct
     }
     br_yerr(c, at, "no structure named '%s'", structure);
     return -1;
+}
+
+double *br_ystructure_vector(ysrc *c, const br_model *m, ynode *at, const char *structure, ynode *value, int *part)
+{
+    for (int k = 0; k < m->nsup; k++) {
+        const br_superel *S = &m->sup[k];
+        if (strcmp(S->name, structure)) continue;
+        *part = m->nbeam + k;
+        if (!br_is_scalar(value)) {
+            br_yerr(c, value, "vector: a variable of the structure's .mat file, or a Matrix Market file");
+            return NULL;
+        }
+        char path[1024], err[1400], msg[1600];
+        if (S->mat[0]) snprintf(path, sizeof path, "%s", S->mat);
+        else br_ypath(c, br_ystr(value), path, sizeof path);
+        br_matrix A;
+        if (br_matrix_read(path, S->mat[0] ? br_ystr(value) : NULL, (long)S->n + 1, &A, err, sizeof err)) {
+            snprintf(msg, sizeof msg, "%s (load vector, %s:%d)", err, c->file, (int)value->start_mark.line + 1);
+        } else if ((A.nrow != S->n || A.ncol != 1) && (A.nrow != 1 || A.ncol != S->n)) {
+            snprintf(msg, sizeof msg, "%s: the load vector is %d x %d; structure '%s' has %d rows (%s:%d)", path, A.nrow,
+                     A.ncol, S->name, S->n, c->file, (int)value->start_mark.line + 1);
+            br_matrix_free(&A);
+        } else return A.a;
+        if (!c->failed) snprintf(c->err, c->errlen, "%s", msg), c->failed = 1;
+        return NULL;
+    }
+    br_yerr(c, at, "no structure named '%s'", structure);
+    return NULL;
 }

@@ -85,7 +85,7 @@ void br_beam_element(double E, double nu, double rho, double b, double t, const 
 void br_struct_free(br_struct *s)
 {
     if (!s) return;
-    free(s->node0), free(s->dof), free(s->X), free(s->M), free(s->C), free(s->K);
+    free(s->node0), free(s->row0), free(s->dof), free(s->X), free(s->M), free(s->C), free(s->K);
     free(s);
 }
 
@@ -104,8 +104,8 @@ static br_struct *build(const br_model *m, int with_bodies, char *err, size_t er
     const int nparts = m->nbeam + m->nsup;
     if (nparts == 0) return NULL;
     br_struct *s = calloc(1, sizeof *s);
-    if (s) s->node0 = calloc((size_t)nparts, sizeof(int));
-    if (!s || !s->node0) {
+    if (s) s->node0 = calloc((size_t)nparts, sizeof(int)), s->row0 = calloc((size_t)m->nsup + 1, sizeof(int));
+    if (!s || !s->node0 || !s->row0) {
         snprintf(err, errlen, "out of memory assembling the structure");
         br_struct_free(s);
         return NULL;
@@ -167,6 +167,7 @@ static br_struct *build(const br_model *m, int with_bodies, char *err, size_t er
     }
     for (int p = 0, o = N - sup_rows(m); p < m->nsup; o += m->sup[p].n, p++) {
         const br_superel *S = &m->sup[p];
+        s->row0[p] = o;
         for (int j = 0; j < S->n; j++)
             for (int i = 0; i < S->n; i++) {
                 const size_t g = (size_t)(o + j) * N + (size_t)(o + i), l = (size_t)j * S->n + i;

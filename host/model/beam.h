@@ -12,6 +12,7 @@ typedef struct br_struct {
     int nnode;          /* nodes of all beams, beam by beam */
     int ndof;           /* free DOFs */
     int *node0;         /* per part (beams, then structures given as matrices): index of its first node */
+    int *row0;          /* per structure given as matrices (part - nbeam): its first coordinate */
     int *dof;           /* 6 * nnode: global DOF of (node, u x y z, theta x y z), or -1 if fixed */
     double *X;          /* 3 * nnode undeformed positions */
     double *M, *C, *K;  /* ndof * ndof, column-major */

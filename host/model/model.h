@@ -67,6 +67,7 @@ typedef struct br_superel {
     double *X;             /* 3 nnode positions (world) */
     int *row;              /* 6 nnode: row of (ux, uy, uz, rx, ry, rz) in M, C, K; -1 none */
     int line;              /* line of its entry in the scenario file (messages) */
+    char mat[1024];        /* the MATLAB file its matrices came from ("" for .mtx files): loads' vectors */
 } br_superel;
 
 /* A frame with prescribed motion: x(t) = x0 + v t + d(t), spinning at a constant
@@ -79,17 +80,19 @@ typedef struct br_kframe {
     br_timefn disp[3];     /* added displacement per world axis (constant 0 when absent) */
 } br_kframe;
 
-enum { BR_LOAD_FORCE = 0, BR_LOAD_TORQUE = 1 };
+enum { BR_LOAD_FORCE = 0, BR_LOAD_TORQUE = 1, BR_LOAD_VECTOR = 2 };
 
 /* A force or torque of magnitude fn(t) along a fixed direction. */
 typedef struct br_load {
     char name[BR_NAME_MAX];
-    int type;              /* BR_LOAD_FORCE or BR_LOAD_TORQUE */
-    int frame;             /* a body frame */
+    int type;              /* BR_LOAD_FORCE, BR_LOAD_TORQUE or BR_LOAD_VECTOR */
+    int frame;             /* a body frame (BR_LOAD_VECTOR: 0) */
     double point[3];       /* force: point of application, body coordinates about the CoM */
     double dir[3];         /* unit direction */
     int body_axes;         /* 1: dir in body axes (turns with the body), 0: world axes */
     br_timefn mag;
+    int part;              /* BR_LOAD_VECTOR: the structure given as matrices it acts on (its part) ... */
+    double *vec;           /* ... and its generalized force per unit magnitude, over that structure's rows */
 } br_load;
 
 /* A linear spring-damper between a point of frame a and a point of frame b.

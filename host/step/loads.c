@@ -8,7 +8,7 @@ void br_fwd_loads(const br_model *m, br_data *d)
 {
     for (int l = 0; l < m->nload; l++) { /* the structure sees its loads at the equation time */
         const br_load *L = &m->load[l];
-        const int on_struct = body_node(m, d, L->frame - 1) >= 0;
+        const int on_struct = L->type == BR_LOAD_VECTOR || body_node(m, d, L->frame - 1) >= 0;
         d->load_val[l] = br_timefn_eval(&L->mag, on_struct ? d->t + d->tau_s : d->t);
     }
     const br_ga_shape *sh;

@@ -54,6 +54,8 @@ int br_data_compile(const br_model *m, br_data *d)
     for (int l = 0; l < nl; l++) {
         const br_load *L = &m->load[l];
         load[l] = (br_step_load){.body = L->frame - 1, .torque = L->type == BR_LOAD_TORQUE, .body_axes = L->body_axes};
+        if (L->type == BR_LOAD_VECTOR)
+            load[l].vec = L->vec, load[l].row0 = d->st->row0[L->part - m->nbeam], load[l].nvec = m->sup[L->part - m->nbeam].n;
         memcpy(load[l].point, L->point, sizeof L->point);
         memcpy(load[l].dir, L->dir, sizeof L->dir);
     }

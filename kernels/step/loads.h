@@ -11,8 +11,10 @@
  * time functions are the host's, step/loads.c) */
 BR_HD void br_step_load_values(const br_step_model *m, br_step_var *x)
 {
-    for (int l = 0; l < m->nload; l++)
-        x->load_val[l] = br_tf_flat_eval(&x->mag[l], x->t + (m->body_node[m->load[l].body] >= 0 ? x->tau_s : 0.0));
+    for (int l = 0; l < m->nload; l++) {
+        const int on_struct = m->load[l].vec || m->body_node[m->load[l].body] >= 0;
+        x->load_val[l] = br_tf_flat_eval(&x->mag[l], x->t + (on_struct ? x->tau_s : 0.0));
+    }
 }
 
 /* model, variant, spring k -> its force onto its frames, its value, and its elastic energy
@@ -99,6 +101,13 @@ BR_HD void br_step_loads(const br_step_model *m, const br_ga_shape *sh, br_step_
     }
     for (int l = 0; l < m->nload; l++) {
         const br_step_load *L = &m->load[l];
+        if (L->vec) { /* a structure's load vector */
+            for (int i = 0; i < L->nvec; i++) {
+                const double gi = x->load_val[l] * L->vec[i];
+                x->g[(L->row0 + i) * x->s] += gi, x->gext[(L->row0 + i) * x->s] += gi;
+            }
+            continue;
+        }
         const br_frame_state *fs = &x->frames[1 + L->body];
         const int b = L->body, node = m->body_node[b];
         const double a = x->load_val[l];

@@ -106,10 +106,13 @@ BR_HD void br_step_residual(br_energy_terms *en, double *res_ref)
     en->residual_rel = *res_ref > 0 ? fabs(en->residual) / *res_ref : 0.0;
 }
 
-/* a load: a force (at a point, body coordinates about the CoM) or a torque on a body */
+/* a load: a force (at a point, body coordinates about the CoM) or a torque on a body, or a structure's
+ * load vector (vec: its nvec values from row row0 of the structure's coordinates; body -1) */
 typedef struct br_step_load {
     int body, torque, body_axes;
     double point[3], dir[3];
+    const double *vec;
+    int row0, nvec;
 } br_step_load;
 
 /* a contact set: its frames (0 the ground, 1 + b body b, then the kinematic frames), counter

@@ -5,8 +5,10 @@ both formats, not our code:
   under their own keys, the node table as arrays; once with the default keys, once with every key
   renamed in the scenario) give identical runs: the same matrices in the same order, so every column
   of timeseries.csv is the same text;
+- a load given as a named vector of the structure (a bolt's preload: tmdsimpy's Fv) equals the same
+  force on a body at the node, from the .mtx and from the .mat;
 - bad files (a non-symmetric M, a node row past the matrix, a NaN, a map of the wrong shape, a missing
-  key, a K of the wrong size) get "file: message" on stderr and exit status 2, and the run writes
+  key, a K of the wrong size, a load vector of the wrong length) get "file: message" on stderr and exit status 2, and the run writes
   nothing (no output folder).
 """
 import os
@@ -60,8 +62,7 @@ bodies:
     attach: {{structure: plate, node: 102}}
 loads:
   - name: press
-    body: pad
-    direction: [0, 0, -1]
+{press}
     magnitude: {{ramp: {{t0: 0, t1: 0.005, from: 0, to: 20}}}}
   - name: shake
     body: pad
@@ -79,10 +80,13 @@ contacts:
 """
 
 
-def write(folder, name, structure):
+PRESS = "    body: pad\n    direction: [0, 0, -1]"
+
+
+def write(folder, name, structure, press=PRESS):
     path = os.path.join(folder, name + ".yaml")
     with open(path, "w") as f:
-        f.write(SCENARIO.format(structure=structure))
+        f.write(SCENARIO.format(structure=structure, press=press))
     return path
 
 
@@ -114,8 +118,12 @@ def folder():
     scipy.io.mmwrite(os.path.join(TMP, "K.mtx"), K)  # dense: the "array" format
     nodes_csv(os.path.join(TMP, "nodes.csv"))
     xyz, dofs, labels = node_arrays()
+    # the press as a load vector: -1 on node 102's uz (the pad sits on the node: the same generalized force)
+    Fv = np.zeros((8, 1))
+    Fv[ROWS[102][2], 0] = -1.0
+    scipy.io.mmwrite(os.path.join(TMP, "Fv.mtx"), Fv)
     scipy.io.savemat(os.path.join(TMP, "plate.mat"), {"M": scipy.sparse.csc_matrix(M), "K": K, "node_xyz": xyz,
-                                                      "node_dofs": dofs, "node_labels": labels})
+                                                      "node_dofs": dofs, "node_labels": labels, "Fv": Fv})
     scipy.io.savemat(os.path.join(TMP, "renamed.mat"), {"Mr": M, "Kr": scipy.sparse.csc_matrix(K), "X": xyz,
                                                         "D": dofs.astype(float), "lab": labels.T})
     return TMP
@@ -130,10 +138,16 @@ def test_mtx_and_mat_give_identical_runs(folder):
         "mat": "    file: plate.mat\n" + DAMP + "    nodes: {labels: node_labels}",
         "renamed": "    file: renamed.mat\n    mass: Mr\n    stiffness: Kr\n" + DAMP + "    nodes: {xyz: X, dofs: D, labels: lab}",
     }
+    # the press by a named load vector instead of a force on the pad: the same generalized force,
+    # added in the same order, so the same run
+    vec = "    structure: plate\n    vector: %s"
+    runs["mtx_vector"] = runs["mtx"]
+    runs["mat_vector"] = runs["mat"]
+    press = {"mtx_vector": vec % "Fv.mtx", "mat_vector": vec % "Fv"}
     text = {}
     for name, st in runs.items():
         out = os.path.join(folder, "out_" + name)
-        r = run(write(folder, name, st), out)
+        r = run(write(folder, name, st, press.get(name, PRESS)), out)
         assert r.returncode in (0, 3), r.stderr
         with open(os.path.join(out, "timeseries.csv")) as f:
             lines = f.read().splitlines()
@@ -144,12 +158,14 @@ def test_mtx_and_mat_give_identical_runs(folder):
         assert len(lines) == 202
     assert text["mat"] == text["mtx"]
     assert text["renamed"] == text["mtx"]
+    assert text["mtx_vector"] == text["mtx"]
+    assert text["mat_vector"] == text["mtx"]
     cols = text["mtx"][0].split(",")
     last = dict(zip(cols, map(float, text["mtx"][-1].split(","))))
     # pressed onto the plane (0.1 mm below the node) by 20 N, less what the plate's own stiffness takes:
     # the contact carries a load (the runs are compared for identity; the physics is tested elsewhere)
     assert 1.0 < last["base.N"] < 20.0, last["base.N"]
-    print("mtx, mat and renamed mat: %d rows identical, base.N %.4g N at the end" % (len(text["mtx"]) - 1, last["base.N"]))
+    print("mtx, mat, renamed mat, and the press as a load vector (mtx, mat): %d rows identical, base.N %.4g N at the end" % (len(text["mtx"]) - 1, last["base.N"]))
 
 
 def bad(folder, name, structure, culprit, words):
@@ -188,4 +204,11 @@ def test_bad_files_are_refused_by_name(folder):
     bad(folder, "missing_key", "    file: nokey.mat\n    nodes: {}", "nokey.mat", "no variable 'K'")
     with open(os.path.join(folder, "garbage.mtx"), "w") as f:
         f.write("%%MatrixMarket matrix coordinate real general\n8 8 2\n1 1 1.0\n")  # one entry of two
+    Fs = np.ones((7, 1))
+    scipy.io.mmwrite(os.path.join(folder, "Fv_short.mtx"), Fs)
+    r = run(write(folder, "bad_vector", "    mass: M.mtx\n    stiffness: K.mtx\n    nodes: nodes.csv",
+                  "    structure: plate\n    vector: Fv_short.mtx"), os.path.join(folder, "out_bad_vector"))
+    assert r.returncode == 2 and r.stderr.startswith(os.path.join(folder, "Fv_short.mtx") + ": "), r.stderr
+    assert "7 x 1" in r.stderr, r.stderr
+    print("%-12s %s" % ("vector", r.stderr.strip()))
     bad(folder, "garbage", "    mass: garbage.mtx\n    stiffness: K.mtx", "garbage.mtx", "not a Matrix Market file")
