@@ -168,6 +168,23 @@ def test_mtx_and_mat_give_identical_runs(folder):
     print("mtx, mat, renamed mat, and the press as a load vector (mtx, mat): %d rows identical, base.N %.4g N at the end" % (len(text["mtx"]) - 1, last["base.N"]))
 
 
+def test_hbm_takes_the_load_vector(folder):
+    """harmonic balance (the press static, the shake harmonic) on the structure: the press as a load
+    vector gives the same frequency response as the force on the pad"""
+    frf = {}
+    for name, press in (("mtx", PRESS), ("mtx_vector", "    structure: plate\n    vector: Fv.mtx")):
+        scen = write(folder, "hbm_" + name, "    mass: M.mtx\n    stiffness: K.mtx\n" + DAMP + "    nodes: nodes.csv", press)
+        out = os.path.join(folder, "hbm_" + name)
+        shutil.rmtree(out, ignore_errors=True)
+        r = subprocess.run([BR, "hbm", scen, "--from", "200", "--to", "400", "--harmonics", "3", "--quiet", "--out", out],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with open(os.path.join(out, "frf.csv")) as f:
+            frf[name] = f.read()
+    assert frf["mtx_vector"] == frf["mtx"]
+    print("hbm: %d points, identical with the load vector" % (frf["mtx"].count("\n") - 1))
+
+
 def bad(folder, name, structure, culprit, words):
     out = os.path.join(folder, "out_bad_" + name)
     r = run(write(folder, "bad_" + name, structure), out)
