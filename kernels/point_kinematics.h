@@ -129,6 +129,24 @@ BR_HD void br_kin_cylinder(const br_set_frame *f, const double r[3], br_point_ki
     br_kin_split(f, n, f->rad - dist, k);
 }
 
+/* A point of a deforming interface (physics.md 5.1): its relative displacement u and velocity v of A
+ * with respect to B in its own frame (t1, t2, n) -> kinematics in that frame: n = (0, 0, 1),
+ * delta = -u_n, deltadot = -v_n, Vt = (v_t1, v_t2, 0), no offset (the point is where its nodes are).
+ * The same splitting as br_kin_split's, so that a point whose frame is the world's gets its bits. */
+BR_HD void br_kin_local(const double u[3], const double v[3], br_point_kin *k)
+{
+    const double n[3] = {0.0, 0.0, 1.0};
+    for (int j = 0; j < 3; j++) k->rw[j] = 0.0;
+    k->delta = -u[2];
+    const double vn = br_dot3(v, n);
+    k->deltadot = -vn;
+    for (int j = 0; j < 3; j++) {
+        k->n[j] = n[j];
+        k->Vt[j] = v[j] - vn * n[j];
+    }
+    k->v = br_norm3(k->Vt);
+}
+
 /* surface (a constant in both backends' loops), set frame, point -> kinematics */
 BR_HD void br_kin(int surface, const br_set_frame *f, const double r[3], br_point_kin *k)
 {

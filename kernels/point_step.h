@@ -26,7 +26,23 @@ typedef struct br_set_view {
     double *state;               /* nstate * n doubles, state k of point i at [k*n + i] */
     double *outF;                /* optional (NULL): friction force on A, [k*n + i] */
     double *outN;                /* optional (NULL): normal force; both written by the backends */
+    /* a deforming interface (physics.md 5.1; NULL otherwise): per point its relative displacement and
+     * velocity in its own frame, iu[k * n + i] for u_t1 u_t2 u_n v_t1 v_t2 v_n (the step's input); its
+     * frame's rows t1, t2, n in world axes, iR[k * n + i] (k = 3 row + column); what it gives the
+     * structure's step, ipt[k * n + i] (BR_IFACE_* below) */
+    const double *iu, *iR;
+    double *ipt;
 } br_set_view;
+
+/* A deforming interface point's outputs (br_set_view.ipt), in its own frame: the force on A
+ * f = N n - F, the friction force F (on B), Hunt-Crossley's slopes kn = dN/ddelta, cn = dN/ddeltadot
+ * (0 out of contact), the damping part Nd of N and its power Pnd, the friction tangent J = dF/dVt
+ * (row-major) and jN = dF/dN. With them the structure's step forms the point's stiffness and damping
+ * (point_tangent.h's K_pt, C_pt with G = I) and books its powers. */
+enum {
+    BR_IFACE_F = 0, BR_IFACE_FF = 3, BR_IFACE_KN = 6, BR_IFACE_CN = 7, BR_IFACE_ND = 8, BR_IFACE_PND = 9,
+    BR_IFACE_J = 10, BR_IFACE_JN = 19, BR_IFACE_NPT = 22
+};
 
 /* Per-set sums of one step (physics.md section 6), all in world axes. The
  * first BR_SUMS_NADD entries are added, the last two are maxima. */
@@ -111,20 +127,18 @@ typedef struct br_point_tan {
     br_fric_tangent ft; /* friction tangent (zero out of contact) */
 } br_point_tan;
 
-/* The step of one point whose inputs the caller has loaded: position r (frame A), Hunt-Crossley
- * K and D, and its state at st[k * stride] (the set's arrays on the CPU; registers, stride 1, in
- * the CUDA kernel, which loads every input of its points before computing any and stores each
- * state once) -> as br_point_advance below. */
-BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
-                         const double r[3], double K, double D, double *st, long stride, br_set_sums *q,
-                         br_point_tan *t)
+/* The step of one point from its kinematics k (a rigid set's from its frames, br_kin; a deforming
+ * interface's from its relative displacement and velocity, br_kin_local), the prescribed normal
+ * force per point Npt (< 0: Hunt-Crossley), Hunt-Crossley K and D, and its state at st[k * stride]
+ * -> as br_point_advance below. */
+BR_HD void br_point_core_kin(int law, const br_set_view *s, double Npt, double h, const br_point_kin *kin, double K,
+                             double D, double *st, long stride, br_set_sums *q, br_point_tan *t)
 {
-    br_point_kin k;
-    br_kin(surface, f, r, &k);
-    const int pres = f->Npt >= 0.0;
+    const br_point_kin k = *kin;
+    const int pres = Npt >= 0.0;
     const int hc = k.delta > 0.0;
     const int in = pres | hc;
-    const double N = pres ? f->Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
+    const double N = pres ? Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
     double F[3], P;
     br_fric_tangent ft;
     br_friction_eval(law, &s->fric, h, k.Vt, k.v, k.n, N, K, st, stride, F, &P, t ? &ft : NULL);
@@ -154,6 +168,19 @@ BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_se
             t->n[j] = k.n[j];
         }
     }
+}
+
+/* The step of one point whose inputs the caller has loaded: position r (frame A), Hunt-Crossley
+ * K and D, and its state at st[k * stride] (the set's arrays on the CPU; registers, stride 1, in
+ * the CUDA kernel, which loads every input of its points before computing any and stores each
+ * state once) -> as br_point_advance below. */
+BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
+                         const double r[3], double K, double D, double *st, long stride, br_set_sums *q,
+                         br_point_tan *t)
+{
+    br_point_kin k;
+    br_kin(surface, f, r, &k);
+    br_point_core_kin(law, s, f->Npt, h, &k, K, D, st, stride, q, t);
 }
 
 /* Point i of set s over a step of length h: advances its state in place and
@@ -191,6 +218,44 @@ BR_HD br_set_sums br_point_sums(int law, int surface, const br_set_view *s, cons
 {
     br_set_sums q;
     br_point_advance(law, surface, s, f, h, i, &q, NULL);
+    return q;
+}
+
+/* Point i of a deforming interface s (its inputs in s->iu) over a step of length h: its state
+ * advanced, its outputs (BR_IFACE_*) written to s->ipt, its contribution returned as one-point sums
+ * with the forces in world axes (rotated from its frame by s->iR; no moments: the point acts where
+ * its nodes are, and the structure takes its force through its rows). */
+BR_HD br_set_sums br_point_iface(int law, const br_set_view *s, double h, long i)
+{
+    const long n = s->n;
+    const double u[3] = {s->iu[i], s->iu[n + i], s->iu[2 * n + i]};
+    const double v[3] = {s->iu[3 * n + i], s->iu[4 * n + i], s->iu[5 * n + i]};
+    br_point_kin k;
+    br_kin_local(u, v, &k);
+    br_set_sums q;
+    br_point_tan t;
+    br_point_core_kin(law, s, -1.0, h, &k, s->K[i], s->D[i], s->state + i, n, &q, &t);
+    double *o = s->ipt;
+    const double F[3] = {-q.F[0], -q.F[1], -q.F[2]}; /* q.F: the friction force on A, -F */
+    for (int j = 0; j < 3; j++) {
+        o[(BR_IFACE_F + j) * n + i] = q.Fc[j];
+        o[(BR_IFACE_FF + j) * n + i] = F[j];
+        o[(BR_IFACE_JN + j) * n + i] = t.ft.jN[j];
+    }
+    for (int j = 0; j < 9; j++) o[(BR_IFACE_J + j) * n + i] = t.ft.J[j];
+    o[BR_IFACE_KN * n + i] = t.kn, o[BR_IFACE_CN * n + i] = t.cn, o[BR_IFACE_ND * n + i] = t.Nd;
+    o[BR_IFACE_PND * n + i] = q.P_nd;
+    /* to world axes: x_w = R^T x (R's rows the frame's axes) */
+    double Fw[3], Fcw[3];
+    for (int j = 0; j < 3; j++) {
+        Fw[j] = s->iR[j * n + i] * q.F[0] + s->iR[(3 + j) * n + i] * q.F[1] + s->iR[(6 + j) * n + i] * q.F[2];
+        Fcw[j] = s->iR[j * n + i] * q.Fc[0] + s->iR[(3 + j) * n + i] * q.Fc[1] + s->iR[(6 + j) * n + i] * q.Fc[2];
+    }
+    for (int j = 0; j < 3; j++) q.F[j] = Fw[j], q.Fc[j] = Fcw[j], q.Mc[j] = 0.0, q.Mf[j] = 0.0;
+    if (s->outF) {
+        for (int j = 0; j < 3; j++) s->outF[j * n + i] = Fw[j];
+        s->outN[i] = q.N;
+    }
     return q;
 }
 

@@ -48,6 +48,8 @@ static int check_desc(const br_contact_set_desc *d, char *err, size_t n)
     br_law_issue is;
     if (br_law_check(d->law, &d->fric, &is)) return fail(err, n, "set %s: %s: %s", nm, is.key, is.msg);
     if (!(d->v_stick >= 0.0)) return fail(err, n, "set %s: v_stick must be >= 0", nm);
+    if (d->iface && (!d->iR || d->tangent || d->frame_a != 0 || d->frame_b != 0))
+        return fail(err, n, "set %s: a deforming interface needs its points' frames, on the ground frame, no tangent", nm);
     return 0;
 }
 
@@ -87,10 +89,16 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
         fail(err, errlen, "backend cuda requested but no usable GPU: %s", why);
         return NULL;
     }
+    int niface = 0;
+    for (int s = 0; s < nsets; s++) niface += sets[s].iface != 0;
+    if (backend == BR_BACKEND_CUDA && niface) { /* docs/superelements-plan.md */
+        fail(err, errlen, "backend cuda: deforming interfaces run on the CPU backend for now");
+        return NULL;
+    }
 #ifdef BRISTLE_HAVE_CUDA
     long ntotal = 0;
     for (int s = 0; s < nsets; s++) ntotal += sets[s].npoints;
-    if (br_backend_choose(backend, ngpu, ntotal, nsets) == BR_BACKEND_CUDA) ops = &br_backend_cuda;
+    if (!niface && br_backend_choose(backend, ngpu, ntotal, nsets) == BR_BACKEND_CUDA) ops = &br_backend_cuda;
 #endif
 
     br_field *f = calloc(1, sizeof *f);
@@ -112,6 +120,7 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
     for (int s = 0; s < nsets; s++) {
         const br_contact_set_desc *d = &sets[s];
         ndoubles += (size_t)d->npoints * (5 + (size_t)br_law_nstate(d->law, &d->fric));
+        if (d->iface) ndoubles += (size_t)d->npoints * (6 + 9 + BR_IFACE_NPT);
         npartials += (d->npoints + BR_CPU_CHUNK - 1) / BR_CPU_CHUNK;
         f->npoints += d->npoints;
     }
@@ -135,7 +144,7 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
         fs->frame_a = d->frame_a;
         fs->frame_b = d->frame_b;
         fs->geom = *d;
-        fs->geom.r = fs->geom.K = fs->geom.D = NULL;
+        fs->geom.r = fs->geom.K = fs->geom.D = fs->geom.iR = NULL;
         fs->geom.name = NULL;
         br_set_view *v = &fs->view;
         long n = d->npoints;
@@ -167,6 +176,13 @@ br_field *br_field_create(const br_contact_set_desc *sets, int nsets, br_backend
         v->fric.slip_unsolved = 0; /* the CPU stick pass's switch: never the caller's */
         v->state = p;
         p += (size_t)v->nstate * n;
+        if (d->iface) {
+            double *iR = p + 6 * n;
+            v->iu = p, v->iR = iR, v->ipt = p + 15 * n;
+            for (long i = 0; i < n; i++)
+                for (int k = 0; k < 9; k++) iR[k * n + i] = d->iR[9 * i + k];
+            p += (size_t)(6 + 9 + BR_IFACE_NPT) * n;
+        }
         fs->partial_off = poff;
         fs->npartial = (n + BR_CPU_CHUNK - 1) / BR_CPU_CHUNK;
         poff += fs->npartial;
@@ -219,7 +235,11 @@ static void describe_bad_point(const br_field *f, int s, const br_set_frame *sf,
     for (long i = 0; i < v->n; i++) {
         const double r[3] = {v->rx[i], v->ry[i], v->rz[i]};
         br_point_kin k;
-        br_kin(sf->surface, sf, r, &k);
+        if (v->iu) {
+            const double u[3] = {v->iu[i], v->iu[v->n + i], v->iu[2 * v->n + i]};
+            const double w[3] = {v->iu[3 * v->n + i], v->iu[4 * v->n + i], v->iu[5 * v->n + i]};
+            br_kin_local(u, w, &k);
+        } else br_kin(sf->surface, sf, r, &k);
         const double N = sf->Npt >= 0.0 ? sf->Npt
                                         : br_hunt_crossley(&v->normal, v->K[i], v->D[i], k.delta, k.deltadot);
         if (!isfinite(k.delta) || !isfinite(k.deltadot) || !isfinite(k.v) || !isfinite(N)) {
@@ -278,6 +298,14 @@ int br_field_describe(br_field *f, int s, char *out, size_t len)
     char what[200];
     describe_bad_point(f, s, &f->frames[s], what, sizeof what);
     snprintf(out, len, "contact set '%s', %s", f->sets[s].name, what);
+    return 0;
+}
+
+int br_field_iface(br_field *f, int s, double **iu, const double **ipt)
+{
+    if (s < 0 || s >= f->nsets || !f->sets[s].geom.iface) return -1;
+    *iu = (double *)f->sets[s].view.iu;
+    *ipt = f->sets[s].view.ipt;
     return 0;
 }
 

@@ -61,6 +61,11 @@ int br_field_step_sets(br_field *f, const br_frame_state *frames, const double *
 /* set s after a step in which it was not finite -> "contact set 'NAME', point i: what" into out; 0 or -1 */
 int br_field_describe(br_field *f, int s, char *out, size_t len);
 
+/* field, set s (a deforming interface) -> *iu: its input array (6 n: u_t1 u_t2 u_n v_t1 v_t2 v_n of
+ * point i at [k n + i]; the caller writes it before each step), *ipt: its outputs (BR_IFACE_NPT n, at
+ * [k n + i], kernels/point_step.h; read after a step); 0, or -1 (not an interface set) */
+int br_field_iface(br_field *f, int s, double **iu, const double **ipt);
+
 /* on/off -> the step also stores per-point forces for br_field_points */
 void br_field_record_points(br_field *f, int on);
 

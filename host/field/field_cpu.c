@@ -289,6 +289,7 @@ static int fric_equal(const br_friction_params *a, const br_friction_params *b)
 static int groupable(const br_field *f, int s, int t)
 {
     const br_field_set *a = &f->sets[s], *b = &f->sets[t];
+    if (a->geom.iface || b->geom.iface) return 0;
     return a->view.law == b->view.law && a->geom.surface == b->geom.surface && a->view.n == b->view.n &&
            a->tangent == b->tangent && a->view.nstate == b->view.nstate && a->view.v_stick == b->view.v_stick &&
            a->view.normal.pK == b->view.normal.pK && a->view.normal.pD == b->view.normal.pD &&
@@ -311,7 +312,8 @@ static int cpu_make_groups(br_field *f, cpu_backend *cb)
     for (int s = 0; s < f->nsets; s++) cb->grouped[s] = -1;
     for (int s = 0; s < f->nsets; s++) {
         const br_field_set *fs = &f->sets[s];
-        if (cb->grouped[s] >= 0 || fs->npartial != 1 || fs->view.n < 1 || fs->view.law == BR_LAW_GMS) continue;
+        if (cb->grouped[s] >= 0 || fs->npartial != 1 || fs->view.n < 1 || fs->view.law == BR_LAW_GMS || fs->geom.iface)
+            continue;
         cpu_group *g = &cb->g[cb->ngroup];
         g->set = malloc((size_t)f->nsets * sizeof(int));
         if (!g->set) return -1;
@@ -421,6 +423,14 @@ static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_su
         br_field_set *fs = &f->sets[s];
         br_set_view v = fs->view;
         if (!f->record) v.outF = v.outN = NULL;
+        if (fs->geom.iface) { /* a deforming interface: its points in order, on this thread (deterministic) */
+            br_sums_zero(&sums[s]);
+            for (long i = 0; i < v.n; i++) {
+                const br_set_sums q = br_point_iface(v.law, &v, h, i);
+                br_sums_combine(&sums[s], &q);
+            }
+            continue;
+        }
         br_set_sums *part = f->partials + fs->partial_off;
         br_tangent_sums *tpart = fs->tangent ? f->tpartials + fs->partial_off : NULL;
         cpu_set_step(&v, &frames[s], h, part, tpart, cb->pred + fs->partial_off, fs->npartial);

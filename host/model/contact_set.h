@@ -26,6 +26,11 @@ typedef struct br_contact_set_desc {
     br_friction_params fric;
     double v_stick;          /* stick threshold for the nstick count [m/s] */
     int tangent;             /* 1: every step also returns the wrench tangent (br_set_result.tan) */
+    int iface;               /* 1: a deforming interface (physics.md 5.1): each point takes its relative
+                              * displacement and velocity from the caller (br_field_iface) instead of from
+                              * frames (frame_a = frame_b = 0, r the points' positions), and gives back its
+                              * force and slopes (BR_IFACE_*); no wrench tangent */
+    const double *iR;        /* iface: 9 per point, point-major: its frame's rows t1, t2, n (world axes) */
 } br_contact_set_desc;
 
 #endif
