@@ -9,6 +9,7 @@
  * reads back bitwise), so the run gives the same numbers (docs/structures.md). */
 #include "cli/export.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ typedef struct exporter {
     const char *name;     /* the structure's name */
     char dir[PATH_MAX];   /* the scenario's folder, absolute */
     char (*label)[80];    /* per body: its node's label ("" for a free body) */
+    int nnode;            /* the structure's nodes (none: no node table) */
 } exporter;
 
 static int add_scalar(exporter *e, const char *s)
@@ -99,7 +101,7 @@ static int structures_entry(exporter *e)
     static const char *const kv[][2] = {
         {"mass", "M.mtx"}, {"stiffness", "K.mtx"}, {"damping", "C.mtx"}, {"nodes", "nodes.csv"}};
     yaml_document_append_mapping_pair(&e->dst, map, add_scalar(e, "name"), add_scalar(e, e->name));
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < (e->nnode ? 4 : 3); k++)
         yaml_document_append_mapping_pair(&e->dst, map, add_scalar(e, kv[k][0]), add_scalar(e, kv[k][1]));
     yaml_document_append_sequence_item(&e->dst, seq, map);
     return seq;
@@ -161,6 +163,12 @@ int br_export_main(int argc, char **argv)
         else return usage(stderr);
     }
     if (!scen || !dir) return usage(stderr);
+    for (const char *c = name; *c; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '-') || strlen(name) >= 64) {
+            fprintf(stderr, "bristle export-structure: --name '%s': letters, digits, _ and - (at most 63)\n", name);
+            return 2;
+        }
+    if (!*name) return usage(stderr);
     char err[2048];
     br_model *m = br_scenario_load(scen, NULL, 0, err, sizeof err);
     if (!m) {
@@ -221,7 +229,8 @@ int br_export_main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/%s", dir, mats[k]);
         rc = br_matrix_write_sym(path, st->ndof, A[k], err, sizeof err);
     }
-    if (rc == 0) {
+    e.nnode = T.n;
+    if (rc == 0 && T.n > 0) {
         snprintf(path, sizeof path, "%s/nodes.csv", dir);
         rc = br_nodes_write_csv(path, &T, err, sizeof err);
     }
@@ -230,7 +239,8 @@ int br_export_main(int argc, char **argv)
         rc = write_scenario(&e, path, err, sizeof err);
     }
     if (rc) fprintf(stderr, "bristle export-structure: %s\n", err);
-    else printf("%s: %d coordinates, %d nodes (M.mtx, K.mtx, C.mtx, nodes.csv, scenario.yaml)\n", dir, st->ndof, st->nnode);
+    else printf("%s: %d coordinates, %d nodes (M.mtx, K.mtx, C.mtx,%s scenario.yaml)\n", dir, st->ndof, st->nnode,
+                st->nnode ? " nodes.csv," : "");
     if (have_doc) yaml_document_delete(&doc);
     free(txt), free(e.label);
     br_node_table_free(&T);

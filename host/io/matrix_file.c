@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "base/textfile.h"
 
 static int fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
 {
@@ -61,9 +64,131 @@ static int alloc_dense(const char *path, long nrow, long ncol, long max_entries,
     return 0;
 }
 
-/* Matrix Market by CHOLMOD: a sparse file comes back with both triangles (prefer = 1), duplicates summed */
+/* token -> 1 if it is a whole decimal number or a finite real, strictly (no trailing text, no hex) */
+static int mtx_number(const char *t, size_t len, int integer)
+{
+    char buf[80];
+    if (len == 0 || len >= sizeof buf) return 0;
+    memcpy(buf, t, len), buf[len] = 0;
+    for (size_t k = 0; k < len; k++)
+        if (!strchr(integer ? "+-0123456789" : "+-0123456789.eE", buf[k])) return 0;
+    char *end;
+    errno = 0;
+    const double v = strtod(buf, &end);
+    return *end == 0 && errno != ERANGE && isfinite(v);
+}
+
+/* A Matrix Market file checked before CHOLMOD reads it (CHOLMOD is lenient: it reads a pattern file
+ * as ones, drops entries past the declared count, reads "0.1xyz" as 0.1, and allocates for whatever
+ * size the header declares): the banner "%%MatrixMarket matrix coordinate|array real|integer
+ * general|symmetric", the size line within max_entries, exactly the declared number of entries, each
+ * with its indices in range and a finite number. 0, or -1 with "path:line: message". */
+static int mtx_check(const char *path, long max_entries, char *err, size_t errlen)
+{
+    size_t len;
+    char *txt = br_read_text(path, &len, err, errlen);
+    if (!txt) return -1;
+    long line = 0, nrow = 0, ncol = 0, nnz = 0, seen = 0;
+    int coord = 0, sym = 0, integer = 0, rc = 0, stage = 0;
+    for (char *l = txt, *next; l < txt + len && rc == 0; l = next) {
+        char *e = memchr(l, '\n', (size_t)(txt + len - l));
+        if (e) *e = 0;
+        next = e ? e + 1 : txt + len;
+        line++;
+        size_t n = strlen(l);
+        if (n && l[n - 1] == '\r') l[--n] = 0;
+        if (stage == 0) {
+            char obj[32] = "", fmt[32] = "", field[32] = "", symm[32] = "";
+            if (sscanf(l, "%%%%MatrixMarket %31s %31s %31s %31s", obj, fmt, field, symm) != 4 || strcasecmp(obj, "matrix")) {
+                snprintf(err, errlen, "%s:%ld: not a Matrix Market file (the first line must be '%%%%MatrixMarket matrix "
+                         "coordinate|array real|integer general|symmetric')", path, line);
+                rc = -1;
+                break;
+            }
+            coord = !strcasecmp(fmt, "coordinate");
+            integer = !strcasecmp(field, "integer");
+            sym = !strcasecmp(symm, "symmetric");
+            if ((!coord && strcasecmp(fmt, "array")) || (!integer && strcasecmp(field, "real")) ||
+                (!sym && strcasecmp(symm, "general"))) {
+                snprintf(err, errlen, "%s:%ld: '%s %s %s': a structure's matrix is coordinate or array, real or integer, "
+                         "general or symmetric (not pattern, complex, hermitian or skew-symmetric)", path, line, fmt, field,
+                         symm);
+                rc = -1;
+            }
+            stage = 1;
+            continue;
+        }
+        const char *s = l;
+        while (*s == ' ' || *s == '\t') s++;
+        if (*s == '%' || *s == 0) continue;
+        /* the tokens of the line */
+        const char *tok[4];
+        size_t tl[4];
+        int nt = 0;
+        for (const char *c = s; *c && nt <= 3;) {
+            while (*c == ' ' || *c == '\t') c++;
+            if (!*c) break;
+            const char *b = c;
+            while (*c && *c != ' ' && *c != '\t') c++;
+            if (nt < 4) tok[nt] = b, tl[nt] = (size_t)(c - b);
+            nt++;
+        }
+        if (stage == 1) {
+            const int want = coord ? 3 : 2;
+            for (int k = 0; k < nt && k < want; k++)
+                if (!mtx_number(tok[k], tl[k], 1)) nt = -1;
+            if (nt != want) {
+                snprintf(err, errlen, "%s:%ld: the size line must be 'rows columns%s' (whole numbers)", path, line,
+                         coord ? " entries" : "");
+                rc = -1;
+                break;
+            }
+            nrow = strtol(tok[0], NULL, 10), ncol = strtol(tok[1], NULL, 10);
+            nnz = coord ? strtol(tok[2], NULL, 10) : 0;
+            if (nrow < 1 || ncol < 1 || (double)nrow * (double)ncol > (double)max_entries || nnz < 0 ||
+                (double)nnz > (double)nrow * (double)ncol) {
+                snprintf(err, errlen, "%s:%ld: %ld x %ld with %ld entries: sizes from 1 and at most %ld entries", path, line,
+                         nrow, ncol, nnz, max_entries);
+                rc = -1;
+                break;
+            }
+            if (sym && nrow != ncol) {
+                snprintf(err, errlen, "%s:%ld: a symmetric matrix must be square, not %ld x %ld", path, line, nrow, ncol);
+                rc = -1;
+                break;
+            }
+            if (!coord) nnz = sym ? nrow * (nrow + 1) / 2 : nrow * ncol;
+            stage = 2;
+            continue;
+        }
+        const int want = coord ? 3 : 1;
+        int ok = nt == want;
+        for (int k = 0; ok && k < want; k++) ok = mtx_number(tok[k], tl[k], coord && k < 2 ? 1 : integer);
+        if (ok && coord) {
+            const long i = strtol(tok[0], NULL, 10), j = strtol(tok[1], NULL, 10);
+            ok = i >= 1 && i <= nrow && j >= 1 && j <= ncol && (!sym || i >= j);
+        }
+        if (!ok || ++seen > nnz) {
+            snprintf(err, errlen, "%s:%ld: %s", path, line,
+                     seen > nnz ? "more entries than the size line declares"
+                     : coord   ? (sym ? "an entry is 'row column value' with column <= row <= the size, a finite number"
+                                      : "an entry is 'row column value' within the size, a finite number")
+                               : "an entry is one finite number");
+            rc = -1;
+        }
+    }
+    if (rc == 0 && stage < 2) snprintf(err, errlen, "%s:%ld: no size line", path, line ? line : 1), rc = -1;
+    if (rc == 0 && seen != nnz)
+        snprintf(err, errlen, "%s:%ld: %ld entries, the size line declares %ld", path, line, seen, nnz), rc = -1;
+    free(txt);
+    return rc;
+}
+
+/* Matrix Market by CHOLMOD (after mtx_check): a sparse file comes back with both triangles (prefer = 1),
+ * duplicates summed */
 static int read_mtx(const char *path, long max_entries, br_matrix *A, char *err, size_t errlen)
 {
+    if (mtx_check(path, max_entries, err, errlen)) return -1;
     FILE *fp = fopen(path, "r");
     if (!fp) return fail(err, errlen, path, "cannot open (%s)", strerror(errno));
     cholmod_common cm;
@@ -149,13 +274,53 @@ static double sparse_value(const matvar_t *v, const void *data, size_t k)
     }
 }
 
+/* A MATLAB v5/v7 file's top-level elements walked (a 128-byte header, then tag [type, bytes] and data,
+ * miMATRIX padded to 8 bytes): 0 if each lies inside the file, else -1 with "path: truncated". libmatio
+ * reads a variable that runs past the end of the file without a word (its values then what the memory
+ * held). v7.3 files (HDF5, whose library checks its own structure) and v4 ones are not walked. */
+static int mat_whole(const char *path, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return fail(err, errlen, path, "cannot open (%s)", strerror(errno));
+    unsigned char hdr[128];
+    int rc = 0;
+    if (fread(hdr, 1, sizeof hdr, fp) == sizeof hdr && !memcmp(hdr, "MATLAB 5.0", 10)) {
+        const int swap = hdr[126] == 'M' && hdr[127] == 'I'; /* written big-endian */
+        if (fseek(fp, 0, SEEK_END) != 0) rc = fail(err, errlen, path, "cannot seek");
+        const long size = ftell(fp);
+        long pos = 128;
+        while (rc == 0 && pos < size) {
+            unsigned char t[8];
+            if (fseek(fp, pos, SEEK_SET) != 0 || size - pos < 8 || fread(t, 1, 8, fp) != 8) {
+                rc = fail(err, errlen, path, "truncated: a variable's header is cut at byte %ld of %ld", pos, size);
+                break;
+            }
+            unsigned long w[2];
+            for (int k = 0; k < 2; k++) {
+                const unsigned char *b = t + 4 * k;
+                w[k] = swap ? (unsigned long)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
+                            : (unsigned long)b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0];
+            }
+            long next;
+            if (w[0] >> 16) next = pos + 8; /* a small element: its data inside the tag */
+            else next = pos + 8 + (long)w[1] + (w[0] == 15 ? 0 : (long)((8 - w[1] % 8) % 8));
+            if (next > size + (w[0] == 15 ? 0 : 7)) {
+                rc = fail(err, errlen, path, "truncated: a variable at byte %ld declares %lu bytes, the file ends at %ld",
+                          pos, w[1], size);
+                break;
+            }
+            pos = next;
+        }
+    }
+    fclose(fp);
+    return rc;
+}
+
 static int read_mat(const char *path, const char *key, long max_entries, br_matrix *A, char *err, size_t errlen)
 {
     static int quiet = 0;
     if (!quiet) Mat_LogInitFunc("bristle", matio_quiet), quiet = 1;
-    FILE *probe = fopen(path, "rb");
-    if (!probe) return fail(err, errlen, path, "cannot open (%s)", strerror(errno));
-    fclose(probe);
+    if (mat_whole(path, err, errlen)) return -1;
     mat_t *mf = Mat_Open(path, MAT_ACC_RDONLY);
     if (!mf) return fail(err, errlen, path, "not a MATLAB file libmatio reads (v5, v7 or v7.3)");
     matvar_t *v = Mat_VarRead(mf, key);
@@ -273,97 +438,111 @@ static char *trim(char *s)
     return s;
 }
 
+/* s (one CSV line, NUL-terminated) -> its cells split at every comma (empty cells kept), trimmed; the
+ * number of cells (at most max: more are counted, not stored) */
+static int split_cells(char *s, char **cell, int max)
+{
+    int n = 0;
+    for (char *t = s;;) {
+        char *c = strchr(t, ',');
+        if (c) *c = 0;
+        if (n < max) cell[n] = trim(t);
+        n++;
+        if (!c) break;
+        t = c + 1;
+    }
+    return n;
+}
+
 int br_nodes_read_csv(const char *path, br_node_table *T, char *err, size_t errlen)
 {
     memset(T, 0, sizeof *T);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return fail(err, errlen, path, "cannot open (%s)", strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0, nrows = 0;
-    int rc = 0, ncol = 0;
-    /* pass 1: the header and the number of rows */
-    while (getline(&line, &cap, fp) > 0) {
-        lineno++;
-        char *s = trim(line);
-        if (!*s || *s == '#') continue;
-        if (ncol == 0) {
-            static const char *const H[] = {"label", "x", "y", "z", "ux", "uy", "uz", "rx", "ry", "rz"};
-            char *tok, *save = NULL;
-            for (tok = strtok_r(s, ",", &save); tok && ncol < 11; tok = strtok_r(NULL, ",", &save), ncol++)
-                if (ncol >= 10 || strcmp(trim(tok), H[ncol])) {
-                    rc = -1;
-                    break;
-                }
-            if (rc || (ncol != 7 && ncol != 10)) {
-                snprintf(err, errlen, "%s:%ld: the header must be label,x,y,z,ux,uy,uz or label,x,y,z,ux,uy,uz,rx,ry,rz",
-                         path, lineno);
+    size_t len;
+    char *txt = br_read_text(path, &len, err, errlen); /* once: a pipe reads as a file does */
+    if (!txt) return -1;
+    char *body = txt;
+    if (len >= 3 && !memcmp(body, "\xEF\xBB\xBF", 3)) body += 3; /* a UTF-8 byte-order mark (spreadsheets write one) */
+    static const char *const H[] = {"label", "x", "y", "z", "ux", "uy", "uz", "rx", "ry", "rz"};
+    int rc = 0, ncol = 0, k = 0;
+    long nrows = 0;
+    /* two passes over the lines: the header and the number of rows, then the rows */
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        long lineno = 0;
+        int seen_header = 0;
+        for (char *l = body, *next; l < txt + len && rc == 0; l = next) {
+            char *e = memchr(l, '\n', (size_t)(txt + len - l));
+            next = e ? e + 1 : txt + len;
+            lineno++;
+            char line[4096];
+            const size_t n = (size_t)((e ? e : txt + len) - l);
+            if (n >= sizeof line) {
+                snprintf(err, errlen, "%s:%ld: a line of more than %zu characters", path, lineno, sizeof line - 1);
                 rc = -1;
                 break;
             }
-        } else nrows++;
-    }
-    if (rc == 0 && ncol == 0) rc = fail(err, errlen, path, "empty: no header and no nodes");
-    if (rc == 0 && nrows == 0) rc = fail(err, errlen, path, "no nodes after the header");
-    if (rc == 0 && nrows > 10000000) rc = fail(err, errlen, path, "more than 1e7 nodes");
-    if (rc == 0 && table_alloc(T, (int)nrows)) rc = fail(err, errlen, path, "out of memory");
-    /* pass 2: the rows */
-    rewind(fp);
-    lineno = 0;
-    int k = 0, seen_header = 0;
-    while (rc == 0 && getline(&line, &cap, fp) > 0) {
-        lineno++;
-        char *s = trim(line);
-        if (!*s || *s == '#') continue;
-        if (!seen_header) {
-            seen_header = 1;
-            continue;
-        }
-        char *tok[11], *t;
-        int nt = 0;
-        /* strtok_r would merge empty cells: split by hand */
-        for (t = s; nt < 11;) {
-            tok[nt++] = t;
-            char *c = strchr(t, ',');
-            if (!c) break;
-            *c = 0, t = c + 1;
-        }
-        if (nt != ncol) {
-            snprintf(err, errlen, "%s:%ld: %d cells, the header has %d", path, lineno, nt, ncol);
-            rc = -1;
-            break;
-        }
-        const char *lab = trim(tok[0]);
-        if (!*lab || strlen(lab) >= sizeof T->label[0]) {
-            snprintf(err, errlen, "%s:%ld: a node label is 1 to %zu characters", path, lineno, sizeof T->label[0] - 1);
-            rc = -1;
-            break;
-        }
-        snprintf(T->label[k], sizeof T->label[k], "%s", lab);
-        for (int j = 1; j < ncol && rc == 0; j++) {
-            char *c = trim(tok[j]), *end;
-            double v = 0.0;
-            if (j >= 4 && !*c) v = 0.0; /* an empty DOF cell: no such DOF */
-            else {
-                errno = 0;
-                v = strtod(c, &end);
-                if (end == c || *end || errno == ERANGE || !isfinite(v)) {
-                    snprintf(err, errlen, "%s:%ld: cell %d ('%s') is not a finite number", path, lineno, j + 1, c);
+            memcpy(line, l, n), line[n] = 0;
+            char *s2 = trim(line);
+            if (!*s2 || *s2 == '#') continue; /* blank lines and comments (a label does not start with #) */
+            char *cell[11];
+            const int nc = split_cells(s2, cell, 11);
+            if (!seen_header) {
+                seen_header = 1;
+                int ok = nc == 7 || nc == 10;
+                for (int j = 0; ok && j < nc; j++) ok = !strcmp(cell[j], H[j]);
+                if (!ok) {
+                    snprintf(err, errlen, "%s:%ld: the header must be label,x,y,z,ux,uy,uz or label,x,y,z,ux,uy,uz,rx,ry,rz",
+                             path, lineno);
                     rc = -1;
-                    break;
                 }
+                ncol = nc;
+                continue;
             }
-            if (j < 4) T->X[3 * k + j - 1] = v;
-            else if (v < 0 || v != floor(v) || v > 2e9) {
-                snprintf(err, errlen, "%s:%ld: a DOF's row is a whole number >= 1 (0 or empty: none), got '%s'", path,
-                         lineno, c);
+            if (pass == 0) {
+                nrows++;
+                continue;
+            }
+            if (k >= T->n) break; /* cannot happen: the buffer is the same */
+            if (nc != ncol) {
+                snprintf(err, errlen, "%s:%ld: %d cells, the header has %d", path, lineno, nc, ncol);
                 rc = -1;
-            } else T->row[6 * k + j - 4] = (int)v - 1;
+                break;
+            }
+            if (!*cell[0] || strlen(cell[0]) >= sizeof T->label[0]) {
+                snprintf(err, errlen, "%s:%ld: a node label is 1 to %zu characters", path, lineno, sizeof T->label[0] - 1);
+                rc = -1;
+                break;
+            }
+            snprintf(T->label[k], sizeof T->label[k], "%s", cell[0]);
+            for (int j = 1; j < ncol && rc == 0; j++) {
+                char *c = cell[j], *end;
+                errno = 0;
+                if (j < 4) {
+                    const double v = strtod(c, &end);
+                    if (end == c || *end || errno == ERANGE || !isfinite(v) || strpbrk(c, "xXnN")) {
+                        snprintf(err, errlen, "%s:%ld: cell %d ('%s') is not a finite number", path, lineno, j + 1, c);
+                        rc = -1;
+                    } else T->X[3 * k + j - 1] = v;
+                    continue;
+                }
+                /* a DOF's row: a whole decimal number, 0 or empty for none */
+                const long r = *c ? strtol(c, &end, 10) : 0;
+                if ((*c && (end == c || *end)) || errno == ERANGE || r < 0 || r > 2000000000L) {
+                    snprintf(err, errlen, "%s:%ld: a DOF's row is a whole number >= 1 (0 or empty: none), got '%s'", path,
+                             lineno, c);
+                    rc = -1;
+                } else T->row[6 * k + j - 4] = (int)r - 1;
+            }
+            k++;
         }
-        k++;
+        if (pass == 0 && rc == 0) {
+            if (ncol == 0) rc = fail(err, errlen, path, "empty: no header and no nodes");
+            else if (nrows == 0) rc = fail(err, errlen, path, "no nodes after the header");
+            else if (nrows > 10000000) rc = fail(err, errlen, path, "more than 1e7 nodes");
+            else if (table_alloc(T, (int)nrows)) rc = fail(err, errlen, path, "out of memory");
+        }
     }
-    free(line);
-    fclose(fp);
+    free(txt);
+    if (rc == 0 && k != T->n) rc = fail(err, errlen, path, "read %d of %d nodes", k, T->n);
     if (rc == 0 && unique_labels(T, path, err, errlen)) rc = -1;
     if (rc) br_node_table_free(T);
     return rc;

@@ -3,6 +3,7 @@
  * node table's rows inside its matrices). A file's fault is worded "path: message" (for the node
  * table's CSV "path:line: message") with the entry's scenario line after it; nothing is kept of a
  * structure that fails. docs/structures.md has the format. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,12 @@ static int read_square(ysrc *c, ynode *n, const char *name, const char *mat, con
         snprintf(msg, sizeof msg, "%s: %s is not symmetric: entry (%d, %d) = %.17g, (%d, %d) = %.17g", path, in, i, j,
                  A.a[(long)(j - 1) * A.nrow + i - 1], j, i, A.a[(long)(i - 1) * A.nrow + j - 1]);
     else msg[0] = 0;
+    /* mass, stiffness and damping are positive semi-definite: no negative diagonal entry (the cheap
+     * necessary check; the run's factorization checks the mass with its bodies in full) */
+    for (int r = 0; !msg[0] && r < A.nrow; r++)
+        if (A.a[(long)r * A.nrow + r] < 0.0)
+            snprintf(msg, sizeof msg, "%s: %s has a negative diagonal entry (%d, %d) = %.17g: it is not positive "
+                     "semi-definite", path, in, r + 1, r + 1, A.a[(long)r * A.nrow + r]);
     if (msg[0]) {
         file_fail(c, n, name, msg);
         br_matrix_free(&A);
@@ -116,6 +123,9 @@ static void read_one(ysrc *c, ynode *n, br_model *m, br_superel *S)
             const double a = br_ynum(c, ray, "a", 0, 0), b = br_ynum(c, ray, "b", 0, 0);
             br_ycheck(c, a >= 0 && b >= 0, ray, "Rayleigh coefficients must be >= 0");
             if (!c->failed) br_superel_rayleigh(S->n, S->M, S->K, a, b, S->C);
+            for (long q = 0; !c->failed && q < (long)S->n * S->n; q++)
+                br_ycheck(c, isfinite(S->C[q]), ray, "Rayleigh damping a M + b K overflows (entry %ld, %ld)", q % S->n + 1,
+                          q / S->n + 1);
         } else if (mod) {
             const int all = br_is_scalar(mod), nz = all ? 1 : br_ylen(c, mod, "modal");
             br_ycheck(c, nz >= 1 && nz <= S->n, mod, "modal: a damping ratio for every mode, or a list of 1 to %d (the "
@@ -129,6 +139,8 @@ static void read_one(ysrc *c, ynode *n, br_model *m, br_superel *S)
             const int rc = c->failed ? 0 : br_superel_modal_damping(S->n, S->M, S->K, z, nz, all, S->C);
             br_ycheck(c, rc != -1, mod, "modal damping: the mass matrix is not positive definite");
             br_ycheck(c, rc != -2, mod, "modal damping: out of memory");
+            br_ycheck(c, rc != -3, mod, "modal damping: the stiffness matrix is not positive semi-definite (a mode with "
+                      "a negative eigenvalue)");
             free(z);
         }
     }

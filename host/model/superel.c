@@ -48,6 +48,8 @@ int br_superel_modal_damping(int n, const double *M, const double *K, const doub
         const lapack_int info = LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'V', 'U', n, Phi, n, B, n, w);
         if (info != 0) rc = info > n ? -1 : -2;
     }
+    /* a negative eigenvalue beyond rounding (rigid-body modes give +-1e-16 of the largest): K indefinite */
+    if (rc == 0 && n > 0 && w[0] < -1e-9 * fabs(w[n - 1])) rc = -3;
     if (rc == 0) {
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, M, n, Phi, n, 0.0, MP, n);
         /* B = MP diag(c), c_k = 2 zeta_k w_k */

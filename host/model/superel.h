@@ -16,7 +16,7 @@ void br_superel_rayleigh(int n, const double *M, const double *K, double a, doub
 /* n, M, K, zeta (nz ratios: mode k, ascending frequency, gets zeta[k]; modes beyond the list none; nz = 1
  * with all = 1: every mode zeta[0]) -> C = M Phi diag(2 zeta_k w_k) Phi^T M over the mass-normalized
  * modes (LAPACK dsygv; rigid-body modes, w = 0, get none); 0, -1 (M not positive definite), -2 (out of
- * memory) */
+ * memory), -3 (K not positive semi-definite: an eigenvalue below -1e-9 of the largest) */
 int br_superel_modal_damping(int n, const double *M, const double *K, const double *zeta, int nz, int all, double *C);
 
 #endif

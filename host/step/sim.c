@@ -46,7 +46,12 @@ br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_
     br_fwd_loads(m, d);
     const int ga_rc = d->ga ? br_genalpha_start(d->ga, d->g) : 0;
     if (ga_rc) {
-        snprintf(err, errlen, "%s", ga_rc == -2 ? "out of memory" : "the structure's mass matrix is singular (a free DOF without mass)");
+        if (ga_rc == -2) snprintf(err, errlen, "out of memory");
+        else if (m->nsup > 0) /* the structures given as matrices are where a singular M comes from */
+            snprintf(err, errlen, "%s:%d: the structure's mass matrix with its attached bodies is not positive definite "
+                     "(a coordinate without mass, or an indefinite M): check the mass matrix of structure '%s'%s",
+                     m->source, m->sup[0].line, m->sup[0].name, m->nsup > 1 ? " and the others" : "");
+        else snprintf(err, errlen, "the structure's mass matrix is singular (a free DOF without mass)");
         br_data_free(d);
         return NULL;
     }

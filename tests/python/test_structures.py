@@ -8,10 +8,13 @@ both formats, not our code:
 - a load given as a named vector of the structure (a bolt's preload: tmdsimpy's Fv) equals the same
   force on a body at the node, from the .mtx and from the .mat;
 - bad files (a non-symmetric M, a node row past the matrix, a NaN, a map of the wrong shape, a missing
-  key, a K of the wrong size, a load vector of the wrong length) get "file: message" on stderr and exit status 2, and the run writes
-  nothing (no output folder).
+  key, a K of the wrong size, a load vector of the wrong length, Matrix Market files CHOLMOD alone would
+  take (an entry missing or one too many, a pattern file, trailing text, a huge declared size, no
+  banner), a .mat cut short, a K with a negative diagonal) get "file: message" (a text file's with its
+  line) on stderr and exit status 2, and the run writes nothing (no output folder).
 """
 import os
+import re
 import shutil
 import subprocess
 
@@ -190,7 +193,8 @@ def bad(folder, name, structure, culprit, words):
     r = run(write(folder, "bad_" + name, structure), out)
     assert r.returncode == 2, (name, r.returncode, r.stderr)
     msg = r.stderr.strip().splitlines()[0]
-    assert msg.startswith(os.path.join(folder, culprit) + ": "), msg
+    # "file: message", or for a text file "file:line: message"
+    assert re.match(re.escape(os.path.join(folder, culprit)) + r"(:\d+)?: ", msg), msg
     assert words in msg, msg
     assert not os.path.exists(out), "a refused run left " + out
     print("%-12s %s" % (name, msg))
@@ -206,7 +210,7 @@ def test_bad_files_are_refused_by_name(folder):
     Kn = K.copy()
     Kn[6, 6] = np.nan
     scipy.io.mmwrite(os.path.join(folder, "K_nan.mtx"), Kn)
-    bad(folder, "nan", "    mass: M.mtx\n    stiffness: K_nan.mtx\n    nodes: nodes.csv", "K_nan.mtx", "must be finite")
+    bad(folder, "nan", "    mass: M.mtx\n    stiffness: K_nan.mtx\n    nodes: nodes.csv", "K_nan.mtx", "finite number")
     past = {101: [3, 1, 5], 102: [0, 2, 8]}
     nodes_csv(os.path.join(folder, "nodes_past.csv"), past)
     bad(folder, "row_past", "    mass: M.mtx\n    stiffness: K.mtx\n    nodes: nodes_past.csv", "nodes_past.csv",
@@ -219,8 +223,6 @@ def test_bad_files_are_refused_by_name(folder):
     bad(folder, "map_shape", "    file: shape.mat\n    nodes: {}", "shape.mat", "'node_dofs' must be 2 x 3 or 2 x 6")
     scipy.io.savemat(os.path.join(folder, "nokey.mat"), {"M": M, "node_xyz": xyz, "node_dofs": dofs})
     bad(folder, "missing_key", "    file: nokey.mat\n    nodes: {}", "nokey.mat", "no variable 'K'")
-    with open(os.path.join(folder, "garbage.mtx"), "w") as f:
-        f.write("%%MatrixMarket matrix coordinate real general\n8 8 2\n1 1 1.0\n")  # one entry of two
     Fs = np.ones((7, 1))
     scipy.io.mmwrite(os.path.join(folder, "Fv_short.mtx"), Fs)
     r = run(write(folder, "bad_vector", "    mass: M.mtx\n    stiffness: K.mtx\n    nodes: nodes.csv",
@@ -228,4 +230,29 @@ def test_bad_files_are_refused_by_name(folder):
     assert r.returncode == 2 and r.stderr.startswith(os.path.join(folder, "Fv_short.mtx") + ": "), r.stderr
     assert "7 x 1" in r.stderr, r.stderr
     print("%-12s %s" % ("vector", r.stderr.strip()))
-    bad(folder, "garbage", "    mass: garbage.mtx\n    stiffness: K.mtx", "garbage.mtx", "not a Matrix Market file")
+    # what CHOLMOD alone would take: a missing entry, one too many, a pattern file (read as ones), a value
+    # with trailing text, a header declaring 4e18 entries (CHOLMOD would allocate for them first)
+    mtx = {
+        "short": ("%%MatrixMarket matrix coordinate real general\n8 8 2\n1 1 1.0\n", "1 entries, the size line declares 2"),
+        "long": ("%%MatrixMarket matrix coordinate real general\n8 8 1\n1 1 1.0\n2 2 1.0\n", "more entries than"),
+        "pattern": ("%%MatrixMarket matrix coordinate pattern symmetric\n8 8 1\n1 1\n", "not pattern"),
+        "trailing": ("%%MatrixMarket matrix coordinate real general\n8 8 1\n1 1 .1xyz\n", "a finite number"),
+        "huge": ("%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1\n1 1 1\n", "at most"),
+        "nobanner": ("8 8 1\n1 1 1.0\n", "not a Matrix Market file"),
+    }
+    for name, (text, words) in mtx.items():
+        with open(os.path.join(folder, "M_%s.mtx" % name), "w") as f:
+            f.write(text)
+        bad(folder, "mtx_" + name, "    mass: M_%s.mtx\n    stiffness: K.mtx" % name, "M_%s.mtx" % name, words)
+    # a .mat cut short: libmatio would read past its end without a word
+    scipy.io.savemat(os.path.join(folder, "comp.mat"), {"M": M, "K": K}, do_compression=True)
+    for cut, src in ((8, "plate.mat"), (20, "comp.mat")):
+        name = "cut%d.mat" % cut
+        data = open(os.path.join(folder, src), "rb").read()
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data[:-cut])
+        bad(folder, "cut%d" % cut, "    file: %s" % name, name, "truncated")
+    Kneg = K.copy()
+    Kneg[6, 6] = -1e5
+    scipy.io.mmwrite(os.path.join(folder, "K_neg.mtx"), Kneg)
+    bad(folder, "k_neg", "    mass: M.mtx\n    stiffness: K_neg.mtx", "K_neg.mtx", "not positive semi-definite")
