@@ -93,6 +93,7 @@ BR_HD void br_beam_store_var(const br_beam_store *D, const br_ga_arrays *A, long
     x->E_upto = r + D->o.E_upto, x->End_upto = r + D->o.End_upto, x->setP = r + D->o.setP, x->setPnd = r + D->o.setPnd;
     x->setE = r + D->o.setE, x->setEnd = r + D->o.setEnd;
     x->imp_E = r + D->o.imp_E, x->imp_du = r + D->o.imp_du, x->imp_dv = r + D->o.imp_dv, x->imp_dm = r + D->o.imp_dm;
+    x->iu = NULL, x->ipt = NULL; /* no deforming interface in a beam batch (beam_batch.c refuses them) */
     x->en = (br_energy_terms *)(r + D->o.en);
     x->res_ref = r + D->o.res_ref, x->p_drive = r + D->o.p_drive;
     x->t = r[D->o.t];

@@ -17,6 +17,10 @@
  * infinite circular cylinder (closest point and outward normal per contact point). */
 enum { BR_SURF_PLANE = 0, BR_SURF_SPHERE = 1, BR_SURF_CYLINDER = 2, BR_SURF_COUNT = 3 };
 
+/* not a counter surface: a deforming interface's points, whose kinematics are the caller's inputs
+ * (br_kin_local; point_step.h's br_point_core) */
+#define BR_SURF_LOCAL 3
+
 /* Per-set, per-step frame data in world axes (built by br_set_frame_build). */
 typedef struct br_set_frame {
     double xA[3];  /* origin of frame A (world) */

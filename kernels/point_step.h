@@ -127,18 +127,24 @@ typedef struct br_point_tan {
     br_fric_tangent ft; /* friction tangent (zero out of contact) */
 } br_point_tan;
 
-/* The step of one point from its kinematics k (a rigid set's from its frames, br_kin; a deforming
- * interface's from its relative displacement and velocity, br_kin_local), the prescribed normal
- * force per point Npt (< 0: Hunt-Crossley), Hunt-Crossley K and D, and its state at st[k * stride]
- * -> as br_point_advance below. */
-BR_HD void br_point_core_kin(int law, const br_set_view *s, double Npt, double h, const br_point_kin *kin, double K,
-                             double D, double *st, long stride, br_set_sums *q, br_point_tan *t)
+/* The step of one point whose inputs the caller has loaded: position r (frame A), Hunt-Crossley
+ * K and D, and its state at st[k * stride] (the set's arrays on the CPU; registers, stride 1, in
+ * the CUDA kernel, which loads every input of its points before computing any and stores each
+ * state once) -> as br_point_advance below. A deforming interface's point (surface BR_SURF_LOCAL,
+ * a constant like every surface: the other kinematics fold away) takes its relative displacement in
+ * its own frame as r and its relative velocity as f->c (a frame of its own, br_point_iface) instead
+ * (br_kin_local). */
+BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
+                         const double r[3], double K, double D, double *st, long stride, br_set_sums *q,
+                         br_point_tan *t)
 {
-    const br_point_kin k = *kin;
-    const int pres = Npt >= 0.0;
+    br_point_kin k;
+    if (surface == BR_SURF_LOCAL) br_kin_local(r, f->c, &k);
+    else br_kin(surface, f, r, &k);
+    const int pres = f->Npt >= 0.0;
     const int hc = k.delta > 0.0;
     const int in = pres | hc;
-    const double N = pres ? Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
+    const double N = pres ? f->Npt : br_hunt_crossley(&s->normal, K, D, k.delta, k.deltadot);
     double F[3], P;
     br_fric_tangent ft;
     br_friction_eval(law, &s->fric, h, k.Vt, k.v, k.n, N, K, st, stride, F, &P, t ? &ft : NULL);
@@ -168,19 +174,6 @@ BR_HD void br_point_core_kin(int law, const br_set_view *s, double Npt, double h
             t->n[j] = k.n[j];
         }
     }
-}
-
-/* The step of one point whose inputs the caller has loaded: position r (frame A), Hunt-Crossley
- * K and D, and its state at st[k * stride] (the set's arrays on the CPU; registers, stride 1, in
- * the CUDA kernel, which loads every input of its points before computing any and stores each
- * state once) -> as br_point_advance below. */
-BR_HD void br_point_core(int law, int surface, const br_set_view *s, const br_set_frame *f, double h,
-                         const double r[3], double K, double D, double *st, long stride, br_set_sums *q,
-                         br_point_tan *t)
-{
-    br_point_kin k;
-    br_kin(surface, f, r, &k);
-    br_point_core_kin(law, s, f->Npt, h, &k, K, D, st, stride, q, t);
 }
 
 /* Point i of set s over a step of length h: advances its state in place and
@@ -230,11 +223,12 @@ BR_HD br_set_sums br_point_iface(int law, const br_set_view *s, double h, long i
     const long n = s->n;
     const double u[3] = {s->iu[i], s->iu[n + i], s->iu[2 * n + i]};
     const double v[3] = {s->iu[3 * n + i], s->iu[4 * n + i], s->iu[5 * n + i]};
-    br_point_kin k;
-    br_kin_local(u, v, &k);
+    br_set_frame f; /* the point's own: its relative velocity, no prescribed normal force */
+    for (int j = 0; j < 3; j++) f.c[j] = v[j];
+    f.Npt = -1.0;
     br_set_sums q;
     br_point_tan t;
-    br_point_core_kin(law, s, -1.0, h, &k, s->K[i], s->D[i], s->state + i, n, &q, &t);
+    br_point_core(law, BR_SURF_LOCAL, s, &f, h, u, s->K[i], s->D[i], s->state + i, n, &q, &t);
     double *o = s->ipt;
     const double F[3] = {-q.F[0], -q.F[1], -q.F[2]}; /* q.F: the friction force on A, -F */
     for (int j = 0; j < 3; j++) {

@@ -50,6 +50,31 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
     if (!scratch) snprintf(err, errlen, "out of memory");
     for (int c = 0; c < m->nset && rc == 0; c++) {
         const br_contact_set_desc *cs = &m->cset[c].desc;
+        if (cs->iface) { /* a deforming interface: L_i^T diag(kt, kt, kn) L_i per point in contact */
+            const br_cset *C = &m->cset[c];
+            const long np = cs->npoints;
+            double *F = malloc((size_t)np * 4 * sizeof(double));
+            if (!F || br_field_points(d->field, c, F, F + 3 * np)) {
+                snprintf(err, errlen, "contact set '%s': %s", C->name, !F ? "out of memory" : "no per-point forces recorded");
+                free(F);
+                rc = -1;
+                break;
+            }
+            const int r0 = s->row0[C->ipart - m->nbeam];
+            for (long i = 0; i < np; i++) {
+                const double N = F[3 * np + i];
+                if (!(N > 0)) continue;
+                const double K = cs->K ? cs->K[i] : cs->K0, delta = pow(N / K, 1.0 / cs->normal.pK);
+                const double S[3] = {br_law_stick_stiffness(cs->law, &cs->fric, N, K),
+                                     br_law_stick_stiffness(cs->law, &cs->fric, N, K), cs->normal.pK * N / delta};
+                for (int j = 0; j < 3; j++)
+                    for (long e = C->Lp[3 * i + j]; e < C->Lp[3 * i + j + 1]; e++)
+                        for (long f = C->Lp[3 * i + j]; f < C->Lp[3 * i + j + 1]; f++)
+                            Kc[(size_t)(r0 + C->Lj[f]) * n + r0 + C->Lj[e]] += S[j] * C->Lx[e] * C->Lx[f];
+            }
+            free(F);
+            continue;
+        }
         const int na = br_struct_frame_node(m, s, cs->frame_a), nb = br_struct_frame_node(m, s, cs->frame_b);
         if (na == -2 || nb == -2) {
             snprintf(err, errlen, "contact set '%s': bonded eigenanalysis needs both frames on the structure "

@@ -152,6 +152,13 @@ static int check_model(const br_model *m, const char *text, size_t len, char *er
                        "hbm: rotational friction elements are not supported");
     if (m->drive.nshaft > 0)
         return fail_at(m, text, len, "drivetrain", err, errlen, "hbm: drivetrains are not supported");
+    for (int c = 0; c < m->nset; c++)
+        if (m->cset[c].desc.iface) { /* docs/superelements-plan.md, step 5 */
+            snprintf(key, sizeof key, "contacts.%s.interface", m->cset[c].name);
+            snprintf(msg, sizeof msg, "hbm: contact set '%s' is a deforming interface: harmonic balance does not take "
+                     "them yet (time runs do)", m->cset[c].name);
+            return fail_at(m, text, len, key, err, errlen, msg);
+        }
     for (int b = 0; b < m->nbody; b++) {
         const br_body *B = &m->body[b];
         const int rot = BR_LOCK_RX | BR_LOCK_RY | BR_LOCK_RZ;

@@ -595,3 +595,113 @@ int br_nodes_write_csv(const char *path, const br_node_table *T, char *err, size
     }
     return fclose(fp) == 0 ? 0 : fail(err, errlen, path, "write failed (%s)", strerror(errno));
 }
+
+void br_pair_table_free(br_pair_table *P)
+{
+    if (!P) return;
+    free(P->a), free(P->b), free(P->nrm), free(P->area), free(P->gap);
+    memset(P, 0, sizeof *P);
+}
+
+int br_pairs_read_csv(const char *path, br_pair_table *P, char *err, size_t errlen)
+{
+    memset(P, 0, sizeof *P);
+    size_t len;
+    char *txt = br_read_text(path, &len, err, errlen);
+    if (!txt) return -1;
+    char *body = txt;
+    if (len >= 3 && !memcmp(body, "\xEF\xBB\xBF", 3)) body += 3;
+    static const char *const H[] = {"a", "b", "nx", "ny", "nz", "area", "gap"};
+    int rc = 0, ncol = 0, k = 0;
+    long nrows = 0;
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        long lineno = 0;
+        int seen_header = 0;
+        for (char *l = body, *next; l < txt + len && rc == 0; l = next) {
+            char *e = memchr(l, '\n', (size_t)(txt + len - l));
+            next = e ? e + 1 : txt + len;
+            lineno++;
+            char line[4096];
+            const size_t n = (size_t)((e ? e : txt + len) - l);
+            if (n >= sizeof line) {
+                snprintf(err, errlen, "%s:%ld: a line of more than %zu characters", path, lineno, sizeof line - 1);
+                rc = -1;
+                break;
+            }
+            memcpy(line, l, n), line[n] = 0;
+            char *s2 = trim(line);
+            if (!*s2 || *s2 == '#') continue;
+            char *cell[8];
+            const int nc = split_cells(s2, cell, 8);
+            if (!seen_header) {
+                seen_header = 1;
+                int ok = nc == 6 || nc == 7;
+                for (int j = 0; ok && j < nc; j++) ok = !strcmp(cell[j], H[j]);
+                if (!ok) {
+                    snprintf(err, errlen, "%s:%ld: the header must be a,b,nx,ny,nz,area or a,b,nx,ny,nz,area,gap", path,
+                             lineno);
+                    rc = -1;
+                }
+                ncol = nc;
+                continue;
+            }
+            if (pass == 0) {
+                nrows++;
+                continue;
+            }
+            if (k >= P->n) break;
+            if (nc != ncol) {
+                snprintf(err, errlen, "%s:%ld: %d cells, the header has %d", path, lineno, nc, ncol);
+                rc = -1;
+                break;
+            }
+            if (!*cell[0] || strlen(cell[0]) >= sizeof P->a[0] || strlen(cell[1]) >= sizeof P->b[0]) {
+                snprintf(err, errlen, "%s:%ld: node a is a label of 1 to 63 characters, b one of at most 63 (empty: "
+                         "the ground)", path, lineno);
+                rc = -1;
+                break;
+            }
+            snprintf(P->a[k], sizeof P->a[k], "%s", cell[0]);
+            snprintf(P->b[k], sizeof P->b[k], "%s", cell[1]);
+            double v[5] = {0, 0, 0, 0, 0};
+            for (int j = 2; j < ncol && rc == 0; j++) {
+                char *end;
+                errno = 0;
+                v[j - 2] = strtod(cell[j], &end);
+                if (end == cell[j] || *end || errno == ERANGE || !isfinite(v[j - 2]) || strpbrk(cell[j], "xXnN")) {
+                    snprintf(err, errlen, "%s:%ld: cell %d ('%s') is not a finite number", path, lineno, j + 1, cell[j]);
+                    rc = -1;
+                }
+            }
+            if (rc) break;
+            const double nn = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            if (!(fabs(nn - 1.0) < 1e-9)) {
+                snprintf(err, errlen, "%s:%ld: the normal (%g, %g, %g) is not a unit vector", path, lineno, v[0], v[1], v[2]);
+                rc = -1;
+            } else if (!(v[3] > 0)) {
+                snprintf(err, errlen, "%s:%ld: the area must be > 0 (got %g)", path, lineno, v[3]);
+                rc = -1;
+            }
+            if (rc) break;
+            for (int j = 0; j < 3; j++) P->nrm[3 * k + j] = v[j];
+            P->area[k] = v[3], P->gap[k] = v[4];
+            k++;
+        }
+        if (pass == 0 && rc == 0) {
+            if (ncol == 0) rc = fail(err, errlen, path, "empty: no header and no points");
+            else if (nrows == 0) rc = fail(err, errlen, path, "no points after the header");
+            else if (nrows > 10000000) rc = fail(err, errlen, path, "more than 1e7 points");
+            else {
+                P->n = (int)nrows;
+                P->a = calloc((size_t)nrows, sizeof *P->a), P->b = calloc((size_t)nrows, sizeof *P->b);
+                P->nrm = calloc((size_t)nrows * 3, sizeof(double));
+                P->area = calloc((size_t)nrows, sizeof(double)), P->gap = calloc((size_t)nrows, sizeof(double));
+                if (!P->a || !P->b || !P->nrm || !P->area || !P->gap) rc = fail(err, errlen, path, "out of memory");
+            }
+        }
+    }
+    free(txt);
+    if (rc == 0 && k != P->n) rc = fail(err, errlen, path, "read %d of %d points", k, P->n);
+    if (rc) br_pair_table_free(P);
+    return rc;
+}

@@ -51,4 +51,20 @@ int br_nodes_write_csv(const char *path, const br_node_table *T, char *err, size
 
 void br_node_table_free(br_node_table *T);
 
+/* A deforming interface's points (docs/structures.md): per point the labels of its two nodes (b ""
+ * for the ground), the normal n (unit, world; out of b toward a), its area and its normal gap at
+ * q = 0 (negative: interference). */
+typedef struct br_pair_table {
+    int n;
+    char (*a)[64], (*b)[64];
+    double *nrm; /* 3 n */
+    double *area, *gap;
+} br_pair_table;
+
+/* CSV with the header a,b,nx,ny,nz,area or a,b,nx,ny,nz,area,gap -> P; 0, or -1 with "path:line:
+ * message" (a malformed row, a normal that is not a unit vector within 1e-9, an area <= 0) */
+int br_pairs_read_csv(const char *path, br_pair_table *P, char *err, size_t errlen);
+
+void br_pair_table_free(br_pair_table *P);
+
 #endif

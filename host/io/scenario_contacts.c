@@ -304,7 +304,7 @@ static void initial_frame(const br_model *m, int fr, br_frame_state *out)
 void br_read_contacts(ysrc *c, ynode *seq, br_model *m)
 {
     static const char *const K[] = {"name", "body", "surface", "points", "area", "total_area",
-                                    "normal", "friction", "v_stick", NULL};
+                                    "normal", "friction", "v_stick", "interface", NULL};
     static const char *const KS[] = {"type", "frame", "point", "normal", "center", "axis", "radius", NULL};
     static const char *const KN[] = {"law", "sigma", "K", "pK", "D", "d_area", "pD", "force", NULL};
     m->nset = seq ? br_ylen(c, seq, "contacts") : 0;
@@ -322,66 +322,77 @@ void br_read_contacts(ysrc *c, ynode *seq, br_model *m)
             br_ycheck(c, strcmp(m->cset[j].name, cs->name) != 0, br_yat(c, n, "name"),
                    "duplicate contact set name '%s'", cs->name);
         d->name = cs->name;
-        const char *body = br_ystring(c, n, "body", 1);
-        d->frame_a = br_yframe(c, m, br_yat(c, n, "body"), body);
-        ynode *sf = br_ymap(c, n, "surface");
-        if (!sf) {
-            br_yerr(c, n, "missing key 'surface'");
-            return;
-        }
-        if (br_ykeys(c, sf, "surface", KS)) return;
-        const char *type = br_ystring(c, sf, "type", 1);
-        if (c->failed) return;
-        d->surface = !strcmp(type, "sphere") ? BR_SURF_SPHERE : !strcmp(type, "cylinder") ? BR_SURF_CYLINDER : 0;
-        br_ycheck(c, !strcmp(type, "plane") || d->surface != BR_SURF_PLANE, br_yat(c, sf, "type"),
-               "surface type '%s' is not supported (plane, sphere, cylinder)", type);
-        const char *fr = br_ystring(c, sf, "frame", 0);
-        d->frame_b = fr ? br_yframe(c, m, br_yat(c, sf, "frame"), fr) : 0;
-        br_ycheck(c, d->frame_a != d->frame_b, sf, "points and surface are on the same frame");
-        static const double z3[3] = {0, 0, 0}, ez[3] = {0, 0, 1};
-        if (d->surface == BR_SURF_PLANE) {
-            static const char *const KP[] = {"type", "frame", "point", "normal", NULL};
-            if (br_ykeys(c, sf, "a plane surface", KP)) return;
-            br_yvec(c, sf, "point", 3, 0, z3, d->plane_p);
-            br_yunit(c, sf, "normal", NULL, d->plane_n);
-        } else {
-            /* sphere: centre and radius; cylinder: a point of the axis, the axis, the radius */
-            static const char *const KSp[] = {"type", "frame", "center", "radius", NULL};
-            static const char *const KCy[] = {"type", "frame", "center", "axis", "radius", NULL};
-            const int sph = d->surface == BR_SURF_SPHERE;
-            if (br_ykeys(c, sf, sph ? "a sphere surface" : "a cylinder surface", sph ? KSp : KCy)) return;
-            br_yvec(c, sf, "center", 3, 1, NULL, d->plane_p);
-            if (sph) memcpy(d->plane_n, ez, sizeof ez);
-            else br_yunit(c, sf, "axis", NULL, d->plane_n);
-            d->radius = br_ynum(c, sf, "radius", 1, 0);
-            br_ycheck(c, d->radius > 0, br_yat(c, sf, "radius"), "radius must be > 0 (got %g)", d->radius);
-        }
-        static const char *const need[] = {"points", "normal", "friction"};
-        for (int k = 0; k < 3; k++)
-            if (!br_ymap(c, n, need[k])) br_yerr(c, n, "missing key '%s' in contact set '%s'", need[k], cs->name);
-        read_points(c, br_ymap(c, n, "points"), cs);
-        if (c->failed) return;
-        if (cs->meshed) {
-            /* the meshed face must face the counter surface at t = 0: its mean outward normal
-             * against the surface normal at the face's centroid (br_kin, as the field sees it) */
-            br_frame_state A, B;
-            initial_frame(m, d->frame_a, &A);
-            initial_frame(m, d->frame_b, &B);
-            double rc[3] = {0, 0, 0}, na[3];
-            for (long i = 0; i < d->npoints; i++)
-                for (int j = 0; j < 3; j++) rc[j] += cs->r[3 * i + j] / (double)d->npoints;
-            br_set_frame sf;
-            br_point_kin k;
-            br_set_frame_build(d, &A, &B, &sf);
-            br_kin(sf.surface, &sf, rc, &k);
-            br_mat3_vec(A.R, cs->mesh_normal, na);
-            const double cosang = br_dot3(na, k.n);
-            br_ycheck(c, cosang < 0, br_yat(c, br_ymap(c, n, "points"), "mesh"),
-                   "the meshed face points away from the surface (its triangles' normals, averaged, make "
-                   "%.3g deg with the surface normal; they must face it)",
-                   acos(fmax(-1, fmin(1, -cosang))) * 180 / M_PI);
+        ynode *itf = br_ymap(c, n, "interface");
+        if (itf) { /* a deforming interface: its points are its pairs' */
+            br_ycheck(c, !br_ymap(c, n, "body") && !br_ymap(c, n, "surface") && !br_ymap(c, n, "points"), n,
+                      "an interface set has no body, surface or points (its pairs of nodes are its points)");
             if (c->failed) return;
+            br_read_interface(c, itf, m, cs);
+            if (c->failed) return;
+        } else {
+            const char *body = br_ystring(c, n, "body", 1);
+            d->frame_a = br_yframe(c, m, br_yat(c, n, "body"), body);
+            ynode *sf = br_ymap(c, n, "surface");
+            if (!sf) {
+                br_yerr(c, n, "missing key 'surface'");
+                return;
+            }
+            if (br_ykeys(c, sf, "surface", KS)) return;
+            const char *type = br_ystring(c, sf, "type", 1);
+            if (c->failed) return;
+            d->surface = !strcmp(type, "sphere") ? BR_SURF_SPHERE : !strcmp(type, "cylinder") ? BR_SURF_CYLINDER : 0;
+            br_ycheck(c, !strcmp(type, "plane") || d->surface != BR_SURF_PLANE, br_yat(c, sf, "type"),
+                   "surface type '%s' is not supported (plane, sphere, cylinder)", type);
+            const char *fr = br_ystring(c, sf, "frame", 0);
+            d->frame_b = fr ? br_yframe(c, m, br_yat(c, sf, "frame"), fr) : 0;
+            br_ycheck(c, d->frame_a != d->frame_b, sf, "points and surface are on the same frame");
+            static const double z3[3] = {0, 0, 0}, ez[3] = {0, 0, 1};
+            if (d->surface == BR_SURF_PLANE) {
+                static const char *const KP[] = {"type", "frame", "point", "normal", NULL};
+                if (br_ykeys(c, sf, "a plane surface", KP)) return;
+                br_yvec(c, sf, "point", 3, 0, z3, d->plane_p);
+                br_yunit(c, sf, "normal", NULL, d->plane_n);
+            } else {
+                /* sphere: centre and radius; cylinder: a point of the axis, the axis, the radius */
+                static const char *const KSp[] = {"type", "frame", "center", "radius", NULL};
+                static const char *const KCy[] = {"type", "frame", "center", "axis", "radius", NULL};
+                const int sph = d->surface == BR_SURF_SPHERE;
+                if (br_ykeys(c, sf, sph ? "a sphere surface" : "a cylinder surface", sph ? KSp : KCy)) return;
+                br_yvec(c, sf, "center", 3, 1, NULL, d->plane_p);
+                if (sph) memcpy(d->plane_n, ez, sizeof ez);
+                else br_yunit(c, sf, "axis", NULL, d->plane_n);
+                d->radius = br_ynum(c, sf, "radius", 1, 0);
+                br_ycheck(c, d->radius > 0, br_yat(c, sf, "radius"), "radius must be > 0 (got %g)", d->radius);
+            }
+            if (!br_ymap(c, n, "points")) br_yerr(c, n, "missing key 'points' in contact set '%s'", cs->name);
+            read_points(c, br_ymap(c, n, "points"), cs);
+            if (c->failed) return;
+            if (cs->meshed) {
+                /* the meshed face must face the counter surface at t = 0: its mean outward normal
+                 * against the surface normal at the face's centroid (br_kin, as the field sees it) */
+                br_frame_state A, B;
+                initial_frame(m, d->frame_a, &A);
+                initial_frame(m, d->frame_b, &B);
+                double rc[3] = {0, 0, 0}, na[3];
+                for (long i = 0; i < d->npoints; i++)
+                    for (int j = 0; j < 3; j++) rc[j] += cs->r[3 * i + j] / (double)d->npoints;
+                br_set_frame sf;
+                br_point_kin k;
+                br_set_frame_build(d, &A, &B, &sf);
+                br_kin(sf.surface, &sf, rc, &k);
+                br_mat3_vec(A.R, cs->mesh_normal, na);
+                const double cosang = br_dot3(na, k.n);
+                br_ycheck(c, cosang < 0, br_yat(c, br_ymap(c, n, "points"), "mesh"),
+                       "the meshed face points away from the surface (its triangles' normals, averaged, make "
+                       "%.3g deg with the surface normal; they must face it)",
+                       acos(fmax(-1, fmin(1, -cosang))) * 180 / M_PI);
+                if (c->failed) return;
+            }
         }
+        static const char *const need[] = {"normal", "friction"};
+        for (int k = 0; k < 2; k++)
+            if (!br_ymap(c, n, need[k])) br_yerr(c, n, "missing key '%s' in contact set '%s'", need[k], cs->name);
+        if (c->failed) return;
         const long np = d->npoints;
         cs->K = malloc((size_t)np * sizeof(double));
         cs->D = malloc((size_t)np * sizeof(double));
@@ -395,6 +406,8 @@ void br_read_contacts(ysrc *c, ynode *seq, br_model *m)
         cs->prescribed = nlaw && !strcmp(nlaw, "prescribed");
         br_ycheck(c, !nlaw || !strcmp(nlaw, "hunt_crossley") || cs->prescribed, br_yat(c, nl, "law"),
                "normal law '%s' is not supported (hunt_crossley, prescribed)", nlaw ? nlaw : "");
+        br_ycheck(c, !(itf && cs->prescribed), br_yat(c, nl, "law"), "an interface takes its normal forces from its gaps "
+                  "(hunt_crossley), not prescribed");
         if (cs->prescribed) {
             /* prescribed total normal force, shared equally: no areas, no normal spring */
             static const char *const KNP[] = {"law", "force", NULL};

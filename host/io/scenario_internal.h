@@ -30,6 +30,10 @@ void br_read_structures(ysrc *c, ynode *seq, br_model *m);
  * with the error (no such structure, no such node) */
 int br_ystructure_node(ysrc *c, const br_model *m, ynode *at, const char *structure, ynode *node, int *part);
 
+/* interface: {structure, pairs} -> the set's points, frames, gaps and rows (a deforming interface,
+ * physics.md 5.1; docs/structures.md), its areas; a file's faults as "path:line: message" */
+void br_read_interface(ysrc *c, ynode *itf, const br_model *m, br_cset *cs);
+
 /* structure name (at node at), value (a variable of its .mat file, or a Matrix Market file) -> its load
  * vector (n values, malloc'd) and part, or NULL with the error ("path: message" for the file's faults) */
 double *br_ystructure_vector(ysrc *c, const br_model *m, ynode *at, const char *structure, ynode *value, int *part);

@@ -240,3 +240,117 @@ double *br_ystructure_vector(ysrc *c, const br_model *m, ynode *at, const char *
     br_yerr(c, at, "no structure named '%s'", structure);
     return NULL;
 }
+
+/* labels of a structure sorted for lookup */
+static const br_superel *sort_sup;
+static int cmp_label(const void *a, const void *b)
+{
+    return strcmp(sort_sup->label[*(const int *)a], sort_sup->label[*(const int *)b]);
+}
+
+/* structure S, its nodes' order by label (ord), a label -> the node's index, or -1 */
+static int find_label(const br_superel *S, const int *ord, const char *lab)
+{
+    int lo = 0, hi = S->nnode - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2, c = strcmp(S->label[ord[mid]], lab);
+        if (c == 0) return ord[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* unit normal n -> the point's frame rows t1, t2, n (R, row-major): t1 the world x axis made normal to
+ * n (the y axis where n is within 25 degrees of x), t2 = n x t1 */
+static void pair_frame(const double n[3], double R[9])
+{
+    const double e[3] = {fabs(n[0]) > 0.9 ? 0.0 : 1.0, fabs(n[0]) > 0.9 ? 1.0 : 0.0, 0.0};
+    const double en = e[0] * n[0] + e[1] * n[1] + e[2] * n[2];
+    double t1[3] = {e[0] - en * n[0], e[1] - en * n[1], e[2] - en * n[2]}, t2[3];
+    const double l = sqrt(t1[0] * t1[0] + t1[1] * t1[1] + t1[2] * t1[2]);
+    for (int j = 0; j < 3; j++) t1[j] /= l;
+    t2[0] = n[1] * t1[2] - n[2] * t1[1], t2[1] = n[2] * t1[0] - n[0] * t1[2], t2[2] = n[0] * t1[1] - n[1] * t1[0];
+    for (int j = 0; j < 3; j++) R[j] = t1[j], R[3 + j] = t2[j], R[6 + j] = n[j];
+}
+
+void br_read_interface(ysrc *c, ynode *itf, const br_model *m, br_cset *cs)
+{
+    static const char *const K[] = {"structure", "pairs", NULL};
+    if (br_ykeys(c, itf, "interface", K)) return;
+    const char *sn = br_ystring(c, itf, "structure", 1), *pf = br_ystring(c, itf, "pairs", 1);
+    if (c->failed) return;
+    const br_superel *S = NULL;
+    for (int k = 0; k < m->nsup; k++)
+        if (!strcmp(m->sup[k].name, sn)) S = &m->sup[k], cs->ipart = m->nbeam + k;
+    if (!S) {
+        br_yerr(c, br_yat(c, itf, "structure"), "no structure named '%s' (an interface joins nodes of a structure "
+                "given as matrices)", sn);
+        return;
+    }
+    char path[1024], err[1400], msg[1600];
+    br_ypath(c, pf, path, sizeof path);
+    br_pair_table P;
+    if (br_pairs_read_csv(path, &P, err, sizeof err)) {
+        file_fail(c, br_yat(c, itf, "pairs"), cs->name, err);
+        return;
+    }
+    const long np = P.n;
+    int *ord = malloc((size_t)(S->nnode ? S->nnode : 1) * sizeof(int));
+    cs->r = malloc((size_t)np * 3 * sizeof(double)), cs->area = malloc((size_t)np * sizeof(double));
+    cs->iR = malloc((size_t)np * 9 * sizeof(double)), cs->g0 = calloc((size_t)np * 3, sizeof(double));
+    cs->Lp = calloc((size_t)np * 3 + 1, sizeof(long));
+    cs->Lj = malloc((size_t)np * 18 * sizeof(int)), cs->Lx = malloc((size_t)np * 18 * sizeof(double));
+    if (!ord || !cs->r || !cs->area || !cs->iR || !cs->g0 || !cs->Lp || !cs->Lj || !cs->Lx) {
+        free(ord);
+        br_pair_table_free(&P);
+        br_yerr(c, itf, "out of memory");
+        return;
+    }
+    for (int k = 0; k < S->nnode; k++) ord[k] = k;
+    sort_sup = S;
+    qsort(ord, (size_t)S->nnode, sizeof(int), cmp_label);
+    long nz = 0;
+    for (long i = 0; i < np && !c->failed; i++) {
+        const int a = find_label(S, ord, P.a[i]), b = P.b[i][0] ? find_label(S, ord, P.b[i]) : -1;
+        if (a < 0 || (P.b[i][0] && b < 0)) {
+            snprintf(msg, sizeof msg, "%s: point %ld: structure '%s' has no node '%s'", path, i + 1, S->name,
+                     a < 0 ? P.a[i] : P.b[i]);
+            file_fail(c, br_yat(c, itf, "pairs"), cs->name, msg);
+            break;
+        }
+        if (a == b) {
+            snprintf(msg, sizeof msg, "%s: point %ld: node '%s' against itself", path, i + 1, P.a[i]);
+            file_fail(c, br_yat(c, itf, "pairs"), cs->name, msg);
+            break;
+        }
+        double *R = cs->iR + 9 * i;
+        pair_frame(P.nrm + 3 * i, R);
+        memcpy(cs->r + 3 * i, S->X + 3 * a, sizeof(double[3]));
+        cs->area[i] = P.area[i];
+        cs->g0[3 * i + 2] = P.gap[i];
+        /* u_i = R (u_a - u_b): row j of the point, the node DOFs' rows with R's entries (none for a DOF the
+         * node does not have: it does not move that way) */
+        for (int j = 0; j < 3; j++) {
+            for (int side = 0; side < 2; side++) {
+                const int node = side ? b : a;
+                if (node < 0) continue;
+                for (int dd = 0; dd < 3; dd++) {
+                    const int r = S->row[6 * node + dd];
+                    const double v = side ? -R[3 * j + dd] : R[3 * j + dd];
+                    if (r < 0 || v == 0.0) continue;
+                    cs->Lj[nz] = r, cs->Lx[nz] = v, nz++;
+                }
+            }
+            cs->Lp[3 * i + j + 1] = nz;
+        }
+    }
+    free(ord);
+    br_pair_table_free(&P);
+    if (c->failed) return;
+    br_contact_set_desc *d = &cs->desc;
+    d->iface = 1, d->iR = cs->iR, d->npoints = np;
+    d->frame_a = d->frame_b = 0, d->surface = BR_SURF_PLANE;
+    d->plane_n[0] = d->plane_n[1] = 0.0, d->plane_n[2] = 1.0;
+    br_yguard(c, itf, (double)np, 0);
+}

@@ -128,6 +128,15 @@ typedef struct br_cset {
     long *surf_t;             /* 3 nsurf_t vertex indices, counter-clockwise seen from the normal */
     int prescribed;           /* normal law `prescribed`: total normal force normal_force(t), */
     br_timefn normal_force;   /* shared equally by the points, which stay in contact */
+    /* a deforming interface (physics.md 5.1, desc.iface): its points between two nodes of a structure
+     * given as matrices, or a node and the ground; per point its frame's rows t1, t2, n (iR, 9, world),
+     * its relative displacement at q = 0 (g0, 3: (0, 0, gap) in its frame), and the rows of u_i = g0_i +
+     * L_i q over the part's coordinates: L in CSR over the 3 npoints rows (Lp 3 np + 1, Lj, Lx) */
+    int ipart;
+    double *iR, *g0;
+    long *Lp;
+    int *Lj;
+    double *Lx;
 } br_cset;
 
 enum { BR_FORMAT_CSV = 0, BR_FORMAT_HDF5 = 1 };

@@ -53,6 +53,13 @@ br_batch *br_batch_create(const br_model *const *m, br_data *const *d, long nv, 
             br_batch_destroy(B);
             return NULL;
         }
+        for (int s = 0; s < m[v]->nset; s++)
+            if (m[v]->cset[s].desc.iface) { /* their inputs are the data's field's (docs/superelements-plan.md) */
+                snprintf(err, errlen, "variant %ld cannot join the batch: contact set '%s' is a deforming interface", v,
+                         m[v]->cset[s].name);
+                br_batch_destroy(B);
+                return NULL;
+            }
         B->m[v] = m[v], B->d[v] = d[v];
         B->set0[v] = B->nsets, B->frame0[v] = B->nframes;
         B->nsets += m[v]->nset, B->nframes += br_model_nframe(m[v]);

@@ -84,6 +84,7 @@ int br_beam_batch_fits(const br_model *m, const br_data *d, char *why, size_t wh
     for (int s = 0; s < m->nset; s++) {
         const br_contact_set_desc *cs = &m->cset[s].desc;
         if (m->cset[s].prescribed) NO("contact set '%s' has a prescribed normal force", m->cset[s].name);
+        if (cs->iface) NO("contact set '%s' is a deforming interface", m->cset[s].name);
         if (d->set_imp[s] != s || d->set_rb[s] || (cs->frame_a == 0 && cs->frame_b == 0))
             NO("contact set '%s' does not act on the structure", m->cset[s].name);
     }

@@ -20,19 +20,30 @@
 static int coupling_setup(const br_model *m, br_data *d, br_contact_set_desc *desc)
 {
     const int ns = m->nset > 0 ? m->nset : 1, nb = m->nbody > 0 ? m->nbody : 1;
-    d->imp_set = malloc((size_t)ns * sizeof(int));
+    long nblk = 0; /* blocks of six rows: a rigid set's one, a deforming interface's one per two points */
+    for (int s = 0; s < m->nset; s++) nblk += m->cset[s].desc.iface ? (m->cset[s].desc.npoints + 1) / 2 : 1;
+    d->imp_set = malloc((size_t)(nblk > 0 ? nblk : 1) * sizeof(int));
     d->rb_set = malloc((size_t)ns * sizeof(int));
     d->rb_slot = malloc((size_t)nb * sizeof(int));
     d->set_imp = malloc((size_t)ns * sizeof(int));
     d->set_rb = calloc((size_t)ns, sizeof(int));
     d->rb_spring = calloc((size_t)nb, sizeof(int));
-    if (!d->imp_set || !d->rb_set || !d->rb_slot || !d->set_imp || !d->set_rb || !d->rb_spring) return -1;
+    d->iface_iu = calloc((size_t)ns, sizeof *d->iface_iu);
+    d->iface_ipt = calloc((size_t)ns, sizeof *d->iface_ipt);
+    if (!d->imp_set || !d->rb_set || !d->rb_slot || !d->set_imp || !d->set_rb || !d->rb_spring || !d->iface_iu ||
+        !d->iface_ipt)
+        return -1;
     for (int b = 0; b < m->nbody; b++) d->rb_slot[b] = -1;
     for (int s = 0; s < m->nset; s++) d->set_imp[s] = -1;
     d->theta = d->theta_h = 1.0 - m->rho_inf * m->rho_inf;
     if (m->coupling != BR_COUPLING_IMPLICIT) return 0;
     for (int s = 0; s < m->nset; s++) {
         const int fa = desc[s].frame_a, fb = desc[s].frame_b;
+        if (desc[s].iface) { /* on the structure by its rows; its points' slopes are its tangent (no wrench's) */
+            d->set_imp[s] = d->nimp;
+            for (long b = 0; b < (desc[s].npoints + 1) / 2; b++) d->imp_set[d->nimp++] = s;
+            continue;
+        }
         const int on_struct = d->st && (br_struct_frame_node(m, d->st, fa) >= 0 || br_struct_frame_node(m, d->st, fb) >= 0);
         const int on_free = frame_free_body(m, fa) || frame_free_body(m, fb);
         if (on_struct) d->set_imp[s] = d->nimp, d->imp_set[d->nimp++] = s;
@@ -123,7 +134,20 @@ int br_data_rows(const br_model *m, br_data *d)
     if (!rc) d->imp_dv = d->imp_du + nr, d->imp_dm = d->imp_du + 2 * nr;
     d->view.imp_E = d->imp_E, d->view.imp_du = d->imp_du, d->view.imp_dv = d->imp_dv, d->view.imp_dm = d->imp_dm;
     for (int k = 0; !rc && k < d->nimp; k++) {
-        const br_contact_set_desc *cs = &m->cset[d->imp_set[k]].desc;
+        const br_cset *c = &m->cset[d->imp_set[k]];
+        const br_contact_set_desc *cs = &c->desc;
+        if (cs->iface) { /* two points' rows L_i (three each; the second three zero for an odd last point) */
+            double *Lk = L + (size_t)6 * k * n;
+            memset(Lk, 0, (size_t)6 * n * sizeof(double));
+            const int r0 = d->st->row0[c->ipart - m->nbeam];
+            for (int q = 0; q < 2; q++) {
+                const long i = 2L * (k - d->set_imp[d->imp_set[k]]) + q;
+                for (int j = 0; i < cs->npoints && j < 3; j++)
+                    for (long e = c->Lp[3 * i + j]; e < c->Lp[3 * i + j + 1]; e++)
+                        Lk[(size_t)(3 * q + j) * n + r0 + c->Lj[e]] += c->Lx[e];
+            }
+            continue;
+        }
         const int na = br_struct_frame_node(m, d->st, cs->frame_a), nb = br_struct_frame_node(m, d->st, cs->frame_b);
         rc = br_struct_twist_rows(d->st, na >= 0 ? na : -1, nb >= 0 ? nb : -1, d->frames[cs->frame_a].x,
                                   L + (size_t)6 * k * n);
@@ -131,6 +155,13 @@ int br_data_rows(const br_model *m, br_data *d)
     if (!rc) rc = br_genalpha_lowrank(d->ga, nr, L);
     free(L);
     return rc ? -1 : 0;
+}
+
+/* data with its field -> each deforming interface's input and output arrays in it, in the data and its view */
+static void iface_bind(const br_model *m, br_data *d)
+{
+    for (int s = 0; d->field && s < m->nset; s++)
+        if (m->cset[s].desc.iface) br_field_iface(d->field, s, &d->iface_iu[s], &d->iface_ipt[s]);
 }
 
 br_data *br_data_alloc(const br_model *m, br_backend_kind backend, int own_field, char *err, size_t errlen)
@@ -262,6 +293,7 @@ br_data *br_data_alloc(const br_model *m, br_backend_kind backend, int own_field
                 br_data_free(d);
                 return NULL;
             }
+            iface_bind(m, d);
         }
     }
     if ((m->drive.nshaft > 0 && !(d->drv = br_drive_create(&m->drive))) || br_data_compile(m, d)) {
@@ -276,6 +308,7 @@ int br_data_own_field(const br_model *m, br_data *d, br_backend_kind backend, ch
 {
     if (d->field || m->nset == 0) return 0;
     d->field = br_field_create(d->desc, m->nset, backend, err, errlen);
+    iface_bind(m, d);
     return d->field ? 0 : -1;
 }
 
@@ -291,6 +324,7 @@ void br_data_free(br_data *d)
     free(d->load_val), free(d->spring_val), free(d->spring_angle);
     free(d->rot_z), free(d->rot_tau), free(d->rot_Eb), free(d->rot_E), free(d->rot_E_upto);
     free(d->Nset), free(d->acc), free(d->imp_set), free(d->set_imp), free(d->imp_E), free(d->imp_du);
+    free(d->iface_iu), free(d->iface_ipt);
     free(d->rb_slot), free(d->rb_set), free(d->set_rb), free(d->rb_spring), free(d->rb_A), free(d->rb_x), free(d->rb_piv), free(d->rb_group);
     br_struct_free(d->st);
     br_genalpha_free(d->ga);

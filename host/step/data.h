@@ -71,9 +71,12 @@ typedef struct br_data {
     double *Nset;              /* per contact set: prescribed total normal force at t, or -1 */
     double *acc;               /* per body: linear and angular acceleration over the step (6) */
     /* implicit coupling (docs/time-stepping.md) */
-    int nimp;                  /* contact sets acting on the structure */
-    int *imp_set;              /* ... their indices */
-    int *set_imp;              /* per contact set: its index among them, or -1 */
+    int nimp;                  /* blocks of six contact rows on the structure: a rigid set's one, a deforming
+                                * interface's one per two points */
+    int *imp_set;              /* ... the set of each */
+    int *set_imp;              /* per contact set: its first block, or -1 */
+    double **iface_iu;         /* per contact set: a deforming interface's inputs in the field (br_field_iface), */
+    const double **iface_ipt;  /* ... and its outputs; NULL for the others */
     double *imp_du, *imp_dv;   /* 6 nimp each: L (u - u_pred), L (v - v_pred) at the equation time */
     double *imp_dm;            /* 6 nimp: L ((u_{n+1} - u_n) / h - v_pred) */
     double *imp_E;             /* 36 nimp: per set the block ck K + cc C, for br_genalpha_solve */

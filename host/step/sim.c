@@ -19,6 +19,13 @@ static double contact_energy0(const br_model *m, const br_data *d)
     for (int s = 0; s < m->nset; s++) {
         if (m->cset[s].prescribed) continue;
         const br_contact_set_desc *cs = &m->cset[s].desc;
+        if (cs->iface) { /* a deforming interface at q = 0: delta = -gap */
+            for (long i = 0; i < cs->npoints; i++) {
+                const double delta = -m->cset[s].g0[3 * i + 2];
+                if (delta > 0.0) e += br_normal_energy(&cs->normal, cs->K[i] * br_pow_half(delta, cs->normal.pK), delta);
+            }
+            continue;
+        }
         br_set_frame fr;
         br_set_frame_build(cs, &d->fframes[cs->frame_a], &d->fframes[cs->frame_b], &fr);
         for (long i = 0; i < cs->npoints; i++) {

@@ -22,6 +22,7 @@ static void view_build(br_data *d)
     x->E_upto = d->E_upto, x->End_upto = d->End_upto, x->setP = d->setP, x->setPnd = d->setPnd;
     x->setE = d->setE, x->setEnd = d->setEnd;
     x->imp_E = d->imp_E, x->imp_du = d->imp_du, x->imp_dv = d->imp_dv, x->imp_dm = d->imp_dm;
+    x->iu = d->iface_iu, x->ipt = d->iface_ipt;
     x->en = &d->en, x->res_ref = &d->res_ref, x->p_drive = &d->p_drive, x->p_spring_loss = &d->p_spring_loss;
     x->kf_tau = d->kf_ahead, x->kf_h = d->kf_ahead + (d->sm.nframe - 1 - d->sm.nbody); /* br_fwd_accel fills them */
     x->wend = d->wend, x->set_geo = d->set_geo, x->set_vs = d->set_vs, x->err = &d->err;
@@ -65,6 +66,11 @@ int br_data_compile(const br_model *m, br_data *d)
                              .radius = cs->radius, .coupled = d->set_imp[s] >= 0 || d->set_rb[s],
                              .imp = d->set_imp[s], .rb = d->set_rb[s], .prescribed = m->cset[s].prescribed,
                              .npoints = cs->npoints, .pK = cs->normal.pK};
+        if (cs->iface) {
+            const br_cset *c = &m->cset[s];
+            set[s].iface = 1, set[s].row0 = d->st->row0[c->ipart - m->nbeam];
+            set[s].Lp = c->Lp, set[s].Lj = c->Lj, set[s].Lx = c->Lx, set[s].g0 = c->g0;
+        }
         memcpy(set[s].plane_p, cs->plane_p, sizeof cs->plane_p);
         memcpy(set[s].plane_n, cs->plane_n, sizeof cs->plane_n);
     }

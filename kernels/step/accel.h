@@ -7,6 +7,24 @@
 
 #include "model.h"
 
+/* a deforming interface's outputs o (n points), point i -> its stiffness K and damping C (3 x 3,
+ * row-major, -df = K du + C dv in its frame, n = e_3: point_tangent.h's K_pt, C_pt with G = I)
+ *     K = kn (n - jN) n^T,  C = cn (n - jN) n^T + J (I - n n^T)
+ * and, when Kf is not NULL, their friction parts Kf = -kn jN n^T, Cf = -cn jN n^T + J (I - n n^T) */
+BR_HD void br_step_iface_tangent(const double *o, long n, long i, double K[9], double C[9], double Kf[9], double Cf[9])
+{
+    const double kn = o[BR_IFACE_KN * n + i], cn = o[BR_IFACE_CN * n + i];
+    for (int r = 0; r < 3; r++) {
+        const double jN = o[(BR_IFACE_JN + r) * n + i], nr = r == 2 ? 1.0 : 0.0;
+        for (int c = 0; c < 3; c++) {
+            const double J = c < 2 ? o[(BR_IFACE_J + 3 * r + c) * n + i] : 0.0; /* J (I - n n^T): columns t1, t2 */
+            K[3 * r + c] = c == 2 ? kn * (nr - jN) : 0.0;
+            C[3 * r + c] = (c == 2 ? cn * (nr - jN) : 0.0) + J;
+            if (Kf) Kf[3 * r + c] = c == 2 ? -kn * jN : 0.0, Cf[3 * r + c] = (c == 2 ? -cn * jN : 0.0) + J;
+        }
+    }
+}
+
 /* model, shape, variant after br_step_loads, res -> the structure's contact rows: the force of each
  * row set's prescribed sides' motion from t_n (where the field saw them) to t_n + tau into g, and
  * its E block (the solve's low-rank term; then the solve: the caller's) */
@@ -15,7 +33,7 @@ BR_HD void br_step_accel_pre(const br_step_model *m, const br_ga_shape *sh, br_s
     const double ck = (1 - sh->af) * sh->beta * sh->h * sh->h, cc = (1 - sh->af) * sh->gamma * sh->h;
     for (int s = 0; s < m->nset; s++) {
         const int k = m->set[s].imp;
-        if (k < 0) continue;
+        if (k < 0 || m->set[s].iface) continue;
         double du[6] = {0}, dv[6] = {0}, w[6] = {0};
         br_step_prescribed_change(m, x, s, x->kf_tau, x->tau_s, 0.0, du, dv);
         for (int j = 0; j < 6; j++) du[j] = -du[j], dv[j] = -dv[j];
@@ -23,8 +41,25 @@ BR_HD void br_step_accel_pre(const br_step_model *m, const br_ga_shape *sh, br_s
         br_step_mat6_vec(res[s].tan.C, dv, w, 1);
         br_ga_row_force(sh, &x->ga, k, w, x->g, x->s);
     }
-    for (int s = 0; s < m->nset; s++)
-        if (m->set[s].imp >= 0) br_step_eblock(ck, cc, &res[s].tan, x->imp_E + 36 * m->set[s].imp);
+    for (int s = 0; s < m->nset; s++) {
+        if (m->set[s].imp < 0) continue;
+        if (!m->set[s].iface) {
+            br_step_eblock(ck, cc, &res[s].tan, x->imp_E + 36 * m->set[s].imp);
+            continue;
+        }
+        /* a deforming interface: per point E_i = ck K_i + cc C_i in its block's diagonal, two points a block */
+        const long n = m->set[s].npoints;
+        for (long i = 0; i < n; i++) {
+            double K[9], C[9];
+            br_step_iface_tangent(x->ipt[s], n, i, K, C, NULL, NULL);
+            double *E = x->imp_E + 36 * (m->set[s].imp + i / 2);
+            const int o = 3 * (int)(i % 2);
+            if (i % 2 == 0)
+                for (int j = 0; j < 36; j++) E[j] = 0.0;
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) E[6 * (o + c) + o + r] = ck * K[3 * r + c] + cc * C[3 * r + c];
+        }
+    }
 }
 
 /* twist (v, w), radius R -> |v| + R |w|: the largest speed of a point within R of the origin */
@@ -104,6 +139,37 @@ BR_HD void br_step_end_wrenches(const br_set_result *r, const double du[6], cons
     for (int j = 0; j < 6; j++) Wd[j] = T->Wd[j] - t[j];
 }
 
+/* model, variant after the structure's solve (its row changes), deforming interface s -> its friction
+ * and normal-damping power over the step, point by point as br_step_set_power (the forces the
+ * integrator applied, on the motion it solved for), with the point's velocity v_i the field saw as xi,
+ * its rows' changes du, dv, dm, the friction force on A W_f = -F, the damping part of the normal force
+ * W_d = Nd n and its slope C - Cf = cn n n^T:
+ *     P = -(W_f - Kf du - Cf dv) . xm,   P_nd = P_nd,field + dv . (cn n n^T xm) - W_d . (xm - xi) */
+BR_HD void br_step_iface_powers(const br_step_model *m, const br_step_var *x, int s, double *P, double *Pnd)
+{
+    const br_step_set *cs = &m->set[s];
+    const double *o = x->ipt[s], *iu = x->iu[s];
+    const long n = cs->npoints;
+    double p = 0.0, pn = 0.0;
+    for (long i = 0; i < n; i++) {
+        const long b = 6 * (cs->imp + i / 2) + 3 * (i % 2);
+        double K[9], C[9], Kf[9], Cf[9], xi[3], du[3], dv[3], xm[3];
+        br_step_iface_tangent(o, n, i, K, C, Kf, Cf);
+        for (int j = 0; j < 3; j++) {
+            xi[j] = iu[(3 + j) * n + i];
+            du[j] = x->imp_du[b + j], dv[j] = x->imp_dv[b + j], xm[j] = xi[j] + x->imp_dm[b + j];
+        }
+        const double cn = o[BR_IFACE_CN * n + i], Nd = o[BR_IFACE_ND * n + i];
+        for (int r = 0; r < 3; r++) {
+            double t = 0.0;
+            for (int c = 0; c < 3; c++) t += Kf[3 * r + c] * du[c] + Cf[3 * r + c] * dv[c];
+            p -= (-o[(BR_IFACE_FF + r) * n + i] - t) * xm[r];
+        }
+        pn += o[BR_IFACE_PND * n + i] + dv[2] * cn * xm[2] - Nd * (xm[2] - xi[2]);
+    }
+    *P = p, *Pnd = pn;
+}
+
 /* model, variant after its solves (the structure's row changes, the free bodies' accelerations),
  * its sets' results -> each set's friction and normal-damping power over the step x->h, setP and
  * setPnd, and their energy integrals setE, setEnd; the drive work of prescribed sides; the step's
@@ -130,6 +196,8 @@ BR_HD void br_step_book_powers(const br_step_model *m, br_step_var *x, const br_
         const int k = cs->imp;
         if (k < 0 && !cs->rb) {
             x->setP[s] = r->P, x->setPnd[s] = r->P_nd;
+        } else if (cs->iface) {
+            br_step_iface_powers(m, x, s, &x->setP[s], &x->setPnd[s]);
         } else {
             br_set_frame fr;
             br_set_frame_make(cs->surface, cs->plane_p, cs->plane_n, cs->radius, &ff[cs->frame_a], &ff[cs->frame_b],

@@ -38,6 +38,22 @@ BR_HD void br_step_frames(const br_step_model *m, const br_ga_shape *sh, br_step
         for (int j = 0; j < 3; j++) fs->x[j] = x->bx[3 * b + j], fs->v[j] = x->bv[3 * b + j], fs->w[j] = x->bw[3 * b + j];
         br_sb_quat_R(x->bq + 4 * b, fs->R);
     }
+    /* each deforming interface's points: u_i = g0_i + L_i u_p and v_i = L_i v_p, the field's inputs */
+    for (int s = 0; sh && x->iu && s < m->nset; s++) {
+        const br_step_set *cs = &m->set[s];
+        if (!cs->iface) continue;
+        double *iu = x->iu[s];
+        const long n = cs->npoints;
+        for (long i = 0; i < n; i++)
+            for (int j = 0; j < 3; j++) {
+                double u = cs->g0[3 * i + j], v = 0.0;
+                for (long e = cs->Lp[3 * i + j]; e < cs->Lp[3 * i + j + 1]; e++) {
+                    const long c = (long)(cs->row0 + cs->Lj[e]) * x->s;
+                    u += cs->Lx[e] * x->up[c], v += cs->Lx[e] * x->vp[c];
+                }
+                iu[j * n + i] = u, iu[(3 + j) * n + i] = v;
+            }
+    }
     if (!x->fframes) return;
     /* the field's view: free bodies of the implicit system with the velocity change of the last
      * step repeated (their pose stays at t_n: the position enters the step as symplectic Euler's) */

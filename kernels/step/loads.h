@@ -17,6 +17,21 @@ BR_HD void br_step_load_values(const br_step_model *m, br_step_var *x)
     }
 }
 
+/* model, variant, deforming interface s after the field -> its points' forces onto the structure,
+ * g += L_i^T f_i (f_i = N n - F, the force on A in the point's frame) */
+BR_HD void br_step_iface_forces(const br_step_model *m, br_step_var *x, int s)
+{
+    const br_step_set *cs = &m->set[s];
+    const double *o = x->ipt[s];
+    const long n = cs->npoints;
+    for (long i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++) {
+            const double f = o[(BR_IFACE_F + j) * n + i];
+            for (long e = cs->Lp[3 * i + j]; e < cs->Lp[3 * i + j + 1]; e++)
+                x->g[(long)(cs->row0 + cs->Lj[e]) * x->s] += cs->Lx[e] * f;
+        }
+}
+
 /* model, variant, spring k -> its force onto its frames, its value, and its elastic energy
  * (returned) and damper power (into *loss) at t */
 BR_HD double br_step_spring_force(const br_step_model *m, br_step_var *x, int k, double *loss)
@@ -133,8 +148,11 @@ BR_HD void br_step_loads(const br_step_model *m, const br_ga_shape *sh, br_step_
     en->contact_el = en->bristle = en->friction_loss = en->normal_loss = 0.0;
     for (int s = 0; s < m->nset; s++) {
         const br_set_result *r = &res[s];
-        br_step_add_wrench(m, x, m->set[s].frame_a, r->F_A, r->M_A);
-        br_step_add_wrench(m, x, m->set[s].frame_b, r->F_B, r->M_B);
+        if (m->set[s].iface) br_step_iface_forces(m, x, s);
+        else {
+            br_step_add_wrench(m, x, m->set[s].frame_a, r->F_A, r->M_A);
+            br_step_add_wrench(m, x, m->set[s].frame_b, r->F_B, r->M_B);
+        }
         en->contact_el += r->E_el;
         en->bristle += r->E_b;
         en->friction_loss += x->E_upto[s] - r->E_b;

@@ -128,6 +128,13 @@ typedef struct br_step_set {
     int prescribed;              /* its normal force is prescribed (the substeps' entry check skips it) */
     long npoints;
     double pK;                   /* Hunt-Crossley exponent (the entry check's energy) */
+    /* a deforming interface (physics.md 5.1; iface = 1): u_i = g0_i + L_i q over the structure's
+     * coordinates, L in CSR over its 3 npoints rows (columns from row0); its points take the field's
+     * inputs and outputs (br_step_var's iu, ipt); imp its first block of rows, two points a block */
+    int iface, row0;
+    const long *Lp;
+    const int *Lj;
+    const double *Lx, *g0;
 } br_step_set;
 
 /* a spring-damper between two frames (host/model/model.h's br_spring: its numbers) */
@@ -185,6 +192,8 @@ typedef struct br_step_var {
     const double *rot_tau, *rot_Eb, *rot_E_upto; /* nrot: the host stage's torque, stored and dissipated energy */
     double *E_upto, *End_upto, *setP, *setPnd, *setE, *setEnd; /* nset */
     double *imp_E, *imp_du, *imp_dv, *imp_dm;                  /* per block of contact rows (a set's imp): 36, 6 each */
+    double *const *iu;           /* nset: a deforming interface's inputs in the field (6 n, BR_IFACE order), */
+    const double *const *ipt;    /* ... its outputs (BR_IFACE_NPT n); NULL for the others (or NULL: none) */
     br_energy_terms *en;
     double *res_ref, *p_drive;
     double *p_spring_loss;       /* or NULL (no springs) */

@@ -1,0 +1,225 @@
+/* test_interface.c: deforming contact interfaces on structures given as matrices (issue 52, physics.md
+ * 5.1).
+ *
+ * Acceptance 2: a single node-to-ground interface point on a one-DOF structure equals today's rigid
+ * point contact on a body of the same mass and spring. The structure: M = [0.5 kg], K = [1e4 N/m], its
+ * one node with ux only; a pad of 0.5 kg attached to the node in both runs (so the mass is the same); a
+ * harmonic push along x. The reference: the pad's own contact set, one point against the ground plane
+ * at the interference delta0 (the rigid set's six rows through the structure's Woodbury solve). The
+ * interface: the node against the ground with the normal +z and gap -delta0 (its three rows, the
+ * point's slopes). The node cannot move along z, so the normal force stays K delta0^2 = 10 N and the
+ * friction (jenkins: slips at 3 N; lugre3d) decides the motion, stick and slip both met. Every step's
+ * position, velocity, normal and friction force, friction power, stored and dissipated energy agree
+ * within 1e-12 of each quantity's largest magnitude over the run, and the energy residual within 1e-12
+ * of the energy it balances (the reference: input work plus initial energy), of which it is a
+ * difference: the two
+ * paths do the same arithmetic but for the kinematics (the gap from the geometry against -u_n), the
+ * 6 x 6 Woodbury solve (the same nonzeros, LAPACK's pivoting) and the power booked over six
+ * components against three, each a rounding difference (1e-16 relative) that the stable, friction-
+ * damped motion does not grow by four orders over 5000 steps. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/scenario.h"
+#include "step/sim.h"
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char *friction_yaml(int jenkins)
+{
+    return jenkins ? "{law: jenkins, kt_area: 1.0e9, mu: 0.3}"
+                   : "{law: lugre3d, sigma0: 1.0e5, sigma1: 316.0, sigma2: 0.4, mu_s: 0.4, mu_k: 0.3, V_st: 1.0e-3, alpha: 2}";
+}
+
+/* the model, rigid (0) or interface (1), friction law -> its scenario's path */
+static void scenario(int iface, int jenkins, char *path, size_t len)
+{
+    const double A = 1e-4, sigma = 3e-9, N = 10.0, delta0 = sigma * sqrt(N / A);
+    char dir[512], text[4096], p[700];
+    snprintf(dir, sizeof dir, "%s/interface_%s", TEST_TMP, jenkins ? "jenkins" : "lugre3d"); /* tests run side by side */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/M.mtx", dir);
+    write_file(p, "%%MatrixMarket matrix coordinate real symmetric\n1 1 1\n1 1 0.5\n");
+    snprintf(p, sizeof p, "%s/K.mtx", dir);
+    write_file(p, "%%MatrixMarket matrix coordinate real symmetric\n1 1 1\n1 1 1.0e4\n");
+    snprintf(p, sizeof p, "%s/nodes.csv", dir);
+    write_file(p, "label,x,y,z,ux,uy,uz\nn1,0,0,0,1,0,0\n");
+    snprintf(p, sizeof p, "%s/pairs.csv", dir);
+    char pairs[256];
+    snprintf(pairs, sizeof pairs, "a,b,nx,ny,nz,area,gap\nn1,,0,0,1,%.17g,%.17g\n", A, -delta0);
+    write_file(p, pairs);
+    char contact[1024];
+    if (iface)
+        snprintf(contact, sizeof contact,
+                 "  - name: c\n    interface: {structure: s, pairs: pairs.csv}\n"
+                 "    normal: {law: hunt_crossley, sigma: 3.0e-9, pK: 2, D: 0, pD: 0.5}\n    friction: %s\n",
+                 friction_yaml(jenkins));
+    else
+        snprintf(contact, sizeof contact,
+                 "  - name: c\n    body: pad\n    surface: {type: plane, frame: ground, point: [0, 0, %.17g], normal: [0, 0, 1]}\n"
+                 "    points: {list: [[0, 0, 0]]}\n    area: %.17g\n"
+                 "    normal: {law: hunt_crossley, sigma: 3.0e-9, pK: 2, D: 0, pD: 0.5}\n    friction: %s\n",
+                 delta0, A, friction_yaml(jenkins));
+    snprintf(text, sizeof text,
+             "time: {end: 0.05, dt: 1.0e-5}\n"
+             "structures:\n  - {name: s, mass: M.mtx, stiffness: K.mtx, nodes: nodes.csv}\n"
+             "bodies:\n  - {name: pad, mass: 0.5, box: [0.01, 0.01, 0.01], attach: {structure: s, node: n1}}\n"
+             "loads:\n  - {name: push, body: pad, direction: [1, 0, 0], magnitude: {harmonic: {amplitude: 5.0, frequency: 20}}}\n"
+             "contacts:\n%s",
+             contact);
+    snprintf(path, len, "%s/%s_%s.yaml", dir, iface ? "iface" : "rigid", jenkins ? "jenkins" : "lugre3d");
+    write_file(path, text);
+}
+
+enum { NQ = 9 };
+static const char *const QN[NQ] = {"x", "v", "N", "F_x", "P", "E_b", "E_friction", "residual", "nstick"};
+
+static void quantities(const br_data *d, double q[NQ])
+{
+    const br_set_result *r = &d->res[0];
+    q[0] = d->x[0], q[1] = d->v[0], q[2] = r->N, q[3] = r->F_A[0], q[4] = d->setP[0], q[5] = r->E_b;
+    q[6] = d->setE[0], q[7] = d->en.residual, q[8] = r->nstick;
+}
+
+static void compare(int jenkins)
+{
+    char path[2][1024], err[2048];
+    br_model *m[2];
+    br_data *d[2];
+    for (int k = 0; k < 2; k++) {
+        scenario(k, jenkins, path[k], sizeof path[k]);
+        m[k] = br_scenario_load(path[k], NULL, 0, err, sizeof err);
+        cr_assert(m[k], "%s", err);
+        d[k] = br_data_create(m[k], BR_BACKEND_CPU, err, sizeof err);
+        cr_assert(d[k], "%s", err);
+    }
+    cr_assert(m[1]->cset[0].desc.iface && !m[0]->cset[0].desc.iface);
+    const long nsteps = (long)nearbyint(m[0]->t_end / m[0]->dt);
+    double scale[NQ] = {0}, diff[NQ] = {0}, stick = 0, slip = 0;
+    for (long s = 0; s < nsteps; s++) {
+        double q[2][NQ];
+        for (int k = 0; k < 2; k++) {
+            cr_assert_eq(br_step(m[k], d[k], err, sizeof err), 0, "%s run, step %ld: %s", k ? "interface" : "rigid", s, err);
+            quantities(d[k], q[k]);
+        }
+        for (int j = 0; j < NQ; j++) {
+            /* the residual is a difference of energy terms: its rounding is theirs, the reference's */
+            scale[j] = fmax(scale[j], j == 7 ? d[0]->res_ref : fabs(q[0][j]));
+            diff[j] = fmax(diff[j], fabs(q[1][j] - q[0][j]));
+        }
+        /* the regimes by the friction force against mu_k N = 3 N: well inside (stuck or presliding) and at it */
+        stick += fabs(q[0][3]) < 1.5, slip += fabs(q[0][3]) > 2.85;
+    }
+    for (int j = 0; j < NQ; j++) {
+        printf("%s %-11s scale %.4g, largest difference %.3g (%.2g of the scale)\n", jenkins ? "jenkins" : "lugre3d", QN[j],
+               scale[j], diff[j], scale[j] > 0 ? diff[j] / scale[j] : 0.0);
+        cr_expect(diff[j] <= 1e-12 * scale[j], "%s: %s differs by %.3g, its scale %.3g", jenkins ? "jenkins" : "lugre3d",
+                  QN[j], diff[j], scale[j]);
+    }
+    /* the motion met both regimes, and the normal force is the interference's */
+    cr_expect(stick > 100 && slip > 100, "steps with |F| < mu_k N / 2: %g, with |F| > 0.95 mu_k N: %g", stick, slip);
+    cr_expect(fabs(d[1]->res[0].N - 10.0) < 1e-9, "N = %.17g", d[1]->res[0].N);
+    cr_expect(fabs(d[1]->en.residual_rel) < 0.01, "energy residual %.3g", d[1]->en.residual_rel);
+    for (int k = 0; k < 2; k++) br_data_free(d[k]), br_model_free(m[k]);
+}
+
+Test(interface, one_point_equals_the_rigid_point_jenkins) { compare(1); }
+
+Test(interface, one_point_equals_the_rigid_point_lugre3d) { compare(0); }
+
+/* Three points, two nodes: an interface of node a against the ground (normal +z), node b against node a
+ * (+z: a node pair, u = R (u_a - u_b)) and node b against the ground along a tilted normal (its frame's
+ * t1 from the world x axis, t2 = n x t1), each at the interference delta0, on a six-DOF structure (a
+ * chain: a grounded, b on a) with a pad on each node; pressed down and shaken along x, Hunt-Crossley with
+ * damping and jenkins. Against the same contacts as three rigid one-point sets (a plane on the ground,
+ * one on pad a, a tilted one on the ground): the pads' motion and the sets' summed normal force,
+ * friction force, booked friction energy and the energy residual within 1e-12 (as above). The three
+ * points fill two blocks of rows, the second half empty: the packing is checked with them. */
+Test(interface, node_pairs_and_tilted_normals_equal_rigid_points)
+{
+    const double A = 1e-4, sigma = 3e-9, delta0 = sigma * sqrt(5.0 / A), s2 = sqrt(0.5);
+    char dir[512], p[700], cmd[600], text[2][6000], path[2][800], err[2048];
+    snprintf(dir, sizeof dir, "%s/interface_pairs", TEST_TMP);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/M.mtx", dir);
+    write_file(p, "%%MatrixMarket matrix coordinate real symmetric\n6 6 6\n1 1 0.5\n2 2 0.5\n3 3 0.5\n4 4 0.5\n5 5 0.5\n6 6 0.5\n");
+    snprintf(p, sizeof p, "%s/K.mtx", dir); /* a: rows 1-3 grounded by 2k - k, b: rows 4-6 tied to a by k */
+    write_file(p, "%%MatrixMarket matrix coordinate real symmetric\n6 6 9\n1 1 2.0e4\n2 2 2.0e4\n3 3 2.0e4\n4 4 1.0e4\n"
+                  "5 5 1.0e4\n6 6 1.0e4\n4 1 -1.0e4\n5 2 -1.0e4\n6 3 -1.0e4\n");
+    snprintf(p, sizeof p, "%s/nodes.csv", dir);
+    write_file(p, "label,x,y,z,ux,uy,uz\na,0,0,0,1,2,3\nb,0,0,0,4,5,6\n");
+    snprintf(p, sizeof p, "%s/pairs.csv", dir);
+    char pairs[512];
+    snprintf(pairs, sizeof pairs, "a,b,nx,ny,nz,area,gap\na,,0,0,1,%.17g,%.17g\nb,a,0,0,1,%.17g,%.17g\nb,,%.17g,0,%.17g,%.17g,%.17g\n",
+             A, -delta0, A, -delta0, s2, s2, A, -delta0);
+    write_file(p, pairs);
+    const char *nl = "    normal: {law: hunt_crossley, sigma: 3.0e-9, pK: 2, D: 2.0e5, pD: 0.5}\n"
+                     "    friction: {law: jenkins, kt_area: 1.0e9, mu: 0.3}\n";
+    const char *head =
+        "time: {end: 0.04, dt: 1.0e-5}\n"
+        "structures:\n  - {name: s, mass: M.mtx, stiffness: K.mtx, nodes: nodes.csv, damping: {rayleigh: {a: 2.0, b: 0}}}\n"
+        "bodies:\n  - {name: pa, mass: 0.5, box: [0.01, 0.01, 0.01], attach: {structure: s, node: a}}\n"
+        "  - {name: pb, mass: 0.5, box: [0.01, 0.01, 0.01], attach: {structure: s, node: b}}\n"
+        "loads:\n  - {name: press_a, body: pa, direction: [0, 0, -1], magnitude: {ramp: {t0: 0, t1: 0.01, from: 0, to: 5}}}\n"
+        "  - {name: press_b, body: pb, direction: [0, 0, -1], magnitude: {ramp: {t0: 0, t1: 0.01, from: 0, to: 5}}}\n"
+        "  - {name: push, body: pb, direction: [1, 0, 0], magnitude: {harmonic: {amplitude: 4.0, frequency: 30}}}\n"
+        "contacts:\n";
+    snprintf(text[0], sizeof text[0],
+             "%s  - name: c1\n    body: pa\n    surface: {type: plane, frame: ground, point: [0, 0, %.17g], normal: [0, 0, 1]}\n"
+             "    points: {list: [[0, 0, 0]]}\n    area: %.17g\n%s"
+             "  - name: c2\n    body: pb\n    surface: {type: plane, frame: pa, point: [0, 0, %.17g], normal: [0, 0, 1]}\n"
+             "    points: {list: [[0, 0, 0]]}\n    area: %.17g\n%s"
+             "  - name: c3\n    body: pb\n    surface: {type: plane, frame: ground, point: [%.17g, 0, %.17g], normal: [%.17g, 0, %.17g]}\n"
+             "    points: {list: [[0, 0, 0]]}\n    area: %.17g\n%s",
+             head, delta0, A, nl, delta0, A, nl, delta0 * s2, delta0 * s2, s2, s2, A, nl);
+    snprintf(text[1], sizeof text[1], "%s  - name: c\n    interface: {structure: s, pairs: pairs.csv}\n%s", head, nl);
+    br_model *m[2];
+    br_data *d[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(path[k], sizeof path[k], "%s/%s.yaml", dir, k ? "iface" : "rigid");
+        write_file(path[k], text[k]);
+        m[k] = br_scenario_load(path[k], NULL, 0, err, sizeof err);
+        cr_assert(m[k], "%s", err);
+        d[k] = br_data_create(m[k], BR_BACKEND_CPU, err, sizeof err);
+        cr_assert(d[k], "%s", err);
+    }
+    cr_assert_eq(d[1]->nimp, 2, "three points in two blocks, not %d", d[1]->nimp);
+    enum { NQP = 10 };
+    static const char *const names[NQP] = {"xa", "za", "xb", "zb", "vxb", "N", "F_x", "F_z", "E_friction", "residual"};
+    double scale[NQP] = {0}, diff[NQP] = {0};
+    const long nsteps = (long)nearbyint(m[0]->t_end / m[0]->dt);
+    for (long s = 0; s < nsteps; s++) {
+        double q[2][NQP];
+        for (int k = 0; k < 2; k++) {
+            cr_assert_eq(br_step(m[k], d[k], err, sizeof err), 0, "%s run, step %ld: %s", k ? "interface" : "rigid", s, err);
+            double N = 0, Fx = 0, Fz = 0, E = 0;
+            for (int c = 0; c < m[k]->nset; c++)
+                N += d[k]->res[c].N, Fx += d[k]->res[c].F_A[0], Fz += d[k]->res[c].F_A[2], E += d[k]->setE[c];
+            const double v[NQP] = {d[k]->x[0], d[k]->x[2], d[k]->x[3], d[k]->x[5], d[k]->v[3], N, Fx, Fz, E, d[k]->en.residual};
+            memcpy(q[k], v, sizeof v);
+        }
+        for (int j = 0; j < NQP; j++) {
+            scale[j] = fmax(scale[j], j == 9 ? d[0]->res_ref : fabs(q[0][j]));
+            diff[j] = fmax(diff[j], fabs(q[1][j] - q[0][j]));
+        }
+    }
+    for (int j = 0; j < NQP; j++) {
+        printf("pairs %-11s scale %.4g, largest difference %.3g (%.2g of the scale)\n", names[j], scale[j], diff[j],
+               scale[j] > 0 ? diff[j] / scale[j] : 0.0);
+        cr_expect(diff[j] <= 1e-12 * scale[j], "%s differs by %.3g, its scale %.3g", names[j], diff[j], scale[j]);
+    }
+    cr_expect(fabs(d[1]->en.residual_rel) < 0.01, "energy residual %.3g", d[1]->en.residual_rel);
+    for (int k = 0; k < 2; k++) br_data_free(d[k]), br_model_free(m[k]);
+}
