@@ -249,6 +249,8 @@ br_data *br_data_alloc(const br_model *m, br_backend_kind backend, int own_field
         /* BRISTLE_PORTABLE_LU: the Woodbury system by kernels/ga_step.h's LU, as the beam batches solve
          * it (on every machine the same bits; LAPACK's dgesv picks its kernels by CPU) */
         if (d->ga && getenv("BRISTLE_PORTABLE_LU")) d->ga->own_lu = 1;
+        /* BRISTLE_NO_LU_REUSE: every step's Woodbury system factored afresh (the reference of the reuse's test) */
+        if (d->ga && getenv("BRISTLE_NO_LU_REUSE")) d->ga->no_reuse = 1;
         d->g = calloc((size_t)n + 1, sizeof(double));
         d->gext = calloc((size_t)n + 1, sizeof(double));
         d->gext_prev = calloc((size_t)n + 1, sizeof(double));

@@ -20,6 +20,11 @@
 
 #include "kernels/ga_step.h"
 
+/* the contact rows from which the Woodbury system's factorization is reused across steps (48: eight
+ * blocks, 16 interface points; every rigid-set model of the shipped scenarios has fewer, and solves
+ * each step's system afresh as before) */
+#define BR_GA_REUSE_MIN 48
+
 /* levels of substeps h0 / 2^k, k < BR_GA_LEVELS (host/step/sim.c's controller) */
 #define BR_GA_LEVELS 16
 
@@ -40,6 +45,12 @@ typedef struct br_genalpha {
     int *ipiv;               /* scratch: nr (LAPACK's pivots) */
     int own_lu;              /* 1: the Woodbury system by kernels/ga_step.h's LU, as a batch of variants
                               * solves it (tests); 0: LAPACK dgesv (OpenBLAS: its own rounding) */
+    /* a large contact term (nr >= BR_GA_REUSE_MIN rows: a deforming interface's points) keeps the LU of
+     * I + E Y from the step that made it and solves the next steps' systems by iterative refinement
+     * with it, refactoring only where that does not converge (docs/structures.md) */
+    double *LU0, *rr, *qq;   /* nr x nr factor, scratch nr each */
+    int *ipiv0, have_lu0, no_reuse;
+    long nfactor, nreuse;    /* counts: factorizations, solves by refinement */
     int *plo, *phi;          /* per column: first and last row where M, C or K is nonzero */
     int *flo, *fhi;          /* ... where Keff^-1 is (blades that share no node give blocks) */
     /* substeps (br_genalpha_level): level k steps h0 / 2^k with its own Keff^-1, Z and Y, made on
