@@ -157,10 +157,17 @@ BR_HD void br_ga_woodbury_entry(const br_ga_shape *g, br_ga_var *x, const double
     BR_GA(x->Ar, (long)k * nr + i, x->s) = sum;
 }
 
+/* shape, variant, E (stride se) -> x->Ar = I + E Y (E block diagonal) */
+BR_HD void br_ga_woodbury_form(const br_ga_shape *g, br_ga_var *x, const double *E, long se)
+{
+    for (int k = 0; k < g->nr; k++)
+        for (int i = 0; i < g->nr; i++) br_ga_woodbury_entry(g, x, E, se, i, k);
+}
+
 /* shape, variant at t_n, load f (n, stride sf), E (the contact blocks ck K + cc C, 36 nr / 6,
  * stride se; NULL: no low-rank term this step) -> x->w = x0 = Keff^-1 rhs and, with E, the
- * Woodbury system left in x->Ar (I + E Y) and x->yq (E L x0); br_ga_solve_end finishes */
-BR_HD void br_ga_solve_begin(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
+ * Woodbury system's right side x->yq (E L x0), its matrix not formed (br_ga_woodbury_form) */
+BR_HD void br_ga_solve_begin_rhs(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
 {
     const int n = g->n, nr = E ? g->nr : 0;
     const long s = x->s;
@@ -188,9 +195,15 @@ BR_HD void br_ga_solve_begin(const br_ga_shape *g, br_ga_var *x, const double *f
     if (nr > 0) {
         br_ga_lmul(g, x->L, x->sL, x->w, s, x->ye, s);
         br_ga_emul(nr, E, se, x->ye, s, x->yq, s);
-        for (int k = 0; k < nr; k++) /* I + E Y, E block diagonal */
-            for (int i = 0; i < nr; i++) br_ga_woodbury_entry(g, x, E, se, i, k);
     }
+}
+
+/* shape, variant at t_n, load f (n, stride sf), E (as above) -> x->w = x0 = Keff^-1 rhs and, with E,
+ * the Woodbury system left in x->Ar (I + E Y) and x->yq (E L x0); br_ga_solve_end finishes */
+BR_HD void br_ga_solve_begin(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
+{
+    br_ga_solve_begin_rhs(g, x, f, sf, E, se);
+    if (E && g->nr > 0) br_ga_woodbury_form(g, x, E, se);
 }
 
 /* shape, variant after br_ga_solve_begin and (with_q) x->yq overwritten by the solution q of

@@ -239,12 +239,14 @@ void br_genalpha_predict(const br_genalpha *g, double *up, double *vp)
     br_ga_predict(&sh, &x, up, vp, 1);
 }
 
-/* g with its Woodbury system A = I + E Y in g->Ar and right side b in g->yq -> g->yq = A^-1 b: by
- * iterative refinement with the kept LU of an earlier step's A (q <- q + LU0^-1 (b - A q)) until the
- * residual is within 1e-13 of |b| (the order of a direct solve's own residual for this well
- * conditioned I + E Y: the solutions agree to that times its condition), at most eight corrections;
- * else, or with no factor kept, A factored (LAPACK dgetrf) and kept. 0, or -1 (A singular) */
-static int reuse_solve(br_genalpha *g)
+/* g after br_ga_solve_begin_rhs (the Woodbury system's right side b in g->yq, its matrix A = I + E Y not
+ * formed), E -> g->yq = A^-1 b: by iterative refinement with the kept LU of an earlier step's A
+ * (q <- q + LU0^-1 (b - A q), A q = q + E (Y q) without forming A: 2 nr^2 a product against 6 nr^2 to
+ * form it) until the residual is within 1e-13 of |b| (the order of a direct solve's own residual for
+ * this well conditioned I + E Y: the solutions agree to that times its condition), at most eight
+ * corrections; else, or with no factor kept, A formed, factored (LAPACK dgetrf) and kept. 0, or -1 (A
+ * singular) */
+static int reuse_solve(br_genalpha *g, br_ga_shape *sh, br_ga_var *x, const double *E)
 {
     const lapack_int nr = g->nr, one = 1;
     lapack_int info = 0;
@@ -254,15 +256,21 @@ static int reuse_solve(br_genalpha *g)
         g->qq = malloc((size_t)nr * sizeof(double)), g->ipiv0 = malloc((size_t)nr * sizeof(int));
         if (!g->LU0 || !g->rr || !g->qq || !g->ipiv0) return -1;
     }
-    const double *A = g->Ar, *b = g->yq;
+    const double *b = g->yq;
     double bmax = 0.0;
     for (int i = 0; i < nr; i++) bmax = fmax(bmax, fabs(b[i]));
     if (g->have_lu0) {
         memcpy(g->qq, b, (size_t)nr * sizeof(double));
         LAPACK_dgetrs("N", &nr, &one, g->LU0, &nr, g->ipiv0, g->qq, &nr, &info);
         for (int it = 0; it < 8 && info == 0; it++) {
-            memcpy(g->rr, b, (size_t)nr * sizeof(double));
-            cblas_dgemv(CblasColMajor, CblasNoTrans, nr, nr, -1.0, A, nr, g->qq, 1, 1.0, g->rr, 1);
+            /* r = b - q - E (Y q) */
+            cblas_dgemv(CblasColMajor, CblasNoTrans, nr, nr, 1.0, g->Y, nr, g->qq, 1, 0.0, g->ye, 1);
+            for (int k = 0; k < nr; k += 6)
+                for (int i = 0; i < 6; i++) {
+                    double t = 0.0;
+                    for (int j = 0; j < 6; j++) t += E[6 * k + 6 * j + i] * g->ye[k + j];
+                    g->rr[k + i] = b[k + i] - g->qq[k + i] - t;
+                }
             double rmax = 0.0;
             for (int i = 0; i < nr; i++) rmax = fmax(rmax, fabs(g->rr[i]));
             if (!(rmax == rmax)) break; /* NaN: refactor */
@@ -275,7 +283,8 @@ static int reuse_solve(br_genalpha *g)
             for (int i = 0; i < nr; i++) g->qq[i] += g->rr[i];
         }
     }
-    memcpy(g->LU0, A, nn * sizeof(double));
+    br_ga_woodbury_form(sh, x, E, 1);
+    memcpy(g->LU0, g->Ar, nn * sizeof(double));
     LAPACK_dgetrf(&nr, &nr, g->LU0, &nr, g->ipiv0, &info);
     g->have_lu0 = info == 0;
     g->nfactor++;
@@ -290,12 +299,14 @@ int br_genalpha_solve(br_genalpha *g, const double *f, const double *E)
     br_ga_var x;
     ga_view(g, &sh, &x);
     const int lr = E && g->nr > 0;
-    br_ga_solve_begin(&sh, &x, f, 1, lr ? E : NULL, 1);
+    const int reuse = lr && !g->own_lu && g->nr >= BR_GA_REUSE_MIN && !g->no_reuse;
+    if (reuse) br_ga_solve_begin_rhs(&sh, &x, f, 1, E, 1);
+    else br_ga_solve_begin(&sh, &x, f, 1, lr ? E : NULL, 1);
     int rc = 0;
     if (lr && g->own_lu) {
         rc = br_ga_lu_solve(g->nr, g->Ar, 1, g->yq, 1) ? -1 : 0;
-    } else if (lr && g->nr >= BR_GA_REUSE_MIN && !g->no_reuse) {
-        rc = reuse_solve(g);
+    } else if (reuse) {
+        rc = reuse_solve(g, &sh, &x, E);
     } else if (lr) { /* the Fortran interface: LAPACKE's NaN scan of the inputs costs as much as this solve */
         lapack_int nn = g->nr, one = 1, info = 0;
         LAPACK_dgesv(&nn, &one, g->Ar, &nn, g->ipiv, g->yq, &nn, &info);
