@@ -51,5 +51,11 @@ else
     # the Python package, offline: its dependencies are the distribution's packages above
     [ -x .venv/bin/python ] || /usr/bin/python3 -m venv --system-site-packages .venv
     .venv/bin/python -m pip install -q --no-deps --no-build-isolation --no-index -e ./python >&2
+    # the lap joint example's FE model (examples/lap_joint/build.py): scikit-fem from PyPI in a venv of its
+    # own that sees the distribution's numpy and SciPy; without a registry its test reports skipped
+    LJ=examples/lap_joint/.venv
+    [ -x $LJ/bin/python ] || /usr/bin/python3 -m venv --system-site-packages $LJ
+    $LJ/bin/python -c "import skfem" 2>/dev/null || $LJ/bin/python -m pip install -q scikit-fem==12.0.2 >&2 ||
+        echo "setup: scikit-fem could not be installed (no PyPI?): tests/python/test_lap_joint.py will skip" >&2
 fi
 sh scripts/meshes.sh ./build/bristle >/dev/null
