@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ckpt_io.h"
 #include "io/scenario.h"
+#include "step/checkpoint.h"
 #include "step/sim.h"
 
 static void write_file(const char *path, const char *text)
@@ -233,12 +235,14 @@ Test(interface, node_pairs_and_tilted_normals_equal_rigid_points)
  * their scales (the refinement stops at a residual of 1e-13 of the right side, a direct solve's order,
  * and the motion is damped: the differences stay far inside that). It must also have reused: most
  * steps solved without a factorization. */
-Test(interface, factor_reuse_equals_the_direct_solve)
+/* a folder name -> the 24-point grid's files written there (tests may run side by side), its scenario's
+ * path in p (plen) */
+static void grid_model(const char *folder, char *p, size_t plen)
 {
     enum { NX = 6, NY = 4, NN = NX * NY, N3 = 3 * NN };
     const double A = 1e-5, sigma = 3e-9, delta0 = sigma * sqrt(1.0 / A), kg = 1e4, kc = 5e4;
-    char dir[512], p[700], cmd[600], err[2048];
-    snprintf(dir, sizeof dir, "%s/interface_reuse", TEST_TMP);
+    char dir[512], cmd[600];
+    snprintf(dir, sizeof dir, "%s/%s", TEST_TMP, folder);
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     cr_assert_eq(system(cmd), 0);
     static double K[N3][N3];
@@ -254,7 +258,7 @@ Test(interface, factor_reuse_equals_the_direct_solve)
     static char text[200000];
     int len = snprintf(text, sizeof text, "%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n", N3, N3, N3);
     for (int i = 0; i < N3; i++) len += snprintf(text + len, sizeof text - len, "%d %d 0.05\n", i + 1, i + 1);
-    snprintf(p, sizeof p, "%s/M.mtx", dir);
+    snprintf(p, plen, "%s/M.mtx", dir);
     write_file(p, text);
     int nz = 0;
     for (int c = 0; c < N3; c++)
@@ -263,27 +267,27 @@ Test(interface, factor_reuse_equals_the_direct_solve)
     for (int c = 0; c < N3; c++)
         for (int r = c; r < N3; r++)
             if (K[r][c] != 0) len += snprintf(text + len, sizeof text - len, "%d %d %.17g\n", r + 1, c + 1, K[r][c]);
-    snprintf(p, sizeof p, "%s/K.mtx", dir);
+    snprintf(p, plen, "%s/K.mtx", dir);
     write_file(p, text);
     len = snprintf(text, sizeof text, "label,x,y,z,ux,uy,uz\n");
     for (int i = 0; i < NN; i++)
         len += snprintf(text + len, sizeof text - len, "p%d,%g,%g,0,%d,%d,%d\n", i, 0.01 * (i % NX), 0.01 * (i / NX),
                         3 * i + 1, 3 * i + 2, 3 * i + 3);
-    snprintf(p, sizeof p, "%s/nodes.csv", dir);
+    snprintf(p, plen, "%s/nodes.csv", dir);
     write_file(p, text);
     len = snprintf(text, sizeof text, "a,b,nx,ny,nz,area,gap\n");
     for (int i = 0; i < NN; i++) len += snprintf(text + len, sizeof text - len, "p%d,,0,0,1,%.17g,%.17g\n", i, A, -delta0);
-    snprintf(p, sizeof p, "%s/pairs.csv", dir);
+    snprintf(p, plen, "%s/pairs.csv", dir);
     write_file(p, text);
     len = snprintf(text, sizeof text, "%%%%MatrixMarket matrix array real general\n%d 1\n", N3);
     for (int i = 0; i < N3; i++) len += snprintf(text + len, sizeof text - len, "%g\n", i % 3 == 2 ? -1.0 : 0.0);
-    snprintf(p, sizeof p, "%s/press.mtx", dir);
+    snprintf(p, plen, "%s/press.mtx", dir);
     write_file(p, text);
     len = snprintf(text, sizeof text, "%%%%MatrixMarket matrix array real general\n%d 1\n", N3);
     for (int i = 0; i < N3; i++) len += snprintf(text + len, sizeof text - len, "%g\n", i % 3 == 0 && (i / 3) % NX == 0 ? 1.0 : 0.0);
-    snprintf(p, sizeof p, "%s/shake.mtx", dir);
+    snprintf(p, plen, "%s/shake.mtx", dir);
     write_file(p, text);
-    snprintf(p, sizeof p, "%s/grid.yaml", dir);
+    snprintf(p, plen, "%s/grid.yaml", dir);
     write_file(p, "time: {end: 0.03, dt: 1.0e-5}\n"
                   "structures:\n  - {name: g, mass: M.mtx, stiffness: K.mtx, nodes: nodes.csv, damping: {rayleigh: {a: 5, b: 0}}}\n"
                   "loads:\n  - {name: press, structure: g, vector: press.mtx, magnitude: {ramp: {t0: 0, t1: 0.005, from: 0, to: 1}}}\n"
@@ -291,6 +295,13 @@ Test(interface, factor_reuse_equals_the_direct_solve)
                   "contacts:\n  - name: c\n    interface: {structure: g, pairs: pairs.csv}\n"
                   "    normal: {law: hunt_crossley, sigma: 3.0e-9, pK: 2, d_area: 1.0e9, pD: 0.5}\n"
                   "    friction: {law: jenkins, kt_area: 1.0e10, mu: 0.3}\n");
+}
+
+Test(interface, factor_reuse_equals_the_direct_solve)
+{
+    enum { NX = 6, NY = 4, NN = NX * NY, N3 = 3 * NN };
+    char p[700], err[2048];
+    grid_model("interface_reuse", p, sizeof p);
     br_model *m[2];
     br_data *d[2];
     for (int k = 0; k < 2; k++) {
@@ -324,4 +335,37 @@ Test(interface, factor_reuse_equals_the_direct_solve)
     cr_expect(nslip_max > nslip_min, "the stick/slip pattern did not change");
     cr_expect(fabs(d[1]->en.residual_rel) < 0.01, "energy residual %.3g", d[1]->en.residual_rel);
     for (int k = 0; k < 2; k++) br_data_free(d[k]), br_model_free(m[k]);
+}
+
+/* A checkpoint carries a run with a kept factor (the 24-point grid above): run A writes one at step 1000
+ * and goes on; run B is a fresh data that reads it and goes on; their states are bitwise equal at the
+ * end (a checkpoint drops the kept factor on both sides, so both refactor at the same step). And a
+ * data stepped by a shared field (a study's batch) refuses the interface by name. */
+Test(interface, checkpoint_resumes_bitwise_and_batches_refuse)
+{
+    char p[700], err[2048];
+    grid_model("interface_resume", p, sizeof p);
+    br_model *m = br_scenario_load(p, NULL, 0, err, sizeof err);
+    cr_assert(m, "%s", err);
+    cr_assert_null(br_data_create_opt(m, BR_BACKEND_CPU, 0, err, sizeof err));
+    cr_expect(strstr(err, "deforming interface") != NULL, "%s", err);
+    br_data *a = br_data_create(m, BR_BACKEND_CPU, err, sizeof err), *b = br_data_create(m, BR_BACKEND_CPU, err, sizeof err);
+    cr_assert(a && b, "%s", err);
+    br_ckpt c;
+    memset(&c, 0, sizeof c);
+    for (long s = 0; s < 1000; s++) cr_assert_eq(br_step(m, a, err, sizeof err), 0, "%s", err);
+    br_ckpt_mem(&c, 1);
+    cr_assert_eq(br_data_checkpoint(m, a, &c), 0, "%s", c.err);
+    br_ckpt_mem(&c, 0);
+    cr_assert_eq(br_data_checkpoint(m, b, &c), 0, "%s", c.err);
+    for (long s = 0; s < 1000; s++) {
+        cr_assert_eq(br_step(m, a, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(br_step(m, b, err, sizeof err), 0, "%s", err);
+    }
+    cr_expect_eq(memcmp(a->ga->u, b->ga->u, sizeof(double) * a->ga->n), 0, "the structure's state differs after the resume");
+    cr_expect_eq(memcmp(&a->res[0], &b->res[0], sizeof a->res[0]), 0, "the interface's result differs after the resume");
+    cr_expect(a->ga->nfactor >= 2 && b->ga->nfactor >= 1, "factorizations: %ld, %ld", a->ga->nfactor, b->ga->nfactor);
+    br_ckpt_mem_free(&c);
+    br_data_free(a), br_data_free(b);
+    br_model_free(m);
 }

@@ -41,10 +41,19 @@ int br_output_col_drive(const br_model *m)
     return 1 + NB * m->nbody + NS * m->nset + m->nload + m->nspring + m->nrot;
 }
 
-/* set, frames -> tangential velocity of A relative to B at the centroid of the set's points,
- * from the same per-set frame and per-point kinematics (br_kin) the field uses */
-static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, double Vt[3])
+/* set, frames, a deforming interface's field inputs iu (NULL for a rigid set) -> tangential velocity of A
+ * relative to B at the centroid of the set's points, from the same per-set frame and per-point kinematics
+ * (br_kin) the field uses; an interface's: the mean of its points' sliding velocities (world axes) */
+static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, const double *iu, double Vt[3])
 {
+    if (cs->desc.iface) {
+        const long n = cs->desc.npoints;
+        for (int j = 0; j < 3; j++) Vt[j] = 0.0;
+        for (long i = 0; iu && i < n; i++) /* R^T (v_t1, v_t2, 0) */
+            for (int j = 0; j < 3; j++)
+                Vt[j] += (cs->iR[9 * i + j] * iu[3 * n + i] + cs->iR[9 * i + 3 + j] * iu[4 * n + i]) / (double)n;
+        return;
+    }
     double rc[3] = {0, 0, 0};
     const long np = cs->desc.npoints;
     for (long i = 0; i < np; i++)
@@ -151,7 +160,7 @@ void br_output_row_parts(const br_model *m, const br_data *d, int parts, double 
         row[c++] = r->vt_max;
         row[c++] = r->pen_max;
         double Vt[3];
-        set_slip_velocity(&m->cset[s], d->frames, Vt);
+        set_slip_velocity(&m->cset[s], d->frames, d->iface_iu ? d->iface_iu[s] : NULL, Vt);
         for (int j = 0; j < 3; j++) row[c++] = Vt[j];
         for (int j = 0; j < 3; j++) row[c++] = r->M_A[j];
     }
@@ -392,8 +401,16 @@ int br_output_points_rows(const br_model *m, const br_data *d, FILE *fp, double 
         for (long i = 0; i < n; i++) {
             const double *r = cs->r + 3 * i;
             double p[3];
-            br_mat3_vec(A->R, r, p);
-            for (int j = 0; j < 3; j++) p[j] += A->x[j];
+            if (cs->desc.iface) { /* node a where it is now: its position plus its translations */
+                const int g = d->st->node0[cs->ipart] + cs->inode[i];
+                for (int j = 0; j < 3; j++) {
+                    const int row = d->st->dof[6 * g + j];
+                    p[j] = d->st->X[3 * g + j] + (row >= 0 ? d->ga->u[row] : 0.0);
+                }
+            } else {
+                br_mat3_vec(A->R, r, p);
+                for (int j = 0; j < 3; j++) p[j] += A->x[j];
+            }
             fprintf(fp, "%.12g,%s,%ld,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n", d->t, cs->name, i, p[0],
                     p[1], p[2], F[3 * i], F[3 * i + 1], F[3 * i + 2], N[i]);
         }

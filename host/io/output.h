@@ -14,7 +14,8 @@ int br_output_col_body(const br_model *m, int b);
 /* model, set -> column of <set>.Fx; then Fy, Fz, Ft, N, P, E, ncontact, nstick, vt_max, pen_max,
  * Vx, Vy, Vz: tangential velocity of the point frame relative to the surface at the
  * centroid of the set's points; Mx, My, Mz: moment of all contact forces on the point
- * frame about its origin */
+ * frame about its origin (a deforming interface: the mean of its points' sliding velocities, world
+ * axes; no moments: its forces reach the structure through its rows) */
 int br_output_col_set(const br_model *m, int s);
 
 /* model -> column of the first drivetrain column (the first shaft's w; docs/scenario-format.md) */

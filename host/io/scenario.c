@@ -197,7 +197,7 @@ void br_model_free(br_model *m)
     for (int s = 0; s < m->nset; s++) {
         free(m->cset[s].r), free(m->cset[s].K), free(m->cset[s].D), free(m->cset[s].area);
         free(m->cset[s].surf_v), free(m->cset[s].surf_t);
-        free(m->cset[s].iR), free(m->cset[s].g0), free(m->cset[s].Lp), free(m->cset[s].Lj), free(m->cset[s].Lx);
+        free(m->cset[s].iR), free(m->cset[s].g0), free(m->cset[s].inode), free(m->cset[s].Lp), free(m->cset[s].Lj), free(m->cset[s].Lx);
         br_timefn_free(&m->cset[s].normal_force);
     }
     for (int k = 0; k < m->nrot; k++) br_timefn_free(&m->rot[k].u);

@@ -301,7 +301,8 @@ void br_read_interface(ysrc *c, ynode *itf, const br_model *m, br_cset *cs)
     cs->iR = malloc((size_t)np * 9 * sizeof(double)), cs->g0 = calloc((size_t)np * 3, sizeof(double));
     cs->Lp = calloc((size_t)np * 3 + 1, sizeof(long));
     cs->Lj = malloc((size_t)np * 18 * sizeof(int)), cs->Lx = malloc((size_t)np * 18 * sizeof(double));
-    if (!ord || !cs->r || !cs->area || !cs->iR || !cs->g0 || !cs->Lp || !cs->Lj || !cs->Lx) {
+    cs->inode = malloc((size_t)np * sizeof(int));
+    if (!ord || !cs->r || !cs->area || !cs->iR || !cs->g0 || !cs->Lp || !cs->Lj || !cs->Lx || !cs->inode) {
         free(ord);
         br_pair_table_free(&P);
         br_yerr(c, itf, "out of memory");
@@ -325,6 +326,7 @@ void br_read_interface(ysrc *c, ynode *itf, const br_model *m, br_cset *cs)
             break;
         }
         double *R = cs->iR + 9 * i;
+        cs->inode[i] = a;
         pair_frame(P.nrm + 3 * i, R);
         memcpy(cs->r + 3 * i, S->X + 3 * a, sizeof(double[3]));
         cs->area[i] = P.area[i];

@@ -133,6 +133,7 @@ typedef struct br_cset {
      * its relative displacement at q = 0 (g0, 3: (0, 0, gap) in its frame), and the rows of u_i = g0_i +
      * L_i q over the part's coordinates: L in CSR over the 3 npoints rows (Lp 3 np + 1, Lj, Lx) */
     int ipart;
+    int *inode;               /* per point: node a's index in its structure */
     double *iR, *g0;
     long *Lp;
     int *Lj;

@@ -10,6 +10,9 @@
 
 int br_data_checkpoint(const br_model *m, br_data *d, br_ckpt *c)
 {
+    /* the Woodbury system's kept factor (genalpha.c) is not saved: dropped at every checkpoint, written or
+     * read, and at every substep's snapshot, so a resumed run refactors where the uninterrupted one does */
+    if (d->ga) d->ga->have_lu0 = 0;
     const int nb = m->nbody, ns = m->nset, nf = 1 + m->nbody + m->nkframe;
     const int nl = m->nload > 0 ? m->nload : 1, nsp = m->nspring > 0 ? m->nspring : 1;
     const int nr = m->nrot > 0 ? m->nrot : 1;

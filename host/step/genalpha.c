@@ -214,6 +214,11 @@ int br_genalpha_lowrank(br_genalpha *g, int nr, const double *L)
     if (!g->L || !g->Z || !g->Y || !g->Ar || !g->ipiv || !g->ye || !g->yq || !g->Lcol || !g->Lcnt || !g->zlo)
         return -1;
     g->zhi = g->zlo + nr;
+    if (nr >= BR_GA_REUSE_MIN) { /* the kept factor of the Woodbury system and its refinement's scratch */
+        g->LU0 = malloc((size_t)nr * nr * sizeof(double)), g->rr = malloc((size_t)nr * sizeof(double));
+        g->qq = malloc((size_t)nr * sizeof(double)), g->ipiv0 = malloc((size_t)nr * sizeof(int));
+        if (!g->LU0 || !g->rr || !g->qq || !g->ipiv0) return -1;
+    }
     memcpy(g->L, L, rn * sizeof(double));
     for (int k = 0; k < nr; k++) { /* the nonzero columns of each row: two nodes of the structure */
         g->Lcnt[k] = 0;
@@ -250,12 +255,7 @@ static int reuse_solve(br_genalpha *g, br_ga_shape *sh, br_ga_var *x, const doub
 {
     const lapack_int nr = g->nr, one = 1;
     lapack_int info = 0;
-    const size_t nn = (size_t)nr * nr;
-    if (!g->LU0) {
-        g->LU0 = malloc(nn * sizeof(double)), g->rr = malloc((size_t)nr * sizeof(double));
-        g->qq = malloc((size_t)nr * sizeof(double)), g->ipiv0 = malloc((size_t)nr * sizeof(int));
-        if (!g->LU0 || !g->rr || !g->qq || !g->ipiv0) return -1;
-    }
+    const size_t nn = (size_t)nr * nr; /* g->LU0 and its scratch: br_genalpha_lowrank's */
     const double *b = g->yq;
     double bmax = 0.0;
     for (int i = 0; i < nr; i++) bmax = fmax(bmax, fabs(b[i]));

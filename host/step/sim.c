@@ -46,6 +46,14 @@ br_data *br_data_create(const br_model *m, br_backend_kind backend, char *err, s
 
 br_data *br_data_create_opt(const br_model *m, br_backend_kind backend, int own_field, char *err, size_t errlen)
 {
+    /* a deforming interface's inputs and outputs are its data's field's: a data stepped by a shared field
+     * (a study's batch, the structure benchmark) cannot take one (docs/superelements-plan.md) */
+    for (int s = 0; !own_field && s < m->nset; s++)
+        if (m->cset[s].desc.iface) {
+            snprintf(err, errlen, "%s: contact set '%s' is a deforming interface: studies and batches do not take them yet "
+                     "(bristle run does)", m->source, m->cset[s].name);
+            return NULL;
+        }
     br_data *d = br_data_alloc(m, backend, own_field, err, errlen);
     if (!d) return NULL;
     /* energy reference state at t = 0 */
