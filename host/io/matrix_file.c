@@ -454,19 +454,30 @@ static int split_cells(char *s, char **cell, int max)
     return n;
 }
 
-int br_nodes_read_csv(const char *path, br_node_table *T, char *err, size_t errlen)
+/* A CSV table (the node and pair tables): its header's names in order (min to max of them), what its rows
+ * are ("nodes", for messages), storage for the counted rows, and each row's reading. */
+typedef struct csv_spec {
+    const char *const *names;
+    int min_cols, max_cols;
+    const char *what;
+    int (*alloc)(void *ctx, long nrows);  /* 0, or -1 (out of memory) */
+    /* row k's cells (as many as the header's) -> stored; 0, or -1 with "path:line: message" in err */
+    int (*row)(void *ctx, long k, char **cell, int nc, const char *path, long lineno, char *err, size_t errlen);
+} csv_spec;
+
+/* path, spec, ctx -> the table read whole once (a pipe reads as a file does; a UTF-8 byte-order mark, as
+ * spreadsheets write, skipped; blank lines and lines starting with # skipped), its header checked, its
+ * rows counted and stored, then read; the number of rows in *nrows. 0, or -1 with "path:line: message" */
+static int csv_table_read(const char *path, const csv_spec *sp, void *ctx, long *nrows, char *err, size_t errlen)
 {
-    memset(T, 0, sizeof *T);
     size_t len;
-    char *txt = br_read_text(path, &len, err, errlen); /* once: a pipe reads as a file does */
+    char *txt = br_read_text(path, &len, err, errlen);
     if (!txt) return -1;
     char *body = txt;
-    if (len >= 3 && !memcmp(body, "\xEF\xBB\xBF", 3)) body += 3; /* a UTF-8 byte-order mark (spreadsheets write one) */
-    static const char *const H[] = {"label", "x", "y", "z", "ux", "uy", "uz", "rx", "ry", "rz"};
-    int rc = 0, ncol = 0, k = 0;
-    long nrows = 0;
-    /* two passes over the lines: the header and the number of rows, then the rows */
-    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+    if (len >= 3 && !memcmp(body, "\xEF\xBB\xBF", 3)) body += 3;
+    int rc = 0, ncol = 0;
+    long n = 0, k = 0;
+    for (int pass = 0; pass < 2 && rc == 0; pass++) { /* the header and the rows counted, then the rows */
         long lineno = 0;
         int seen_header = 0;
         for (char *l = body, *next; l < txt + len && rc == 0; l = next) {
@@ -474,75 +485,104 @@ int br_nodes_read_csv(const char *path, br_node_table *T, char *err, size_t errl
             next = e ? e + 1 : txt + len;
             lineno++;
             char line[4096];
-            const size_t n = (size_t)((e ? e : txt + len) - l);
-            if (n >= sizeof line) {
+            const size_t nl = (size_t)((e ? e : txt + len) - l);
+            if (nl >= sizeof line) {
                 snprintf(err, errlen, "%s:%ld: a line of more than %zu characters", path, lineno, sizeof line - 1);
                 rc = -1;
                 break;
             }
-            memcpy(line, l, n), line[n] = 0;
+            memcpy(line, l, nl), line[nl] = 0;
             char *s2 = trim(line);
-            if (!*s2 || *s2 == '#') continue; /* blank lines and comments (a label does not start with #) */
-            char *cell[11];
-            const int nc = split_cells(s2, cell, 11);
+            if (!*s2 || *s2 == '#') continue; /* a label does not start with # */
+            char *cell[16];
+            const int nc = split_cells(s2, cell, 16);
             if (!seen_header) {
                 seen_header = 1;
-                int ok = nc == 7 || nc == 10;
-                for (int j = 0; ok && j < nc; j++) ok = !strcmp(cell[j], H[j]);
+                int ok = nc >= sp->min_cols && nc <= sp->max_cols;
+                for (int j = 0; ok && j < nc; j++) ok = !strcmp(cell[j], sp->names[j]);
                 if (!ok) {
-                    snprintf(err, errlen, "%s:%ld: the header must be label,x,y,z,ux,uy,uz or label,x,y,z,ux,uy,uz,rx,ry,rz",
-                             path, lineno);
+                    int m = snprintf(err, errlen, "%s:%ld: the header must be the names ", path, lineno);
+                    for (int j = 0; j < sp->max_cols && m > 0 && (size_t)m < errlen; j++)
+                        m += snprintf(err + m, errlen - (size_t)m, "%s%s", j ? "," : "", sp->names[j]);
+                    if (m > 0 && (size_t)m < errlen)
+                        snprintf(err + m, errlen - (size_t)m, " (the first %d at least)", sp->min_cols);
                     rc = -1;
                 }
                 ncol = nc;
                 continue;
             }
             if (pass == 0) {
-                nrows++;
+                n++;
                 continue;
             }
-            if (k >= T->n) break; /* cannot happen: the buffer is the same */
+            if (k >= n) break; /* cannot happen: the buffer is the same */
             if (nc != ncol) {
                 snprintf(err, errlen, "%s:%ld: %d cells, the header has %d", path, lineno, nc, ncol);
                 rc = -1;
                 break;
             }
-            if (!*cell[0] || strlen(cell[0]) >= sizeof T->label[0]) {
-                snprintf(err, errlen, "%s:%ld: a node label is 1 to %zu characters", path, lineno, sizeof T->label[0] - 1);
-                rc = -1;
-                break;
-            }
-            snprintf(T->label[k], sizeof T->label[k], "%s", cell[0]);
-            for (int j = 1; j < ncol && rc == 0; j++) {
-                char *c = cell[j], *end;
-                errno = 0;
-                if (j < 4) {
-                    const double v = strtod(c, &end);
-                    if (end == c || *end || errno == ERANGE || !isfinite(v) || strpbrk(c, "xXnN")) {
-                        snprintf(err, errlen, "%s:%ld: cell %d ('%s') is not a finite number", path, lineno, j + 1, c);
-                        rc = -1;
-                    } else T->X[3 * k + j - 1] = v;
-                    continue;
-                }
-                /* a DOF's row: a whole decimal number, 0 or empty for none */
-                const long r = *c ? strtol(c, &end, 10) : 0;
-                if ((*c && (end == c || *end)) || errno == ERANGE || r < 0 || r > 2000000000L) {
-                    snprintf(err, errlen, "%s:%ld: a DOF's row is a whole number >= 1 (0 or empty: none), got '%s'", path,
-                             lineno, c);
-                    rc = -1;
-                } else T->row[6 * k + j - 4] = (int)r - 1;
-            }
-            k++;
+            rc = sp->row(ctx, k++, cell, nc, path, lineno, err, errlen);
         }
         if (pass == 0 && rc == 0) {
-            if (ncol == 0) rc = fail(err, errlen, path, "empty: no header and no nodes");
-            else if (nrows == 0) rc = fail(err, errlen, path, "no nodes after the header");
-            else if (nrows > 10000000) rc = fail(err, errlen, path, "more than 1e7 nodes");
-            else if (table_alloc(T, (int)nrows)) rc = fail(err, errlen, path, "out of memory");
+            if (ncol == 0) rc = fail(err, errlen, path, "empty: no header and no %s", sp->what);
+            else if (n == 0) rc = fail(err, errlen, path, "no %s after the header", sp->what);
+            else if (n > 10000000) rc = fail(err, errlen, path, "more than 1e7 %s", sp->what);
+            else if (sp->alloc(ctx, n)) rc = fail(err, errlen, path, "out of memory");
         }
     }
     free(txt);
-    if (rc == 0 && k != T->n) rc = fail(err, errlen, path, "read %d of %d nodes", k, T->n);
+    if (rc == 0 && k != n) rc = fail(err, errlen, path, "read %ld of %ld %s", k, n, sp->what);
+    *nrows = n;
+    return rc;
+}
+
+/* cell c of a table at path:lineno, column j (from 0) -> *v a finite decimal number (no hex, nan or inf);
+ * 0, or -1 with the message */
+static int cell_number(const char *c, int j, const char *path, long lineno, double *v, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(c, &end);
+    if (end == c || *end || errno == ERANGE || !isfinite(*v) || strpbrk(c, "xXnN")) {
+        snprintf(err, errlen, "%s:%ld: cell %d ('%s') is not a finite number", path, lineno, j + 1, c);
+        return -1;
+    }
+    return 0;
+}
+
+static int nodes_alloc(void *ctx, long n) { return table_alloc(ctx, (int)n); }
+
+static int nodes_row(void *ctx, long k, char **cell, int nc, const char *path, long lineno, char *err, size_t errlen)
+{
+    br_node_table *T = ctx;
+    if (!*cell[0] || strlen(cell[0]) >= sizeof T->label[0]) {
+        snprintf(err, errlen, "%s:%ld: a node label is 1 to %zu characters", path, lineno, sizeof T->label[0] - 1);
+        return -1;
+    }
+    snprintf(T->label[k], sizeof T->label[k], "%s", cell[0]);
+    for (int j = 1; j < 4; j++)
+        if (cell_number(cell[j], j, path, lineno, &T->X[3 * k + j - 1], err, errlen)) return -1;
+    for (int j = 4; j < nc; j++) { /* a DOF's row: a whole decimal number, 0 or empty for none */
+        const char *c = cell[j];
+        char *end = NULL;
+        errno = 0;
+        const long r = *c ? strtol(c, &end, 10) : 0;
+        if ((*c && (end == c || *end)) || errno == ERANGE || r < 0 || r > 2000000000L) {
+            snprintf(err, errlen, "%s:%ld: a DOF's row is a whole number >= 1 (0 or empty: none), got '%s'", path, lineno, c);
+            return -1;
+        }
+        T->row[6 * k + j - 4] = (int)r - 1;
+    }
+    return 0;
+}
+
+int br_nodes_read_csv(const char *path, br_node_table *T, char *err, size_t errlen)
+{
+    static const char *const H[] = {"label", "x", "y", "z", "ux", "uy", "uz", "rx", "ry", "rz"};
+    static const csv_spec spec = {H, 7, 10, "nodes", nodes_alloc, nodes_row};
+    memset(T, 0, sizeof *T);
+    long n;
+    int rc = csv_table_read(path, &spec, T, &n, err, errlen);
     if (rc == 0 && unique_labels(T, path, err, errlen)) rc = -1;
     if (rc) br_node_table_free(T);
     return rc;
@@ -603,105 +643,50 @@ void br_pair_table_free(br_pair_table *P)
     memset(P, 0, sizeof *P);
 }
 
+static int pairs_alloc(void *ctx, long n)
+{
+    br_pair_table *P = ctx;
+    P->n = (int)n;
+    P->a = calloc((size_t)n, sizeof *P->a), P->b = calloc((size_t)n, sizeof *P->b);
+    P->nrm = calloc((size_t)n * 3, sizeof(double));
+    P->area = calloc((size_t)n, sizeof(double)), P->gap = calloc((size_t)n, sizeof(double));
+    return P->a && P->b && P->nrm && P->area && P->gap ? 0 : -1;
+}
+
+static int pairs_row(void *ctx, long k, char **cell, int nc, const char *path, long lineno, char *err, size_t errlen)
+{
+    br_pair_table *P = ctx;
+    if (!*cell[0] || strlen(cell[0]) >= sizeof P->a[0] || strlen(cell[1]) >= sizeof P->b[0]) {
+        snprintf(err, errlen, "%s:%ld: node a is a label of 1 to 63 characters, b one of at most 63 (empty: the ground)",
+                 path, lineno);
+        return -1;
+    }
+    snprintf(P->a[k], sizeof P->a[k], "%s", cell[0]);
+    snprintf(P->b[k], sizeof P->b[k], "%s", cell[1]);
+    double v[5] = {0, 0, 0, 0, 0};
+    for (int j = 2; j < nc; j++)
+        if (cell_number(cell[j], j, path, lineno, &v[j - 2], err, errlen)) return -1;
+    const double nn = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(fabs(nn - 1.0) < 1e-9)) {
+        snprintf(err, errlen, "%s:%ld: the normal (%g, %g, %g) is not a unit vector", path, lineno, v[0], v[1], v[2]);
+        return -1;
+    }
+    if (!(v[3] > 0)) {
+        snprintf(err, errlen, "%s:%ld: the area must be > 0 (got %g)", path, lineno, v[3]);
+        return -1;
+    }
+    for (int j = 0; j < 3; j++) P->nrm[3 * k + j] = v[j];
+    P->area[k] = v[3], P->gap[k] = v[4];
+    return 0;
+}
+
 int br_pairs_read_csv(const char *path, br_pair_table *P, char *err, size_t errlen)
 {
-    memset(P, 0, sizeof *P);
-    size_t len;
-    char *txt = br_read_text(path, &len, err, errlen);
-    if (!txt) return -1;
-    char *body = txt;
-    if (len >= 3 && !memcmp(body, "\xEF\xBB\xBF", 3)) body += 3;
     static const char *const H[] = {"a", "b", "nx", "ny", "nz", "area", "gap"};
-    int rc = 0, ncol = 0, k = 0;
-    long nrows = 0;
-    for (int pass = 0; pass < 2 && rc == 0; pass++) {
-        long lineno = 0;
-        int seen_header = 0;
-        for (char *l = body, *next; l < txt + len && rc == 0; l = next) {
-            char *e = memchr(l, '\n', (size_t)(txt + len - l));
-            next = e ? e + 1 : txt + len;
-            lineno++;
-            char line[4096];
-            const size_t n = (size_t)((e ? e : txt + len) - l);
-            if (n >= sizeof line) {
-                snprintf(err, errlen, "%s:%ld: a line of more than %zu characters", path, lineno, sizeof line - 1);
-                rc = -1;
-                break;
-            }
-            memcpy(line, l, n), line[n] = 0;
-            char *s2 = trim(line);
-            if (!*s2 || *s2 == '#') continue;
-            char *cell[8];
-            const int nc = split_cells(s2, cell, 8);
-            if (!seen_header) {
-                seen_header = 1;
-                int ok = nc == 6 || nc == 7;
-                for (int j = 0; ok && j < nc; j++) ok = !strcmp(cell[j], H[j]);
-                if (!ok) {
-                    snprintf(err, errlen, "%s:%ld: the header must be a,b,nx,ny,nz,area or a,b,nx,ny,nz,area,gap", path,
-                             lineno);
-                    rc = -1;
-                }
-                ncol = nc;
-                continue;
-            }
-            if (pass == 0) {
-                nrows++;
-                continue;
-            }
-            if (k >= P->n) break;
-            if (nc != ncol) {
-                snprintf(err, errlen, "%s:%ld: %d cells, the header has %d", path, lineno, nc, ncol);
-                rc = -1;
-                break;
-            }
-            if (!*cell[0] || strlen(cell[0]) >= sizeof P->a[0] || strlen(cell[1]) >= sizeof P->b[0]) {
-                snprintf(err, errlen, "%s:%ld: node a is a label of 1 to 63 characters, b one of at most 63 (empty: "
-                         "the ground)", path, lineno);
-                rc = -1;
-                break;
-            }
-            snprintf(P->a[k], sizeof P->a[k], "%s", cell[0]);
-            snprintf(P->b[k], sizeof P->b[k], "%s", cell[1]);
-            double v[5] = {0, 0, 0, 0, 0};
-            for (int j = 2; j < ncol && rc == 0; j++) {
-                char *end;
-                errno = 0;
-                v[j - 2] = strtod(cell[j], &end);
-                if (end == cell[j] || *end || errno == ERANGE || !isfinite(v[j - 2]) || strpbrk(cell[j], "xXnN")) {
-                    snprintf(err, errlen, "%s:%ld: cell %d ('%s') is not a finite number", path, lineno, j + 1, cell[j]);
-                    rc = -1;
-                }
-            }
-            if (rc) break;
-            const double nn = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-            if (!(fabs(nn - 1.0) < 1e-9)) {
-                snprintf(err, errlen, "%s:%ld: the normal (%g, %g, %g) is not a unit vector", path, lineno, v[0], v[1], v[2]);
-                rc = -1;
-            } else if (!(v[3] > 0)) {
-                snprintf(err, errlen, "%s:%ld: the area must be > 0 (got %g)", path, lineno, v[3]);
-                rc = -1;
-            }
-            if (rc) break;
-            for (int j = 0; j < 3; j++) P->nrm[3 * k + j] = v[j];
-            P->area[k] = v[3], P->gap[k] = v[4];
-            k++;
-        }
-        if (pass == 0 && rc == 0) {
-            if (ncol == 0) rc = fail(err, errlen, path, "empty: no header and no points");
-            else if (nrows == 0) rc = fail(err, errlen, path, "no points after the header");
-            else if (nrows > 10000000) rc = fail(err, errlen, path, "more than 1e7 points");
-            else {
-                P->n = (int)nrows;
-                P->a = calloc((size_t)nrows, sizeof *P->a), P->b = calloc((size_t)nrows, sizeof *P->b);
-                P->nrm = calloc((size_t)nrows * 3, sizeof(double));
-                P->area = calloc((size_t)nrows, sizeof(double)), P->gap = calloc((size_t)nrows, sizeof(double));
-                if (!P->a || !P->b || !P->nrm || !P->area || !P->gap) rc = fail(err, errlen, path, "out of memory");
-            }
-        }
-    }
-    free(txt);
-    if (rc == 0 && k != P->n) rc = fail(err, errlen, path, "read %d of %d points", k, P->n);
+    static const csv_spec spec = {H, 6, 7, "points", pairs_alloc, pairs_row};
+    memset(P, 0, sizeof *P);
+    long n;
+    const int rc = csv_table_read(path, &spec, P, &n, err, errlen);
     if (rc) br_pair_table_free(P);
     return rc;
 }
