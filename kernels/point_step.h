@@ -214,6 +214,12 @@ BR_HD br_set_sums br_point_sums(int law, int surface, const br_set_view *s, cons
     return q;
 }
 
+/* deforming interface s, point i -> its relative displacement u and velocity v (its frame) from s->iu */
+BR_HD void br_iface_inputs(const br_set_view *s, long i, double u[3], double v[3])
+{
+    for (int j = 0; j < 3; j++) u[j] = s->iu[j * s->n + i], v[j] = s->iu[(3 + j) * s->n + i];
+}
+
 /* Point i of a deforming interface s (its inputs in s->iu) over a step of length h: its state
  * advanced, its outputs (BR_IFACE_*) written to s->ipt, its contribution returned as one-point sums
  * with the forces in world axes (rotated from its frame by s->iR; no moments: the point acts where
@@ -221,8 +227,8 @@ BR_HD br_set_sums br_point_sums(int law, int surface, const br_set_view *s, cons
 BR_HD br_set_sums br_point_iface(int law, const br_set_view *s, double h, long i)
 {
     const long n = s->n;
-    const double u[3] = {s->iu[i], s->iu[n + i], s->iu[2 * n + i]};
-    const double v[3] = {s->iu[3 * n + i], s->iu[4 * n + i], s->iu[5 * n + i]};
+    double u[3], v[3];
+    br_iface_inputs(s, i, u, v);
     br_set_frame f; /* the point's own: its relative velocity, no prescribed normal force */
     for (int j = 0; j < 3; j++) f.c[j] = v[j];
     f.Npt = -1.0;

@@ -40,6 +40,16 @@ int br_eig_frequencies(const br_struct *s, const double *Kextra, double *f, char
     return 0;
 }
 
+/* set, point i at normal force N > 0 -> its bonded springs: the normal kn (N = K delta^pK static:
+ * dN/ddelta = pK N / delta, delta = (N / K)^(1/pK)) and the stuck tangential kt */
+static void point_springs(const br_contact_set_desc *cs, long i, double N, double *kn, double *kt)
+{
+    const double K = cs->K ? cs->K[i] : cs->K0;
+    const double delta = pow(N / K, 1.0 / cs->normal.pK);
+    *kn = cs->normal.pK * N / delta;
+    *kt = br_law_stick_stiffness(cs->law, &cs->fric, N, K);
+}
+
 /* model, data at the linearisation state -> Kc (contact stiffness, column-major) added */
 static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, double *Kc, char *err,
                              size_t errlen)
@@ -49,43 +59,20 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
     int rc = scratch ? 0 : -1;
     if (!scratch) snprintf(err, errlen, "out of memory");
     for (int c = 0; c < m->nset && rc == 0; c++) {
-        const br_contact_set_desc *cs = &m->cset[c].desc;
-        if (cs->iface) { /* a deforming interface: L_i^T diag(kt, kt, kn) L_i per point in contact */
-            const br_cset *C = &m->cset[c];
-            const long np = cs->npoints;
-            double *F = malloc((size_t)np * 4 * sizeof(double));
-            if (!F || br_field_points(d->field, c, F, F + 3 * np)) {
-                snprintf(err, errlen, "contact set '%s': %s", C->name, !F ? "out of memory" : "no per-point forces recorded");
-                free(F);
-                rc = -1;
-                break;
-            }
-            const int r0 = s->row0[C->ipart - m->nbeam];
-            for (long i = 0; i < np; i++) {
-                const double N = F[3 * np + i];
-                if (!(N > 0)) continue;
-                const double K = cs->K ? cs->K[i] : cs->K0, delta = pow(N / K, 1.0 / cs->normal.pK);
-                const double S[3] = {br_law_stick_stiffness(cs->law, &cs->fric, N, K),
-                                     br_law_stick_stiffness(cs->law, &cs->fric, N, K), cs->normal.pK * N / delta};
-                for (int j = 0; j < 3; j++)
-                    for (long e = C->Lp[3 * i + j]; e < C->Lp[3 * i + j + 1]; e++)
-                        for (long f = C->Lp[3 * i + j]; f < C->Lp[3 * i + j + 1]; f++)
-                            Kc[(size_t)(r0 + C->Lj[f]) * n + r0 + C->Lj[e]] += S[j] * C->Lx[e] * C->Lx[f];
-            }
-            free(F);
-            continue;
-        }
-        const int na = br_struct_frame_node(m, s, cs->frame_a), nb = br_struct_frame_node(m, s, cs->frame_b);
+        const br_cset *C = &m->cset[c];
+        const br_contact_set_desc *cs = &C->desc;
+        const int na = cs->iface ? -1 : br_struct_frame_node(m, s, cs->frame_a);
+        const int nb = cs->iface ? -1 : br_struct_frame_node(m, s, cs->frame_b);
         if (na == -2 || nb == -2) {
             snprintf(err, errlen, "contact set '%s': bonded eigenanalysis needs both frames on the structure "
-                                  "or the ground", m->cset[c].name);
+                                  "or the ground", C->name);
             rc = -1;
             break;
         }
         const long np = cs->npoints;
         double *F = malloc((size_t)np * 4 * sizeof(double));
         if (!F || br_field_points(d->field, c, F, F + 3 * np)) {
-            snprintf(err, errlen, "contact set '%s': %s", m->cset[c].name,
+            snprintf(err, errlen, "contact set '%s': %s", C->name,
                      !F ? "out of memory" : "the contact field recorded no per-point forces (out of memory)");
             free(F);
             rc = -1;
@@ -97,15 +84,21 @@ static int contact_stiffness(const br_model *m, br_data *d, const br_struct *s, 
         for (long i = 0; i < np; i++) {
             const double N = F[3 * np + i];
             if (!(N > 0)) continue;
+            double kn, kt;
+            point_springs(cs, i, N, &kn, &kt);
+            if (cs->iface) { /* a deforming interface: L_i^T diag(kt, kt, kn) L_i (its frame's axes) */
+                const int r0 = s->row0[C->ipart - m->nbeam];
+                const double S[3] = {kt, kt, kn};
+                for (int j = 0; j < 3; j++)
+                    for (long e = C->Lp[3 * i + j]; e < C->Lp[3 * i + j + 1]; e++)
+                        for (long f = C->Lp[3 * i + j]; f < C->Lp[3 * i + j + 1]; f++)
+                            Kc[(size_t)(r0 + C->Lj[f]) * n + r0 + C->Lj[e]] += S[j] * C->Lx[e] * C->Lx[f];
+                continue;
+            }
             const double *r = cs->r + 3 * i;
             double p[3];
             br_mat3_vec(A->R, r, p);
             for (int j = 0; j < 3; j++) p[j] += A->x[j];
-            /* N = K delta^pK (static): dN/ddelta = pK N / delta, delta = (N / K)^(1/pK) */
-            const double K = cs->K ? cs->K[i] : cs->K0;
-            const double delta = pow(N / K, 1.0 / cs->normal.pK);
-            const double kn = cs->normal.pK * N / delta;
-            const double kt = br_law_stick_stiffness(cs->law, &cs->fric, N, K);
             /* spring S = kn n n^T + kt (I - n n^T) on the relative displacement pA - pB */
             double S[9];
             for (int a = 0; a < 3; a++)

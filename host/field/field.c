@@ -236,8 +236,8 @@ static void describe_bad_point(const br_field *f, int s, const br_set_frame *sf,
         const double r[3] = {v->rx[i], v->ry[i], v->rz[i]};
         br_point_kin k;
         if (v->iu) {
-            const double u[3] = {v->iu[i], v->iu[v->n + i], v->iu[2 * v->n + i]};
-            const double w[3] = {v->iu[3 * v->n + i], v->iu[4 * v->n + i], v->iu[5 * v->n + i]};
+            double u[3], w[3];
+            br_iface_inputs(v, i, u, w);
             br_kin_local(u, w, &k);
         } else br_kin(sf->surface, sf, r, &k);
         const double N = sf->Npt >= 0.0 ? sf->Npt

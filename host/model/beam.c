@@ -89,14 +89,6 @@ void br_struct_free(br_struct *s)
     free(s);
 }
 
-/* model -> the rows of all its structures given as matrices (they come after the beams' DOFs) */
-static int sup_rows(const br_model *m)
-{
-    int n = 0;
-    for (int p = 0; p < m->nsup; p++) n += m->sup[p].n;
-    return n;
-}
-
 /* model, with_bodies -> the structure of every part (beams, then the structures given as matrices), with
  * the attached bodies' mass (with_bodies) or without (the parts' own matrices, export-structure) */
 static br_struct *build(const br_model *m, int with_bodies, char *err, size_t errlen)
@@ -133,6 +125,7 @@ static br_struct *build(const br_model *m, int with_bodies, char *err, size_t er
             memcpy(s->X + 3 * n, S->X + 3 * k, sizeof(double[3]));
             for (int j = 0; j < 6; j++) s->dof[6 * n + j] = S->row[6 * k + j] < 0 ? -1 : s->ndof + S->row[6 * k + j];
         }
+        s->row0[p] = s->ndof;
         s->ndof += S->n;
     }
     const size_t nn = (size_t)s->ndof * (size_t)s->ndof;
@@ -165,9 +158,9 @@ static br_struct *build(const br_model *m, int with_bodies, char *err, size_t er
                 }
         }
     }
-    for (int p = 0, o = N - sup_rows(m); p < m->nsup; o += m->sup[p].n, p++) {
+    for (int p = 0; p < m->nsup; p++) {
         const br_superel *S = &m->sup[p];
-        s->row0[p] = o;
+        const int o = s->row0[p];
         for (int j = 0; j < S->n; j++)
             for (int i = 0; i < S->n; i++) {
                 const size_t g = (size_t)(o + j) * N + (size_t)(o + i), l = (size_t)j * S->n + i;

@@ -7,22 +7,27 @@
 
 #include "model.h"
 
-/* a deforming interface's outputs o (n points), point i -> its stiffness K and damping C (3 x 3,
- * row-major, -df = K du + C dv in its frame, n = e_3: point_tangent.h's K_pt, C_pt with G = I)
- *     K = kn (n - jN) n^T,  C = cn (n - jN) n^T + J (I - n n^T)
- * and, when Kf is not NULL, their friction parts Kf = -kn jN n^T, Cf = -cn jN n^T + J (I - n n^T) */
-BR_HD void br_step_iface_tangent(const double *o, long n, long i, double K[9], double C[9], double Kf[9], double Cf[9])
+/* a deforming interface's outputs o (n points), point i -> its tangent T as a one-point set's, in the
+ * point's frame (n = e_3) and about the point itself (rw = 0: the rotation rows and columns zero), from
+ * point_tangent.h's pieces as the backends reduce a rigid set's: K = Kf + kn n n^T, C = Cf + cn n n^T,
+ * Kf = gj gn^T, Cf = G^T Jc G = Jc, W_d = Nd n */
+BR_HD void br_step_iface_tangent(const double *o, long n, long i, br_set_tangent *T)
 {
-    const double kn = o[BR_IFACE_KN * n + i], cn = o[BR_IFACE_CN * n + i];
-    for (int r = 0; r < 3; r++) {
-        const double jN = o[(BR_IFACE_JN + r) * n + i], nr = r == 2 ? 1.0 : 0.0;
+    const double rw[3] = {0.0, 0.0, 0.0}, nv[3] = {0.0, 0.0, 1.0};
+    const double kn = o[BR_IFACE_KN * n + i], cn = o[BR_IFACE_CN * n + i], Nd = o[BR_IFACE_ND * n + i];
+    br_fric_tangent ft;
+    for (int j = 0; j < 9; j++) ft.J[j] = o[(BR_IFACE_J + j) * n + i];
+    for (int j = 0; j < 3; j++) ft.jN[j] = o[(BR_IFACE_JN + j) * n + i];
+    const br_tan_pieces p = br_tan_point_pieces(rw, nv, kn, cn, &ft);
+    for (int q = 0; q < 36; q++) T->K[q] = T->C[q] = T->Kf[q] = T->Cf[q] = 0.0;
+    for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) {
-            const double J = c < 2 ? o[(BR_IFACE_J + 3 * r + c) * n + i] : 0.0; /* J (I - n n^T): columns t1, t2 */
-            K[3 * r + c] = c == 2 ? kn * (nr - jN) : 0.0;
-            C[3 * r + c] = (c == 2 ? cn * (nr - jN) : 0.0) + J;
-            if (Kf) Kf[3 * r + c] = c == 2 ? -kn * jN : 0.0, Cf[3 * r + c] = (c == 2 ? -cn * jN : 0.0) + J;
+            T->Kf[6 * c + r] = p.gj[r] * p.gn[c];
+            T->Cf[6 * c + r] = p.Jc[3 * r + c];
+            T->K[6 * c + r] = T->Kf[6 * c + r] + kn * p.gn[r] * p.gn[c];
+            T->C[6 * c + r] = T->Cf[6 * c + r] + cn * p.gn[r] * p.gn[c];
         }
-    }
+    for (int j = 0; j < 6; j++) T->Wd[j] = Nd * p.gn[j];
 }
 
 /* model, shape, variant after br_step_loads, res -> the structure's contact rows: the force of each
@@ -47,17 +52,20 @@ BR_HD void br_step_accel_pre(const br_step_model *m, const br_ga_shape *sh, br_s
             br_step_eblock(ck, cc, &res[s].tan, x->imp_E + 36 * m->set[s].imp);
             continue;
         }
-        /* a deforming interface: per point E_i = ck K_i + cc C_i in its block's diagonal, two points a block */
+        /* a deforming interface: per point its block ck K + cc C (br_step_eblock), its translation part in
+         * its block's diagonal, two points a block */
         const long n = m->set[s].npoints;
         for (long i = 0; i < n; i++) {
-            double K[9], C[9];
-            br_step_iface_tangent(x->ipt[s], n, i, K, C, NULL, NULL);
+            br_set_tangent T;
+            double Ep[36];
+            br_step_iface_tangent(x->ipt[s], n, i, &T);
+            br_step_eblock(ck, cc, &T, Ep);
             double *E = x->imp_E + 36 * (m->set[s].imp + i / 2);
             const int o = 3 * (int)(i % 2);
             if (i % 2 == 0)
                 for (int j = 0; j < 36; j++) E[j] = 0.0;
             for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 3; c++) E[6 * (o + c) + o + r] = ck * K[3 * r + c] + cc * C[3 * r + c];
+                for (int c = 0; c < 3; c++) E[6 * (o + c) + o + r] = Ep[6 * c + r];
         }
     }
 }
@@ -140,11 +148,9 @@ BR_HD void br_step_end_wrenches(const br_set_result *r, const double du[6], cons
 }
 
 /* model, variant after the structure's solve (its row changes), deforming interface s -> its friction
- * and normal-damping power over the step, point by point as br_step_set_power (the forces the
- * integrator applied, on the motion it solved for), with the point's velocity v_i the field saw as xi,
- * its rows' changes du, dv, dm, the friction force on A W_f = -F, the damping part of the normal force
- * W_d = Nd n and its slope C - Cf = cn n n^T:
- *     P = -(W_f - Kf du - Cf dv) . xm,   P_nd = P_nd,field + dv . (cn n n^T xm) - W_d . (xm - xi) */
+ * and normal-damping power over the step: each point's by br_step_set_power, as a one-point set's (its
+ * tangent br_step_iface_tangent's, its friction force on A -F, the velocity v_i the field saw as xi, its
+ * rows' changes du, dv, dm), added in point order */
 BR_HD void br_step_iface_powers(const br_step_model *m, const br_step_var *x, int s, double *P, double *Pnd)
 {
     const br_step_set *cs = &m->set[s];
@@ -153,19 +159,18 @@ BR_HD void br_step_iface_powers(const br_step_model *m, const br_step_var *x, in
     double p = 0.0, pn = 0.0;
     for (long i = 0; i < n; i++) {
         const long b = 6 * (cs->imp + i / 2) + 3 * (i % 2);
-        double K[9], C[9], Kf[9], Cf[9], xi[3], du[3], dv[3], xm[3];
-        br_step_iface_tangent(o, n, i, K, C, Kf, Cf);
+        br_set_tangent T;
+        br_step_iface_tangent(o, n, i, &T);
+        double xi[6] = {0}, du[6] = {0}, dv[6] = {0}, xm[6] = {0}, Ff[3];
+        const double Mf[3] = {0.0, 0.0, 0.0};
         for (int j = 0; j < 3; j++) {
             xi[j] = iu[(3 + j) * n + i];
             du[j] = x->imp_du[b + j], dv[j] = x->imp_dv[b + j], xm[j] = xi[j] + x->imp_dm[b + j];
+            Ff[j] = -o[(BR_IFACE_FF + j) * n + i];
         }
-        const double cn = o[BR_IFACE_CN * n + i], Nd = o[BR_IFACE_ND * n + i];
-        for (int r = 0; r < 3; r++) {
-            double t = 0.0;
-            for (int c = 0; c < 3; c++) t += Kf[3 * r + c] * du[c] + Cf[3 * r + c] * dv[c];
-            p -= (-o[(BR_IFACE_FF + r) * n + i] - t) * xm[r];
-        }
-        pn += o[BR_IFACE_PND * n + i] + dv[2] * cn * xm[2] - Nd * (xm[2] - xi[2]);
+        double pi, pni;
+        br_step_set_power(&T, Ff, Mf, o[BR_IFACE_PND * n + i], xi, du, dv, xm, &pi, &pni);
+        p += pi, pn += pni;
     }
     *P = p, *Pnd = pn;
 }
