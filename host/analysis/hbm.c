@@ -24,22 +24,27 @@ int br_hb_set_param(hb *h, double p, char *err, size_t errlen)
     return h->lin.w != w && br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen) ? -1 : 0;
 }
 
+double complex br_hb_force(const hb *h, const double *y, int k, int j)
+{
+    const int nl = h->s.nnl, nd = h->s.nnl_dof;
+    if (k == 0) return h->G[j] + (j >= nd ? h->s.kb[j - nd] * y[j] : 0.0);
+    return h->G[(2 * k - 1) * nl + j] + I * h->G[2 * k * nl + j];
+}
+
 /* y, parameter p -> R (nu), the contact force harmonics in h->G */
 int br_hb_residual(hb *h, const double *y, double p, double *R, char *err, size_t errlen)
 {
     if (br_hb_set_param(h, p, err, errlen)) return -1;
     const double w = h->lin.w;
     if (br_hbm_aft_eval(&h->aft, y, w, h->G, err, errlen)) return -1;
+    memcpy(h->ysol, y, (size_t)h->nu * sizeof(double));
     const int nl = h->s.nnl;
     for (int k = 0; k <= h->H; k++) {
         const double complex *Hk = h->lin.Hnl + (size_t)k * nl * nl, *Xk = h->lin.Xnl + (size_t)k * nl;
         const double lk = k == 0 ? 1.0 : h->lev; /* the loads' harmonics scale with the level, their mean not */
         for (int i = 0; i < nl; i++) {
             double complex r = -lk * Xk[i];
-            for (int j = 0; j < nl; j++) {
-                const double complex Gj = k == 0 ? h->G[j] : h->G[(2 * k - 1) * nl + j] + I * h->G[2 * k * nl + j];
-                r -= Hk[(size_t)j * nl + i] * Gj;
-            }
+            for (int j = 0; j < nl; j++) r -= Hk[(size_t)j * nl + i] * br_hb_force(h, y, k, j);
             if (k == 0) R[i] = y[i] + creal(r);
             else {
                 R[(2 * k - 1) * nl + i] = y[(2 * k - 1) * nl + i] + creal(r);
@@ -89,11 +94,73 @@ static int jacobian_w(hb *h, const double *y, double p, char *err, size_t errlen
     return br_hb_set_param(h, p, err, errlen);
 }
 
+/* With deforming interfaces each point's forces depend on its own three coordinates only: one AFT perturbs a
+ * column of every point at once (and one of the DOF coordinates), and the change is told apart by where it
+ * falls. y, w (R, G at them in h->R, h->G), scale of the differences -> J = dR/dy by forward differences over
+ * (2H + 1) max(nnl_dof, 3) AFTs, column c of J = e_c - H dG/dy_c with H the receptance in real form */
+static int jacobian_colored(hb *h, const double *y, double w, double scale, double *J, char *err, size_t errlen)
+{
+    const br_hbm_sys *s = &h->s;
+    const int nu = h->nu, nl = s->nnl, nd = s->nnl_dof, nb = 2 * h->H + 1, slots = nd > 3 ? nd : 3;
+    const double d = 1e-7 * scale;
+    double *G0 = malloc((size_t)nu * sizeof(double)), *dG = malloc((size_t)nu * sizeof(double));
+    if (!G0 || !dG) {
+        free(G0), free(dG);
+        snprintf(err, errlen, "hbm: out of memory");
+        return -1;
+    }
+    memcpy(G0, h->G, (size_t)nu * sizeof(double));
+    memset(J, 0, (size_t)nu * nu * sizeof(double));
+    for (int c = 0; c < nu; c++) J[(size_t)c * nu + c] = 1.0;
+    int rc = 0;
+    for (int b = 0; b < nb && rc == 0; b++)
+        for (int sl = 0; sl < slots && rc == 0; sl++) {
+            /* the color (block b, slot sl): DOF coordinate sl, and every interface point's component sl */
+            memcpy(h->yt, y, (size_t)nu * sizeof(double));
+            int any = 0;
+            for (int i = 0; i < nl; i++)
+                if (i < nd ? i == sl : (i - nd) % 3 == sl) h->yt[(size_t)b * nl + i] += d, any = 1;
+            if (!any) continue;
+            if (br_hbm_aft_eval(&h->aft, h->yt, w, dG, err, errlen)) {
+                rc = -1;
+                break;
+            }
+            for (int e = 0; e < nu; e++) dG[e] = (dG[e] - G0[e]) / d;
+            for (int i = 0; i < nl; i++) {
+                if (i < nd ? i != sl : (i - nd) % 3 != sl) continue;
+                /* column c = (b, i); the coordinates its change falls on: the DOF ones, or its point's three */
+                const int c = b * nl + i, j0 = i < nd ? 0 : i - (i - nd) % 3, j1 = i < nd ? nd : j0 + 3;
+                double *Jc = J + (size_t)c * nu;
+                for (int bb = 0; bb < nb; bb++)
+                    for (int j = j0; j < j1; j++) {
+                        const double v = dG[(size_t)bb * nl + j] + (bb == 0 && b == 0 && j == i && i >= nd ? s->kb[i - nd] : 0.0);
+                        if (v == 0.0) continue;
+                        const int k = (bb + 1) / 2; /* block bb: harmonic k's real (odd bb) or imaginary part */
+                        const double complex *Hk = h->lin.Hnl + (size_t)k * nl * nl + (size_t)j * nl;
+                        if (k == 0)
+                            for (int r = 0; r < nl; r++) Jc[r] -= creal(Hk[r]) * v;
+                        else if (bb % 2) /* dG_k = v: dR_re = -Re(H v), dR_im = -Im(H v) */
+                            for (int r = 0; r < nl; r++) Jc[(2 * k - 1) * nl + r] -= creal(Hk[r]) * v, Jc[2 * k * nl + r] -= cimag(Hk[r]) * v;
+                        else /* dG_k = i v */
+                            for (int r = 0; r < nl; r++) Jc[(2 * k - 1) * nl + r] += cimag(Hk[r]) * v, Jc[2 * k * nl + r] -= creal(Hk[r]) * v;
+                    }
+            }
+        }
+    memcpy(h->G, G0, (size_t)nu * sizeof(double));
+    free(G0), free(dG);
+    return rc;
+}
+
 /* y, w (R at them in h->R) -> J = dR/dy (and Jw = dR/dw if Jw) by forward differences */
 static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, char *err, size_t errlen)
 {
     const int nu = h->nu;
     const double scale = fmax(norm_inf(y, nu), h->ytol * 1e6);
+    if (h->s.nif > 0) {
+        if (jacobian_colored(h, y, w, scale, J, err, errlen) || (Jw && jacobian_w(h, y, w, err, errlen))) return -1;
+        h->jacobians++;
+        return 0;
+    }
     memcpy(h->yt, y, (size_t)nu * sizeof(double));
     for (int i = 0; i < nu; i++) {
         const double d = 1e-7 * scale;
@@ -191,7 +258,9 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
         memcpy(y, h->yt, (size_t)nu * sizeof(double));
         *w = wt;
         h->newton++;
-        if (norm_inf(h->R, nu) > 0.5 * r0) h->jvalid = 0;
+        /* with interfaces a fresh Jacobian every iteration: its (2H + 1) 3 AFTs cost less than the LU each
+         * iteration does anyway, and Newton's convergence is then quadratic, not Broyden's linear */
+        if (norm_inf(h->R, nu) > 0.5 * r0 || h->s.nif > 0) h->jvalid = 0;
         if (getenv("BRISTLE_HBM_DEBUG"))
             fprintf(stderr, "newton %d: w %.12g |R_0| %.3e (tol %.3e) |R_k| %.3e (tol %.3e) step %.3e alpha %g\n", it, *w,
                     norm_inf(h->R, h->s.nnl), h->ytol, norm_inf(h->R + h->s.nnl, nu - h->s.nnl), h->ytol1, step, alpha);
@@ -238,20 +307,33 @@ static int column(hb *h, const char *name, int *outdof, int *nout, int maxout, c
     int b = -1;
     for (int k = 0; dot && k < m->nbody; k++)
         if ((size_t)(dot - name) == strlen(m->body[k].name) && !strncmp(m->body[k].name, name, (size_t)(dot - name))) b = k;
-    if (axis < 0 || b < 0 || h->ncol >= HB_MAXCOL) {
+    /* or a structure's node, "STRUCTURE.LABEL.x" (structures given as matrices) */
+    int snode = -1;
+    const char *sdot = dot ? strchr(name, '.') : NULL;
+    for (int k = 0; b < 0 && sdot && sdot < dot && k < m->nsup; k++) {
+        const br_superel *S = &m->sup[k];
+        if ((size_t)(sdot - name) != strlen(S->name) || strncmp(S->name, name, (size_t)(sdot - name))) continue;
+        for (int q = 0; q < S->nnode; q++)
+            if ((size_t)(dot - sdot - 1) == strlen(S->label[q]) && !strncmp(S->label[q], sdot + 1, (size_t)(dot - sdot - 1)))
+                snode = h->s.st->node0[m->nbeam + k] + q;
+    }
+    if (axis < 0 || (b < 0 && snode < 0) || h->ncol >= HB_MAXCOL) {
         snprintf(err, errlen, "bristle hbm: --column %s: %s", name,
-                 h->ncol >= HB_MAXCOL ? "too many columns" : "not a body's x, y or z (BODY.x)");
+                 h->ncol >= HB_MAXCOL ? "too many columns"
+                                      : "not a body's x, y or z (BODY.x), nor a structure node's (STRUCTURE.LABEL.x)");
         return -1;
     }
     hb_col *c = &h->col[h->ncol++];
     snprintf(c->name, sizeof c->name, "%s", name);
     c->n = 0;
-    const br_body *B = &m->body[b];
     double coef[6] = {0};
     int dofs[6], nd = 0;
-    if (B->part < 0) {
+    if (snode >= 0) {
+        if (h->s.st->dof[6 * snode + axis] >= 0) dofs[nd] = h->s.st->dof[6 * snode + axis], coef[nd++] = 1.0;
+    } else if (m->body[b].part < 0) {
         if (h->s.bdof[3 * b + axis] >= 0) dofs[nd] = h->s.bdof[3 * b + axis], coef[nd++] = 1.0;
     } else { /* u + theta x offset of the node carrying it */
+        const br_body *B = &m->body[b];
         const int node = h->s.st->node0[B->part] + B->node;
         const double *o = B->offset;
         double rot[3] = {0, 0, 0}; /* d(theta x o)_axis / d theta_j */
@@ -283,10 +365,8 @@ void br_hb_column_values(hb *h, const hb_col *c, double *row, double *arg1)
         for (int t = 0; t < c->n; t++) {
             const int o = c->idx[t];
             double complex v = (k == 0 ? 1.0 : h->lev) * h->lin.Xout[(size_t)k * no + o];
-            for (int j = 0; j < nl; j++) {
-                const double complex Gj = k == 0 ? h->G[j] : h->G[(2 * k - 1) * nl + j] + I * h->G[2 * k * nl + j];
-                v += h->lin.Hout[(size_t)k * no * nl + (size_t)j * no + o] * Gj;
-            }
+            for (int j = 0; j < nl; j++)
+                v += h->lin.Hout[(size_t)k * no * nl + (size_t)j * no + o] * br_hb_force(h, h->ysol, k, j);
             q += c->coef[t] * v;
         }
         Q[k] = q;
@@ -355,7 +435,7 @@ void br_hbm_free(br_hbm *h)
     br_hbm_lin_free(&h->lin);
     br_hbm_sys_free(&h->s);
     free(h->G), free(h->R), free(h->Rt), free(h->J), free(h->Jw), free(h->A), free(h->b), free(h->yt), free(h->yp);
-    free(h->piv), free(h->y), free(h->dR), free(h->ypk);
+    free(h->piv), free(h->y), free(h->dR), free(h->ypk), free(h->ysol);
     free(h);
 }
 
@@ -405,8 +485,8 @@ br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, in
     h->b = malloc((size_t)(nu + 1) * sizeof(double)), h->yt = malloc((size_t)(nu + 1) * sizeof(double));
     h->yp = malloc((size_t)(nu + 1) * sizeof(double)), h->piv = malloc((size_t)(nu + 1) * sizeof(int));
     h->y = calloc((size_t)nu + 1, sizeof(double)), h->dR = malloc((size_t)(nu + 1) * sizeof(double));
-    h->ypk = calloc((size_t)nu + 1, sizeof(double));
-    if (!h->ypk || !h->dR || !h->G || !h->R || !h->Rt || !h->J || !h->Jw || !h->A || !h->b || !h->yt || !h->yp || !h->piv || !h->y) {
+    h->ypk = calloc((size_t)nu + 1, sizeof(double)), h->ysol = calloc((size_t)nu + 1, sizeof(double));
+    if (!h->ysol || !h->ypk || !h->dR || !h->G || !h->R || !h->Rt || !h->J || !h->Jw || !h->A || !h->b || !h->yt || !h->yp || !h->piv || !h->y) {
         snprintf(err, errlen, "hbm: out of memory");
         br_hbm_free(h);
         return NULL;
@@ -427,6 +507,29 @@ static void linear_guess(hb *h, double *y, int static_only)
         }
 }
 
+/* h (deforming interfaces), y -> y set to the linear response at l's frequency of the structure with every interface
+ * point bonded (hbm.h, kb) at every harmonic: the response where nothing slips or opens; 0, or -1 (singular) */
+static int bonded_guess(hb *h, double *y)
+{
+    const br_hbm_sys *s = &h->s;
+    const int n = s->ndof, nl = s->nnl;
+    const double w = h->lin.w;
+    double complex *Z = h->lin.Z, *q = h->lin.B;
+    for (int k = 0; k <= h->H; k++) {
+        const double kw = k * w;
+        for (size_t e = 0; e < (size_t)n * n; e++) Z[e] = s->K[e] - kw * kw * s->M[e] + I * kw * s->C[e];
+        br_hbm_bond(s, Z);
+        for (int a = 0; a < n; a++) q[a] = k == 0 ? s->f0[a] : k == 1 ? h->lev * (s->fc[a] - I * s->fs[a]) : 0.0;
+        if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, 1, Z, n, h->lin.piv, q, n) != 0) return -1;
+        for (int i = 0; i < nl; i++) {
+            const double complex v = br_hbm_coord(s, i, q);
+            if (k == 0) y[i] = creal(v);
+            else y[(2 * k - 1) * nl + i] = creal(v), y[2 * k * nl + i] = cimag(v);
+        }
+    }
+    return 0;
+}
+
 /* the continuation's parameter p, from_linear -> Newton at p (as br_hbm_point); iterations, -1 or -2 */
 static int point_at(hb *h, double p, int from_linear, char *err, size_t errlen)
 {
@@ -436,17 +539,21 @@ static int point_at(hb *h, double p, int from_linear, char *err, size_t errlen)
      * linearized about the static state */
     int its = -1;
     h->jvalid = 0;
-    for (int attempt = from_linear || !h->have ? 1 : 0; attempt <= 2 && its == -1; attempt++) {
+    /* with deforming interfaces first the response of the interface bonded (the structure without its interface
+     * may be free; the lap joint's upper plate is), then as without them */
+    const int last = h->s.nif > 0 ? 3 : 2;
+    for (int attempt = from_linear || !h->have ? 1 : 0; attempt <= last && its == -1; attempt++) {
         /* the scale of the tolerance: the solution's size, or the linear response's for a fresh start */
-        if (attempt > 0) linear_guess(h, h->y, 0);
+        const int a = attempt - (last - 2); /* 0: bonded, 1: the linear response, 2: its static part */
+        if (attempt > 0 && !(a == 0 && bonded_guess(h, h->y) == 0)) linear_guess(h, h->y, 0);
         const double ys = fmax(norm_inf(h->y, h->nu), 1e-300);
         set_tolerances(h, h->y);
-        if (attempt == 2) linear_guess(h, h->y, 1);
+        if (a == 2) linear_guess(h, h->y, 1);
         double q = p;
         /* from the last solution 40 iterations, from the linear guess 25; from the static part alone the first
          * steps are damped by the line search (the mistuned S2 bundle at 53.3 Hz: about 35 at a half to an
          * eighth, then Newton's convergence; 41 in all with AVX2's OpenBLAS): 80 */
-        its = newton(h, h->y, &q, NULL, NULL, 0, ys, p, attempt == 2 ? 80 : attempt == 1 ? 25 : 40, err, errlen);
+        its = newton(h, h->y, &q, NULL, NULL, 0, ys, p, a == 2 ? 80 : attempt == 0 ? 40 : 25, err, errlen);
     }
     if (its > 0) h->have = 1, h->w = p;
     return its;

@@ -36,8 +36,29 @@ typedef struct br_hbm_sys {
     double *f0;           /* static load (constant loads, ramps at their end value, gravity, spring preload) */
     double *fc, *fs;      /* the harmonic loads at the base frequency: f(t) = fc cos(w t) + fs sin(w t) */
     double *Nset;         /* per contact set: prescribed total normal force, or -1 (Hunt-Crossley) */
-    int nnl, *nl;         /* the nonlinear DOFs: those that move a contact set's frames */
+    /* the nonlinear coordinates, nnl = nnl_dof + nif: first the DOFs that move a contact set's frames (nl, nnl_dof),
+     * then per deforming interface point (physics.md 5.1) the three of its relative displacement L_i q in its frame
+     * (t1, t2, n; without its g0), set after set and point after point: their rows T over the DOFs in CSR */
+    int nnl, *nl, nnl_dof, nif;
+    int *ifoff;           /* per contact set: its first interface coordinate (of nnl), or -1 (a rigid set) */
+    long *Tp;             /* nif + 1 */
+    int *Tj;
+    double *Tx;
+    /* per interface coordinate a bond stiffness kb (nif: the point's stuck tangential stiffness and its normal law's
+     * slope at 1 MPa): the static harmonic's linear part takes every point bonded, K + T^T diag(kb) T, and its
+     * contact forces G_0 + diag(kb) y_0, so that a structure held only by its interface (a plate free but for the
+     * joint) has a static receptance; the split does not change the solution */
+    double *kb;
 } br_hbm_sys;
+
+/* system, the static stiffness Z (ndof x ndof, column-major) -> Z + T^T diag(kb) T (the interface points bonded) */
+void br_hbm_bond(const br_hbm_sys *s, double complex *Z);
+
+/* system, nonlinear coordinate i, a DOF vector v (ndof) -> its value: v[nl[i]], or T_i v */
+double complex br_hbm_coord(const br_hbm_sys *s, int i, const double complex *v);
+
+/* system, nonlinear coordinate i, a (its generalized force) -> v += a e_nl[i], or a T_i^T */
+void br_hbm_coord_add(const br_hbm_sys *s, int i, double complex a, double complex *v);
 
 /* model, its scenario text (for line numbers) -> s built; 0, or -1 with "file:line: message" in err
  * (2: bad input: a model that is not linear outside its contacts, a load that is not harmonic) */
@@ -67,6 +88,14 @@ typedef struct br_hbm_lin {
     double complex *Z;    /* scratch: ndof x ndof, right-hand sides */
     double complex *B;
     int *piv;
+    /* with deforming interfaces, when the damping is diagonal in the undamped modes (Rayleigh, modal ratios): the
+     * harmonics k >= 1 by the modes, Z_k^-1 = Phi diag(1 / (lam - (k w)^2 + i k w c)) Phi^T, and harmonic 0 (the
+     * interface bonded, which no mode basis of K diagonalizes) by LU once, as it does not depend on w */
+    int modal, have0;
+    double *lam, *cm;     /* ndof: eigenvalues, modal damping */
+    double *P, *Po;       /* nnl x ndof and nout x ndof (column-major): the coordinates' and outputs' mode shapes */
+    double *fcm, *fsm;    /* ndof: Phi^T fc, Phi^T fs */
+    double *W, *Hr, *Hi;  /* scratch: nnl x ndof, nnl x nnl twice */
 } br_hbm_lin;
 
 /* system, H, output DOFs -> l allocated; 0 or -1 */
@@ -100,6 +129,10 @@ typedef struct br_hbm_aft {
     unsigned char *used; /* per frame: 1 if a contact set's */
     int any_secant, any_exact;
     double *u, *uprev, *v, *vs, *g, *gB, *Gp, *GA, *GB, *stbuf;
+    double **iu;          /* per set: a deforming interface's inputs (br_field_iface), or NULL */
+    const double **ipt;   /* ... and its outputs */
+    double *yi, *vi, *yiprev; /* the interface coordinates at the sample (nif), their rates, at the last sample */
+    double *gi, *giB;     /* their generalized forces (the points' f = N n - F), of the interval and at the sample */
     br_set_result *res, *resB;
     double *W;            /* per set: friction energy over the last evaluated period [J] */
     long *nmin;           /* per set: the fewest points in contact at a sample of the last evaluated period */

@@ -21,6 +21,7 @@ void br_hbm_aft_free(br_hbm_aft *a)
     free(a->desc), free(a->secant), free(a->atexact), free(a->state0), free(a->stbuf), free(a->resB), free(a->gB),
         free(a->GA), free(a->GB), free(a->cs), free(a->fe), free(a->fv), free(a->fset), free(a->used);
     free(a->u), free(a->uprev), free(a->v), free(a->vs), free(a->g), free(a->Gp), free(a->res), free(a->W), free(a->nmin);
+    free(a->iu), free(a->ipt), free(a->yi), free(a->gi);
     memset(a, 0, sizeof *a);
 }
 
@@ -33,7 +34,7 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
     a->s = s, a->H = H, a->N = N, a->maxper = maxper, a->ptol = ptol, a->nset = m->nset;
     a->nu = s->nnl * (2 * H + 1);
     const int ns = m->nset, nf = 1 + m->nbody, n = s->ndof;
-    a->desc = malloc((size_t)(ns + 1) * sizeof *a->desc);
+    a->desc = calloc((size_t)(ns + 1), sizeof *a->desc);
     a->secant = malloc((size_t)(ns + 1) * sizeof(int)), a->atexact = calloc((size_t)(ns + 1), sizeof(int));
     a->cs = malloc((size_t)2 * (H + 1) * N * sizeof(double));
     a->fe = malloc((size_t)nf * sizeof *a->fe), a->fv = malloc((size_t)nf * sizeof *a->fv);
@@ -46,13 +47,16 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
     a->nmin = calloc((size_t)(ns + 1), sizeof(long));
     a->resB = calloc((size_t)(ns + 1), sizeof *a->resB), a->gB = malloc((size_t)n * sizeof(double));
     a->GA = malloc((size_t)(a->nu + 1) * sizeof(double)), a->GB = malloc((size_t)(a->nu + 1) * sizeof(double));
-    if (!a->desc || !a->secant || !a->atexact || !a->resB || !a->gB || !a->GA || !a->GB || !a->cs || !a->fe || !a->fv ||
+    a->iu = calloc((size_t)(ns + 1), sizeof *a->iu), a->ipt = calloc((size_t)(ns + 1), sizeof *a->ipt);
+    a->yi = calloc((size_t)3 * s->nif + 1, sizeof(double)), a->gi = calloc((size_t)2 * s->nif + 1, sizeof(double));
+    if (!a->iu || !a->ipt || !a->yi || !a->gi || !a->desc || !a->secant || !a->atexact || !a->resB || !a->gB || !a->GA || !a->GB || !a->cs || !a->fe || !a->fv ||
         !a->fset || !a->used || !a->u || !a->uprev || !a->v || !a->vs || !a->g || !a->Gp || !a->res || !a->W || !a->nmin) {
         snprintf(err, errlen, "hbm: out of memory");
         br_hbm_aft_free(a);
         return -1;
     }
     a->sn = a->cs + (size_t)(H + 1) * N;
+    a->vi = a->yi + s->nif, a->yiprev = a->yi + 2 * s->nif, a->giB = a->gi + s->nif;
     for (int k = 0; k <= H; k++)
         for (int j = 0; j < N; j++) { /* k j reduced modulo N: the angles exact */
             const double th = 2.0 * M_PI * (double)(((long)k * j) % N) / N;
@@ -61,7 +65,7 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
     int nb2 = 0;
     for (int c = 0; c < ns; c++) {
         a->desc[c] = m->cset[c].desc;
-        a->desc[c].frame_a = 1 + 2 * c, a->desc[c].frame_b = 2 + 2 * c;
+        if (!a->desc[c].iface) a->desc[c].frame_a = 1 + 2 * c, a->desc[c].frame_b = 2 + 2 * c; /* an interface: 0 */
         a->desc[c].tangent = 0;
         const long k = br_law_nstate(a->desc[c].law, &a->desc[c].fric);
         a->secant[c] = k > 0;
@@ -82,6 +86,10 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
         for (int c = 0; c < ns; c++) a->atexact[c] = 0;
     }
     a->field = br_field_create(a->desc, ns, BR_BACKEND_CPU, err, errlen);
+    memset(&a->fset[0], 0, sizeof a->fset[0]); /* the ground, an interface set's frames */
+    a->fset[0].R[0] = a->fset[0].R[4] = a->fset[0].R[8] = 1.0;
+    for (int c = 0; a->field && c < ns; c++)
+        if (a->desc[c].iface) br_field_iface(a->field, c, &a->iu[c], &a->ipt[c]);
     a->state0 = calloc((size_t)(a->nstate + 1), sizeof(double));
     a->stbuf = malloc((size_t)(a->nstate + 1) * sizeof(double));
     if (!a->field || !a->state0 || !a->stbuf) {
@@ -110,11 +118,12 @@ static void get_states(br_hbm_aft *a, double *buf)
     }
 }
 
-/* y, w, sample j, ramp factor r and its rate rd -> the nonlinear DOFs' displacement a->u and velocity
- * a->v: the mean plus r times the oscillating part */
-static void synth(br_hbm_aft *a, const double *y, double w, int j, double r, double rd)
+/* y, w, sample j, ramp factor r and its rate rd, the interface coordinates' mean factor rm and its rate rmd ->
+ * the nonlinear DOFs' displacement a->u and velocity a->v: the mean plus r times the oscillating part; the
+ * interface coordinates' a->yi, a->vi: rm times the mean plus r times the oscillating part */
+static void synth(br_hbm_aft *a, const double *y, double w, int j, double r, double rd, double rm, double rmd)
 {
-    const int nl = a->s->nnl, N = a->N;
+    const int nl = a->s->nnl, N = a->N, nd = a->s->nnl_dof;
     for (int i = 0; i < nl; i++) {
         double u = 0.0, v = 0.0;
         for (int k = 1; k <= a->H; k++) {
@@ -123,28 +132,70 @@ static void synth(br_hbm_aft *a, const double *y, double w, int j, double r, dou
             u += re * c - im * s;
             v -= k * w * (re * s + im * c);
         }
-        a->u[a->s->nl[i]] = y[i] + r * u, a->v[a->s->nl[i]] = r * v + rd * u;
+        if (i < nd) a->u[a->s->nl[i]] = y[i] + r * u, a->v[a->s->nl[i]] = r * v + rd * u;
+        else a->yi[i - nd] = rm * y[i] + r * u, a->vi[i - nd] = r * v + rd * u + rmd * y[i];
     }
+}
+
+/* set c (an interface) -> its points' inputs: u_i = g0_i + the coordinates, the rates the secant's over the
+ * interval h (secant) or the sample's own (a->vi) */
+static void iface_inputs(br_hbm_aft *a, int c, int secant, double h)
+{
+    const br_contact_set_desc *d = &a->desc[c];
+    const long n = d->npoints;
+    const int o = a->s->ifoff[c] - a->s->nnl_dof;
+    double *iu = a->iu[c];
+    for (long i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++) {
+            const long k = o + 3 * i + j;
+            iu[j * n + i] = a->s->m->cset[c].g0[3 * i + j] + a->yi[k];
+            iu[(3 + j) * n + i] = secant ? (a->yi[k] - a->yiprev[k]) / h : a->vi[k];
+        }
+}
+
+/* set c (an interface) after a field step -> its points' forces on the structure f_i = N n - F into gi */
+static void iface_forces(const br_hbm_aft *a, int c, double *gi)
+{
+    const long n = a->desc[c].npoints;
+    const int o = a->s->ifoff[c] - a->s->nnl_dof;
+    for (long i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++) gi[o + 3 * i + j] = a->ipt[c][(BR_IFACE_F + j) * n + i];
+}
+
+/* set c (an interface) -> its friction power over the sample's forces gi and the coordinates' rates: the work
+ * the tangential forces take from the structure, -sum f_t . v_t */
+static double iface_power(const br_hbm_aft *a, int c, const double *gi)
+{
+    const long n = a->desc[c].npoints;
+    const int o = a->s->ifoff[c] - a->s->nnl_dof;
+    double P = 0.0;
+    for (long i = 0; i < n; i++)
+        for (int j = 0; j < 2; j++) P -= gi[o + 3 * i + j] * a->vi[o + 3 * i + j];
+    return P;
 }
 
 /* y, w, sample j (of the period), ramp (r, rd) -> one field step over the interval ending there (h), the
  * generalized contact forces in a->g; 0 or -1 with err */
-static int sample_step(br_hbm_aft *a, const double *y, double w, int j, double r, double rd, double h, char *err,
-                       size_t errlen)
+static int sample_step(br_hbm_aft *a, const double *y, double w, int j, double r, double rd, double rm, double rmd,
+                       double h, char *err, size_t errlen)
 {
     const br_hbm_sys *s = a->s;
     const br_model *m = s->m;
-    synth(a, y, w, j, r, rd);
-    for (int i = 0; i < s->nnl; i++) {
+    synth(a, y, w, j, r, rd, rm, rmd);
+    for (int i = 0; i < s->nnl_dof; i++) {
         const int d = s->nl[i];
         a->vs[d] = (a->u[d] - a->uprev[d]) / h;
         a->uprev[d] = a->u[d];
     }
+    for (int c = 0; c < a->nset; c++)
+        if (a->desc[c].iface) iface_inputs(a, c, a->secant[c], h);
+    memcpy(a->yiprev, a->yi, (size_t)s->nif * sizeof(double));
     /* the contact sets' frames (the same poses, the twist exact or over the interval) */
     if (a->any_exact || a->corr) br_hbm_frames(s, a->u, a->v, a->used, a->fe);
     if (a->any_secant) br_hbm_frames(s, a->u, a->vs, a->used, a->fv);
     for (int c = 0; c < a->nset; c++) {
         const br_frame_state *f = a->secant[c] ? a->fv : a->fe;
+        if (a->desc[c].iface) continue;
         a->fset[1 + 2 * c] = f[m->cset[c].desc.frame_a];
         a->fset[2 + 2 * c] = f[m->cset[c].desc.frame_b];
     }
@@ -154,6 +205,8 @@ static int sample_step(br_hbm_aft *a, const double *y, double w, int j, double r
         return -1;
     }
     br_hbm_contact_force(s, a->any_exact ? a->fe : a->fv, a->u, a->res, a->g);
+    for (int c = 0; c < a->nset; c++)
+        if (a->desc[c].iface) iface_forces(a, c, a->gi);
     return 0;
 }
 
@@ -166,6 +219,10 @@ static int sample_exact(br_hbm_aft *a, double w, int j, char *err, size_t errlen
     const br_hbm_sys *s = a->s;
     const br_model *m = s->m;
     for (int c = 0; c < a->nset; c++) {
+        if (a->desc[c].iface) {
+            iface_inputs(a, c, 0, 0.0);
+            continue;
+        }
         a->fset[1 + 2 * c] = a->fe[m->cset[c].desc.frame_a];
         a->fset[2 + 2 * c] = a->fe[m->cset[c].desc.frame_b];
     }
@@ -179,15 +236,19 @@ static int sample_exact(br_hbm_aft *a, double w, int j, char *err, size_t errlen
     for (int c = 0; c < a->nset; c++)
         if (!a->atexact[c]) a->resB[c] = a->res[c];
     br_hbm_contact_force(s, a->fe, a->u, a->resB, a->gB);
+    memcpy(a->giB, a->gi, (size_t)s->nif * sizeof(double));
+    for (int c = 0; c < a->nset; c++)
+        if (a->desc[c].iface && a->atexact[c]) iface_forces(a, c, a->giB);
     return 0;
 }
 
-/* g (ndof), sample jj, period sums G (nu) -> g's harmonics at the nonlinear DOFs added (unscaled) */
-static void accumulate(const br_hbm_aft *a, const double *g, int jj, double *G)
+/* g (ndof), the interface coordinates' forces gc (nif), sample jj, period sums G (nu) -> their harmonics at the
+ * nonlinear coordinates added (unscaled) */
+static void accumulate(const br_hbm_aft *a, const double *g, const double *gc, int jj, double *G)
 {
-    const int nl = a->s->nnl, N = a->N;
+    const int nl = a->s->nnl, N = a->N, nd = a->s->nnl_dof;
     for (int i = 0; i < nl; i++) {
-        const double gi = g[a->s->nl[i]];
+        const double gi = i < nd ? g[a->s->nl[i]] : gc[i - nd];
         G[i] += gi;
         for (int k = 1; k <= a->H; k++) {
             G[(size_t)(2 * k - 1) * nl + i] += gi * a->cs[(size_t)k * N + jj];
@@ -205,21 +266,30 @@ static void scale(const br_hbm_aft *a, double *G)
 int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen)
 {
     const br_hbm_sys *s = a->s;
-    const int nl = s->nnl, N = a->N, nu = a->nu;
+    const int N = a->N, nu = a->nu;
     const double h = 2.0 * M_PI / w / N;
     long npts = 0;
     for (int c = 0; c < a->nset; c++) npts += a->desc[c].npoints;
     a->evals++;
-    /* from rest at the mean position: every state zero, the oscillation ramped in (smoothstep) */
+    /* from rest at the mean position: every state zero, the oscillation ramped in (smoothstep). Deforming
+     * interfaces start from the unloaded assembly instead (their coordinates zero, every point at its gap): their
+     * mean is ramped in first (the preload, quasi-statically), then the oscillation; a stuck point's mean force
+     * then follows its mean displacement (from rest at the mean it would not, and a part held only by the
+     * interface would have no tangential stiffness at rest) */
     put_states(a, a->state0);
-    synth(a, y, w, 0, 0.0, 0.0);
-    for (int i = 0; i < nl; i++) a->uprev[s->nl[i]] = a->u[s->nl[i]];
+    const double rm0 = s->nif > 0 ? 0.0 : 1.0;
+    synth(a, y, w, 0, 0.0, 0.0, rm0, 0.0);
+    for (int i = 0; i < s->nnl_dof; i++) a->uprev[s->nl[i]] = a->u[s->nl[i]];
+    memcpy(a->yiprev, a->yi, (size_t)s->nif * sizeof(double));
     const long nramp = (long)a->ramp * N;
-    for (long j = 1; j <= nramp; j++) {
-        const double x = (double)j / nramp, r = x * x * (3.0 - 2.0 * x), rd = 6.0 * x * (1.0 - x) / (nramp * h);
-        if (sample_step(a, y, w, (int)(j % N), r, rd, h, err, errlen)) return -1;
-    }
-    a->updates += (double)nramp * (double)npts;
+    for (int phase = s->nif > 0 ? 0 : 1; phase < 2; phase++)
+        for (long j = 1; j <= nramp; j++) {
+            const double x = (double)j / nramp, r = x * x * (3.0 - 2.0 * x), rd = 6.0 * x * (1.0 - x) / (nramp * h);
+            if (sample_step(a, y, w, (int)(j % N), phase ? r : 0.0, phase ? rd : 0.0, phase ? 1.0 : r, phase ? 0.0 : rd,
+                            h, err, errlen))
+                return -1;
+            a->updates += (double)npts;
+        }
     int done = 0;
     double dprev = 0.0, rprev = -1.0;
     for (int p = 1; p <= a->maxper && !done; p++) {
@@ -228,10 +298,10 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
         for (int c = 0; c < a->nset; c++) a->nmin[c] = a->desc[c].npoints;
         for (int j = 1; j <= N; j++) {
             const int jj = j % N;
-            if (sample_step(a, y, w, jj, 1.0, 0.0, h, err, errlen)) return -1;
-            accumulate(a, a->g, jj, G);
+            if (sample_step(a, y, w, jj, 1.0, 0.0, 1.0, 0.0, h, err, errlen)) return -1;
+            accumulate(a, a->g, a->gi, jj, G);
             for (int c = 0; c < a->nset; c++) {
-                a->W[c] += a->res[c].P * h;
+                a->W[c] += (a->desc[c].iface ? iface_power(a, c, a->gi) : a->res[c].P) * h;
                 if (a->res[c].ncontact < a->nmin[c]) a->nmin[c] = a->res[c].ncontact;
             }
         }
@@ -272,9 +342,11 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
         memset(a->W, 0, (size_t)a->nset * sizeof(double));
         for (int j = 1; j <= N; j++) {
             const int jj = j % N;
-            if (sample_step(a, y, w, jj, 1.0, 0.0, h, err, errlen) || sample_exact(a, w, jj, err, errlen)) return -1;
-            accumulate(a, a->g, jj, a->GA), accumulate(a, a->gB, jj, a->GB);
-            for (int c = 0; c < a->nset; c++) a->W[c] += (a->atexact[c] ? a->resB[c].P : a->res[c].P) * h;
+            if (sample_step(a, y, w, jj, 1.0, 0.0, 1.0, 0.0, h, err, errlen) || sample_exact(a, w, jj, err, errlen)) return -1;
+            accumulate(a, a->g, a->gi, jj, a->GA), accumulate(a, a->gB, a->giB, jj, a->GB);
+            for (int c = 0; c < a->nset; c++)
+                a->W[c] += (a->desc[c].iface ? iface_power(a, c, a->giB)
+                            : a->atexact[c] ? a->resB[c].P : a->res[c].P) * h;
         }
         scale(a, a->GA), scale(a, a->GB);
         for (int i = 0; i < nu; i++) G[i] += a->GB[i] - a->GA[i];

@@ -84,9 +84,9 @@ static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, dou
     for (int k = 0; k <= H; k++) {
         const double complex iw = I * k * w;
         for (size_t e = 0; e < (size_t)n * n; e++) Z[e] = s->K[e] + iw * s->C[e] + iw * iw * s->M[e];
+        if (k == 0) br_hbm_bond(s, Z); /* as the solution's linear part: the interface bonded, its force G_0 + kb y_0 */
         for (int a = 0; a < n; a++) q[a] = k == 0 ? s->f0[a] : k == 1 ? h->lev * (s->fc[a] - I * s->fs[a]) : 0.0;
-        for (int i = 0; i < nl; i++)
-            q[s->nl[i]] += k == 0 ? h->G[i] : h->G[(2 * k - 1) * nl + i] + I * h->G[2 * k * nl + i];
+        for (int i = 0; i < nl; i++) br_hbm_coord_add(s, i, br_hb_force(h, h->y, k, i), q);
         if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, 1, (lapack_complex_double *)Z, n, piv, (lapack_complex_double *)q, n)) {
             snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz", k, w / (2 * M_PI));
             goto out;

@@ -25,6 +25,7 @@ struct br_hbm {
     int H, N, nu, ncol;
     hb_col col[HB_MAXCOL];
     double *G, *R, *Rt, *J, *Jw, *A, *b, *yt, *yp; /* yp: the predictor */
+    double *ysol;   /* the unknowns h->G was evaluated at */
     double *dR;     /* Broyden's residual of the secant condition */
     int *piv;
     long newton, jacobians, broyden, turned_back;
@@ -53,6 +54,11 @@ typedef struct br_hbm hb;
 /* the continuation's parameter p (a frequency [rad/s], or the level at h->wfix) -> the linear part at its
  * frequency, h->lev at its level; 0 or -1 */
 int br_hb_set_param(hb *h, double p, char *err, size_t errlen);
+
+/* unknowns y (those h->G was evaluated at), harmonic k, nonlinear coordinate j -> the force the linear part's
+ * receptance takes there: the contact force's harmonic G_k, plus kb y_0 at an interface coordinate for k = 0 (hbm.h,
+ * kb) */
+double complex br_hb_force(const hb *h, const double *y, int k, int j);
 
 /* y, parameter p -> R (nu), the contact force harmonics in h->G */
 int br_hb_residual(hb *h, const double *y, double p, double *R, char *err, size_t errlen);

@@ -5,12 +5,14 @@
 
 #include "analysis/hbm.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/laws.h"
 #include "model/rigid.h"
 #include "io/scenario.h"
 
@@ -19,8 +21,73 @@ void br_hbm_sys_free(br_hbm_sys *s)
 {
     br_struct_free(s->st);
     free(s->bdof), free(s->M), free(s->C), free(s->K), free(s->f0), free(s->fc), free(s->fs);
-    free(s->Nset), free(s->nl);
+    free(s->Nset), free(s->nl), free(s->ifoff), free(s->Tp), free(s->Tj), free(s->Tx), free(s->kb);
     memset(s, 0, sizeof *s);
+}
+
+double complex br_hbm_coord(const br_hbm_sys *s, int i, const double complex *v)
+{
+    if (i < s->nnl_dof) return v[s->nl[i]];
+    double complex x = 0.0;
+    for (long e = s->Tp[i - s->nnl_dof]; e < s->Tp[i - s->nnl_dof + 1]; e++) x += s->Tx[e] * v[s->Tj[e]];
+    return x;
+}
+
+void br_hbm_coord_add(const br_hbm_sys *s, int i, double complex a, double complex *v)
+{
+    if (i < s->nnl_dof) {
+        v[s->nl[i]] += a;
+        return;
+    }
+    for (long e = s->Tp[i - s->nnl_dof]; e < s->Tp[i - s->nnl_dof + 1]; e++) v[s->Tj[e]] += s->Tx[e] * a;
+}
+
+void br_hbm_bond(const br_hbm_sys *s, double complex *Z)
+{
+    const size_t n = (size_t)s->ndof;
+    for (int i = 0; i < s->nif; i++)
+        for (long e = s->Tp[i]; e < s->Tp[i + 1]; e++)
+            for (long f = s->Tp[i]; f < s->Tp[i + 1]; f++) Z[(size_t)s->Tj[f] * n + s->Tj[e]] += s->kb[i] * s->Tx[e] * s->Tx[f];
+}
+
+/* system with its DOF coordinates -> the interface coordinates appended: per interface point its three rows L_i
+ * over the structure's DOFs (the part's rows moved to the structure's numbering); 0 or -1 (out of memory) */
+static int interface_coords(br_hbm_sys *s)
+{
+    const br_model *m = s->m;
+    long nz = 0;
+    s->ifoff = malloc((size_t)(m->nset + 1) * sizeof(int));
+    if (!s->ifoff) return -1;
+    for (int c = 0; c < m->nset; c++) {
+        const br_cset *C = &m->cset[c];
+        s->ifoff[c] = C->desc.iface ? s->nnl_dof + s->nif : -1;
+        if (!C->desc.iface) continue;
+        s->nif += 3 * (int)C->desc.npoints;
+        nz += C->Lp[3 * C->desc.npoints];
+    }
+    s->Tp = malloc((size_t)(s->nif + 1) * sizeof(long)), s->kb = malloc((size_t)(s->nif + 1) * sizeof(double));
+    s->Tj = malloc((size_t)(nz + 1) * sizeof(int)), s->Tx = malloc((size_t)(nz + 1) * sizeof(double));
+    if (!s->Tp || !s->Tj || !s->Tx || !s->kb) return -1;
+    long r = 0, e0 = 0;
+    s->Tp[0] = 0;
+    for (int c = 0; c < m->nset; c++) {
+        const br_cset *C = &m->cset[c];
+        if (!C->desc.iface) continue;
+        const int r0 = s->st->row0[C->ipart - m->nbeam];
+        const br_contact_set_desc *d = &C->desc;
+        for (long p = 0; p < d->npoints; p++) { /* the bond: the normal law's slope at 1 MPa, the stuck stiffness */
+            const double K = d->K ? d->K[p] : d->K0, Nb = 1e6 * (C->area ? C->area[p] : 0.0);
+            const double kn = K > 0.0 && Nb > 0.0 ? d->normal.pK * Nb / pow(Nb / K, 1.0 / d->normal.pK) : 0.0;
+            const double kt = br_law_stick_stiffness(d->law, &d->fric, Nb, K);
+            s->kb[r + 3 * p] = s->kb[r + 3 * p + 1] = kt > 0.0 ? kt : kn, s->kb[r + 3 * p + 2] = kn;
+        }
+        for (long i = 0; i < 3 * C->desc.npoints; i++, r++) {
+            for (long e = C->Lp[i]; e < C->Lp[i + 1]; e++, e0++) s->Tj[e0] = r0 + C->Lj[e], s->Tx[e0] = C->Lx[e];
+            s->Tp[r + 1] = e0;
+        }
+    }
+    s->nnl = s->nnl_dof + s->nif;
+    return 0;
 }
 
 /* model, frame -> the structure node carrying it, -1 for the ground or a free body */
@@ -152,13 +219,6 @@ static int check_model(const br_model *m, const char *text, size_t len, char *er
                        "hbm: rotational friction elements are not supported");
     if (m->drive.nshaft > 0)
         return fail_at(m, text, len, "drivetrain", err, errlen, "hbm: drivetrains are not supported");
-    for (int c = 0; c < m->nset; c++)
-        if (m->cset[c].desc.iface) { /* docs/superelements-plan.md, step 5 */
-            snprintf(key, sizeof key, "contacts.%s.interface", m->cset[c].name);
-            snprintf(msg, sizeof msg, "hbm: contact set '%s' is a deforming interface: harmonic balance does not take "
-                     "them yet (time runs do)", m->cset[c].name);
-            return fail_at(m, text, len, key, err, errlen, msg);
-        }
     for (int b = 0; b < m->nbody; b++) {
         const br_body *B = &m->body[b];
         const int rot = BR_LOCK_RX | BR_LOCK_RY | BR_LOCK_RZ;
@@ -325,12 +385,59 @@ int br_hbm_sys_build(const br_model *m, const char *text, size_t len, br_hbm_sys
     }
     for (int d = 0; d < n && rc == 0; d++)
         if (mark[d]) s->nl[s->nnl++] = d;
+    s->nnl_dof = s->nnl;
+    if (rc == 0 && interface_coords(s)) rc = -1;
     free(mark), free(Ga), free(vec), free(fr), free(u0);
     if (rc == 0) return 0;
 oom:
     snprintf(err, errlen, "%s:1: hbm: out of memory", m->source);
     br_hbm_sys_free(s);
     return -1;
+}
+
+/* system, l allocated -> l->modal set and its modes, when the damping is diagonal in the undamped modes of (K, M)
+ * (to 1e-9 of the diagonal's geometric mean); 0, or -1 (out of memory) */
+static int modal_init(const br_hbm_sys *s, br_hbm_lin *l)
+{
+    const int n = s->ndof, nl = s->nnl, no = l->nout;
+    double *A = malloc((size_t)n * n * sizeof(double)), *B = malloc((size_t)n * n * sizeof(double));
+    double *CP = malloc((size_t)n * n * sizeof(double));
+    l->lam = malloc((size_t)n * sizeof(double)), l->cm = malloc((size_t)n * sizeof(double));
+    l->fcm = malloc((size_t)n * sizeof(double)), l->fsm = malloc((size_t)n * sizeof(double));
+    l->P = malloc((size_t)nl * n * sizeof(double) + 8), l->Po = malloc((size_t)no * n * sizeof(double) + 8);
+    l->W = malloc((size_t)nl * n * sizeof(double) + 8);
+    l->Hr = malloc((size_t)nl * nl * sizeof(double) + 8), l->Hi = malloc((size_t)nl * nl * sizeof(double) + 8);
+    int rc = -1;
+    if (!A || !B || !CP || !l->lam || !l->cm || !l->fcm || !l->fsm || !l->P || !l->Po || !l->W || !l->Hr || !l->Hi) goto out;
+    rc = 0;
+    memcpy(A, s->K, (size_t)n * n * sizeof(double)), memcpy(B, s->M, (size_t)n * n * sizeof(double));
+    if (LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'V', 'U', n, A, n, B, n, l->lam) != 0) goto out; /* A: Phi, M-orthonormal */
+    /* Phi^T C Phi: diagonal? */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, s->C, n, A, n, 0.0, B, n);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 0.0, CP, n);
+    double big = 0.0;
+    for (int i = 0; i < n; i++) l->cm[i] = CP[(size_t)i * n + i], big = fmax(big, fabs(l->cm[i]));
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if (i != j && fabs(CP[(size_t)j * n + i]) > 1e-9 * sqrt(fabs(l->cm[i] * l->cm[j])) + 1e-13 * big) goto out;
+    for (int m = 0; m < n; m++) {
+        const double *phi = A + (size_t)m * n;
+        double fc = 0.0, fs = 0.0;
+        for (int a = 0; a < n; a++) fc += phi[a] * s->fc[a], fs += phi[a] * s->fs[a];
+        l->fcm[m] = fc, l->fsm[m] = fs;
+        for (int i = 0; i < nl; i++) {
+            double v = 0.0;
+            if (i < s->nnl_dof) v = phi[s->nl[i]];
+            else
+                for (long e = s->Tp[i - s->nnl_dof]; e < s->Tp[i - s->nnl_dof + 1]; e++) v += s->Tx[e] * phi[s->Tj[e]];
+            l->P[(size_t)m * nl + i] = v;
+        }
+        for (int o = 0; o < no; o++) l->Po[(size_t)m * no + o] = phi[l->out[o]];
+    }
+    l->modal = 1;
+out:
+    free(A), free(B), free(CP);
+    return rc;
 }
 
 int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm_lin *l)
@@ -351,24 +458,68 @@ int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm
         return -1;
     }
     if (nout) memcpy(l->out, out, (size_t)nout * sizeof(int));
+    if (s->nif > 0 && modal_init(s, l)) {
+        br_hbm_lin_free(l);
+        return -1;
+    }
     return 0;
 }
 
 void br_hbm_lin_free(br_hbm_lin *l)
 {
     free(l->Hnl), free(l->Xnl), free(l->Hout), free(l->Xout), free(l->out), free(l->Z), free(l->B), free(l->piv);
+    free(l->lam), free(l->cm), free(l->P), free(l->Po), free(l->fcm), free(l->fsm), free(l->W), free(l->Hr), free(l->Hi);
     memset(l, 0, sizeof *l);
+}
+
+/* system, l (modal), harmonic k >= 1, w -> l's block k from the modes: H = P D P^T, Hout = Po D P^T, X = P D Phi^T F */
+static void modal_eval(const br_hbm_sys *s, br_hbm_lin *l, int k, double w)
+{
+    const int n = s->ndof, nl = s->nnl, no = l->nout;
+    const double kw = k * w;
+    double complex *Hk = l->Hnl + (size_t)k * nl * nl, *Ho = l->Hout + (size_t)k * no * nl;
+    double complex *Xk = l->Xnl + (size_t)k * nl, *Xo = l->Xout + (size_t)k * no;
+    for (int part = 0; part < 2; part++) { /* the real and the imaginary part of D */
+        for (int m = 0; m < n; m++) {
+            const double complex d = 1.0 / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
+            const double dm = part ? cimag(d) : creal(d);
+            for (int i = 0; i < nl; i++) l->W[(size_t)m * nl + i] = l->P[(size_t)m * nl + i] * dm;
+        }
+        double *Hp = part ? l->Hi : l->Hr;
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nl, nl, n, 1.0, l->W, nl, l->P, nl, 0.0, Hp, nl);
+        for (size_t e = 0; e < (size_t)nl * nl; e++) Hk[e] = part ? Hk[e] + I * Hp[e] : Hp[e];
+        /* Hout = Po D P^T: W's transpose role, nout x nl */
+        for (int j = 0; j < nl; j++)
+            for (int o = 0; o < no; o++) {
+                double v = 0.0;
+                for (int m = 0; m < n; m++) v += l->Po[(size_t)m * no + o] * l->W[(size_t)m * nl + j];
+                Ho[(size_t)j * no + o] = part ? Ho[(size_t)j * no + o] + I * v : v;
+            }
+    }
+    for (int i = 0; i < nl; i++) Xk[i] = 0.0;
+    for (int o = 0; o < no; o++) Xo[o] = 0.0;
+    if (k != 1) return;
+    for (int m = 0; m < n; m++) { /* F_1 = fc - i fs */
+        const double complex d = (l->fcm[m] - I * l->fsm[m]) / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
+        for (int i = 0; i < nl; i++) Xk[i] += l->P[(size_t)m * nl + i] * d;
+        for (int o = 0; o < no; o++) Xo[o] += l->Po[(size_t)m * no + o] * d;
+    }
 }
 
 int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, size_t errlen)
 {
     const int n = s->ndof, nl = s->nnl, no = l->nout, nrhs = nl + no + 1;
     l->w = w;
-    for (int k = 0; k <= l->H; k++) {
+    for (int k = l->modal && l->have0 ? 1 : 0; k <= l->H; k++) {
         const double kw = k * w;
+        if (l->modal && k > 0) {
+            modal_eval(s, l, k, w);
+            continue;
+        }
         for (size_t e = 0; e < (size_t)n * n; e++) l->Z[e] = s->K[e] - kw * kw * s->M[e] + I * kw * s->C[e];
+        if (k == 0) br_hbm_bond(s, l->Z);
         memset(l->B, 0, (size_t)n * nrhs * sizeof(double complex));
-        for (int j = 0; j < nl; j++) l->B[(size_t)j * n + s->nl[j]] = 1.0;
+        for (int j = 0; j < nl; j++) br_hbm_coord_add(s, j, 1.0, l->B + (size_t)j * n);
         for (int j = 0; j < no; j++) l->B[(size_t)(nl + j) * n + l->out[j]] = 1.0;
         double complex *F = l->B + (size_t)(nl + no) * n;
         for (int a = 0; a < n; a++) F[a] = k == 0 ? s->f0[a] : k == 1 ? s->fc[a] - I * s->fs[a] : 0.0;
@@ -381,11 +532,12 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
         }
         double complex *Hk = l->Hnl + (size_t)k * nl * nl, *Ho = l->Hout + (size_t)k * no * nl;
         for (int j = 0; j < nl; j++) {
-            for (int i = 0; i < nl; i++) Hk[(size_t)j * nl + i] = l->B[(size_t)j * n + s->nl[i]];
+            for (int i = 0; i < nl; i++) Hk[(size_t)j * nl + i] = br_hbm_coord(s, i, l->B + (size_t)j * n);
             for (int o = 0; o < no; o++) Ho[(size_t)j * no + o] = l->B[(size_t)j * n + l->out[o]];
         }
-        for (int i = 0; i < nl; i++) l->Xnl[(size_t)k * nl + i] = F[s->nl[i]];
+        for (int i = 0; i < nl; i++) l->Xnl[(size_t)k * nl + i] = br_hbm_coord(s, i, F);
         for (int o = 0; o < no; o++) l->Xout[(size_t)k * no + o] = F[l->out[o]];
+        if (k == 0) l->have0 = 1;
     }
     return 0;
 }
