@@ -16,6 +16,7 @@ example uses h = 1 mm (21 x 21 = 441 pairs) and the assertion is the same there 
 table: within 0.04 %).
 """
 import csv
+import json
 import os
 import subprocess
 
@@ -200,10 +201,10 @@ def first_frequency(ref, Kb):
     return f[f > 1.0][0]
 
 
-def run_hbm(scenario, out, f0, f1, H, points):
+def run_hbm(scenario, out, f0, f1, H, points, *extra):
     """`bristle hbm` over f0..f1 with the load node's z column -> frf.csv's rows (dicts of floats)."""
     p = subprocess.run([BR, "hbm", scenario, "--from", str(f0), "--to", str(f1), "--harmonics", str(H),
-                        "--points", str(points), "--column", "lap.U1358.z", "--out", out, "--quiet"],
+                        "--points", str(points), "--column", "lap.U1358.z", "--out", out, "--quiet", *extra],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     with open(os.path.join(out, "frf.csv")) as f:
@@ -243,3 +244,30 @@ def test_stuck_harmonic_balance_is_the_bonded_linear_response(built, tmp_path):
           % (ref["act"].sum(), PAIRS, worst, f_hb, f_lin))
     assert worst <= 1e-5
     assert abs(f_hb / f_lin - 1) <= 1e-3
+
+
+def test_harmonic_balance_at_0_3_newton_stays_in_the_time_run(built, tmp_path):
+    """At 0.3 N (tip amplitude 0.6 mm at the peak: pairs slip and the open edge pairs close for part of the
+    cycle) harmonic balance near its peak (H = 3), then `--check 5`: `bristle run`'s time integration of the
+    same scenario (the implicit interface, dt 1e-6 cut to a whole number of steps a period) started on the
+    periodic state at the peak, its first harmonic at the load node fitted over the first and the fifth
+    period. A state off the time integration's periodic orbit by e relaxes toward it by about
+    1 - exp(-2 pi zeta P) = 17 % of e over P = 5 periods (zeta = 0.006, the Rayleigh damping at 268 Hz, the
+    friction adding to it), so a last period within 1e-3 of harmonic balance bounds its error by 0.6 %,
+    inside the issue's 1 % (measured: 2.5e-5 and 7.0e-5). The peak is moved from the stuck joint's by
+    the contact's nonlinearity (measured +0.11 %: the edge pairs' closing stiffens the joint more than the
+    microslip softens it; asserted: moved by more than 0.05 %, ten times the stuck test's agreement)."""
+    ref = bonded_reference(built)
+    rows = run_hbm(lap_scenario(built, 0.3, "level03.yaml"), str(tmp_path / "l03"), 267.4, 267.7, 3, 4, "--check", "5")
+    with open(tmp_path / "l03" / "summary.json") as f:
+        chk = json.load(f)["check_by_run"]
+    f_pk, a_pk = peak(rows)
+    f_lin = linear_peak(ref, ref["Kb"], 262, 272)
+    first, last = chk["run_h1_first_period"] / chk["hbm_h1"] - 1, chk["run_h1_last_period"] / chk["hbm_h1"] - 1
+    print("0.3 N: peak %.4f Hz (stuck %.4f Hz, %+.3f %%), |x1| %.4g m; the time run from the state at %.4f Hz: first "
+          "period %+.2g, fifth %+.2g of harmonic balance's first harmonic; friction energy %.3g J a cycle"
+          % (f_pk, f_lin, 100 * (f_pk / f_lin - 1), a_pk, chk["f_Hz"], first, last, max(r["joint.W"] for r in rows)))
+    assert chk["verdict"] == "stays"
+    assert abs(first) <= 1e-3 and abs(last) <= 1e-3
+    assert abs(f_pk / f_lin - 1) > 5e-4
+    assert all(r["joint.W"] > 0.0 for r in rows)
