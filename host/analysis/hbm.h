@@ -96,6 +96,11 @@ typedef struct br_hbm_lin {
     double *P, *Po;       /* nnl x ndof and nout x ndof (column-major): the coordinates' and outputs' mode shapes */
     double *fcm, *fsm;    /* ndof: Phi^T fc, Phi^T fs */
     double *W, *Hr, *Hi;  /* scratch: nnl x ndof, nnl x nnl twice */
+    /* the frequency evaluated before (w2, have2) and its blocks, swapped back when it is asked for again (a Jacobian's
+     * column in the frequency evaluates at w + dw and returns to w) */
+    double w2;
+    int have2;
+    double complex *Hnl2, *Xnl2, *Hout2, *Xout2;
 } br_hbm_lin;
 
 /* system, H, output DOFs -> l allocated; 0 or -1 */

@@ -449,11 +449,16 @@ int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm
     l->Xnl = malloc(K * nl * sizeof(double complex) + 1);
     l->Hout = malloc(K * (size_t)nout * nl * sizeof(double complex) + 1);
     l->Xout = malloc(K * (size_t)nout * sizeof(double complex) + 1);
+    l->Hnl2 = malloc(K * nl * nl * sizeof(double complex) + 1);
+    l->Xnl2 = malloc(K * nl * sizeof(double complex) + 1);
+    l->Hout2 = malloc(K * (size_t)nout * nl * sizeof(double complex) + 1);
+    l->Xout2 = malloc(K * (size_t)nout * sizeof(double complex) + 1);
     l->out = malloc(((size_t)nout + 1) * sizeof(int));
     l->Z = malloc(n * n * sizeof(double complex));
     l->B = malloc(n * nrhs * sizeof(double complex));
     l->piv = malloc(n * sizeof(int));
-    if (!l->Hnl || !l->Xnl || !l->Hout || !l->Xout || !l->out || !l->Z || !l->B || !l->piv) {
+    if (!l->Hnl || !l->Xnl || !l->Hout || !l->Xout || !l->Hnl2 || !l->Xnl2 || !l->Hout2 || !l->Xout2 || !l->out || !l->Z ||
+        !l->B || !l->piv) {
         br_hbm_lin_free(l);
         return -1;
     }
@@ -468,6 +473,7 @@ int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm
 void br_hbm_lin_free(br_hbm_lin *l)
 {
     free(l->Hnl), free(l->Xnl), free(l->Hout), free(l->Xout), free(l->out), free(l->Z), free(l->B), free(l->piv);
+    free(l->Hnl2), free(l->Xnl2), free(l->Hout2), free(l->Xout2);
     free(l->lam), free(l->cm), free(l->P), free(l->Po), free(l->fcm), free(l->fsm), free(l->W), free(l->Hr), free(l->Hi);
     memset(l, 0, sizeof *l);
 }
@@ -509,7 +515,16 @@ static void modal_eval(const br_hbm_sys *s, br_hbm_lin *l, int k, double w)
 int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, size_t errlen)
 {
     const int n = s->ndof, nl = s->nnl, no = l->nout, nrhs = nl + no + 1;
-    l->w = w;
+#define SWAP(a, b) do { double complex *t_ = (a); (a) = (b); (b) = t_; } while (0)
+    SWAP(l->Hnl, l->Hnl2);
+    SWAP(l->Xnl, l->Xnl2);
+    SWAP(l->Hout, l->Hout2);
+    SWAP(l->Xout, l->Xout2);
+#undef SWAP
+    const double wprev = l->w, wold = l->w2;
+    const int had = l->have2;
+    l->have2 = wprev > 0.0, l->w2 = wprev, l->w = w;
+    if (had && w == wold) return 0; /* the blocks swapped in are w's */
     for (int k = l->modal && l->have0 ? 1 : 0; k <= l->H; k++) {
         const double kw = k * w;
         if (l->modal && k > 0) {
@@ -537,7 +552,13 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
         }
         for (int i = 0; i < nl; i++) l->Xnl[(size_t)k * nl + i] = br_hbm_coord(s, i, F);
         for (int o = 0; o < no; o++) l->Xout[(size_t)k * no + o] = F[l->out[o]];
-        if (k == 0) l->have0 = 1;
+        if (k == 0 && l->modal) { /* the bonded static block, the same at every w: in both buffers */
+            l->have0 = 1;
+            memcpy(l->Hnl2, l->Hnl, (size_t)nl * nl * sizeof(double complex));
+            memcpy(l->Xnl2, l->Xnl, (size_t)nl * sizeof(double complex));
+            memcpy(l->Hout2, l->Hout, (size_t)no * nl * sizeof(double complex));
+            memcpy(l->Xout2, l->Xout, (size_t)no * sizeof(double complex));
+        }
     }
     return 0;
 }
