@@ -19,6 +19,7 @@ import csv
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -31,6 +32,8 @@ import scipy.sparse.linalg
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(ROOT, "examples", "lap_joint")
 VENV_PYTHON = os.path.join(EXAMPLE, ".venv", "bin", "python")
+sys.path.insert(0, EXAMPLE)
+import lapmodel  # noqa: E402  (examples/lap_joint/lapmodel.py: the files read back, NumPy and SciPy only)
 BR = os.environ.get("BRISTLE", os.path.join(ROOT, "build", "bristle"))
 H_MM, MODES, PAIRS = 2.0, 20, 121
 
@@ -124,17 +127,8 @@ def test_bristle_eig_reads_the_superelement(built):
 # ---- harmonic balance over the interface (acceptance 3's harmonic-balance clauses) ----
 
 def lap_scenario(built, level, name):
-    """The example's scenario with its files in `built`, the shaker a harmonic of constant amplitude `level` [N]
-    (harmonic balance takes constant amplitudes; the bolt's ramp is taken at its end value, 2 kN)."""
-    with open(os.path.join(EXAMPLE, "lap_joint.yaml")) as f:
-        text = f.read().replace("out/", built + "/")
-    text = text.replace("harmonic: {amplitude: {ramp: {t0: 0.01, t1: 0.02, from: 0.0, to: 40.0}}, frequency: 250}",
-                        "harmonic: {amplitude: %r, frequency: 250}" % level)
-    assert "amplitude: %r" % level in text
-    path = os.path.join(built, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    """The example's scenario with its files in `built` and the shaker at `level` N (lapmodel.hbm_scenario)."""
+    return lapmodel.hbm_scenario(built, level, os.path.join(built, name))
 
 
 def bonded_reference(built):
@@ -144,21 +138,9 @@ def bonded_reference(built):
     times the pair's area, the scenario's hunt_crossley with pK = 1), and the stuck interface as springs at
     the pairs in contact: kt = kt_area A tangentially (jenkins), K A normally, and the normal law's damping
     d_area A (pD = 0) along n. Returns the matrices and the preloaded active set."""
-    M = scipy.sparse.csr_matrix(scipy.io.mmread(os.path.join(built, "M.mtx"))).toarray()
-    K = scipy.sparse.csr_matrix(scipy.io.mmread(os.path.join(built, "K.mtx"))).toarray()
-    Fv = np.asarray(scipy.io.mmread(os.path.join(built, "Fv.mtx"))).ravel()
-    Fe = np.asarray(scipy.io.mmread(os.path.join(built, "Fe.mtx"))).ravel()
-    with open(os.path.join(built, "nodes.csv")) as f:
-        rows = {r["label"]: [int(r[k]) - 1 for k in ("ux", "uy", "uz")] for r in csv.DictReader(f)}
-    with open(os.path.join(built, "pairs.csv")) as f:
-        pairs = list(csv.DictReader(f))
-    n, npair = M.shape[0], len(pairs)
-    L = np.zeros((3 * npair, n))
-    area = np.array([float(p["area"]) for p in pairs])
-    for i, p in enumerate(pairs):
-        for j in range(3):
-            L[3 * i + j, rows[p["a"]][j]] += 1.0
-            L[3 * i + j, rows[p["b"]][j]] -= 1.0
+    lm = lapmodel.read(built)
+    M, K, Fv, L, area = lm["M"], lm["K"], lm["Fv"], lm["L"], lm["area"]
+    npair = area.size
     kpen = 1e13 * area
     act = np.ones(npair, bool)
     for _ in range(50):
@@ -174,8 +156,8 @@ def bonded_reference(built):
     cv = np.zeros(3 * npair)
     cv[2::3] = 1e7 * area * act
     C = 20.0 * M + 1e-8 * K + L.T @ (cv[:, None] * L)
-    return {"M": M, "K": K, "C": C, "Kb": K + L.T @ (kv[:, None] * L), "L": L, "act": act, "Fe": Fe,
-            "out": rows["U1358"][2], "kpen": kpen}
+    return {"M": M, "K": K, "C": C, "Kb": K + L.T @ (kv[:, None] * L), "L": L, "act": act, "Fe": lm["Fe"],
+            "out": lm["out"], "kpen": kpen}
 
 
 def receptance(ref, Kb, f):
