@@ -149,9 +149,10 @@ typedef struct br_hbm_aft {
 int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, double ptol, br_hbm_aft *a, char *err,
                     size_t errlen);
 
-/* y, w -> G (nu, same layout as y): the contact forces' harmonics at the nonlinear DOFs, every set
+/* y, w -> G (nu, same layout as y): the contact forces' harmonics at the nonlinear coordinates, every set
  * started from rest (zero states) at the mean position with the oscillation ramped in over `ramp`
- * periods, then marched until a period's force harmonics repeat within ptol of their largest (or
+ * periods (with deforming interfaces: from the unloaded assembly, the mean ramped in over `ramp` periods
+ * before the oscillation), then marched until a period's force harmonics repeat within ptol of their largest (or
  * maxper periods: counted in capped), then (corr) one more period whose samples are also evaluated at their
  * own velocity with h = 0, G moved by that pass's harmonics less the first's; 0, or -1 with err (a state or
  * force not finite). The same y and w give the same G whatever was evaluated before. */
