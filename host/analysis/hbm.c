@@ -516,9 +516,7 @@ static int bonded_guess(hb *h, double *y)
     const double w = h->lin.w;
     double complex *Z = h->lin.Z, *q = h->lin.B;
     for (int k = 0; k <= h->H; k++) {
-        const double kw = k * w;
-        for (size_t e = 0; e < (size_t)n * n; e++) Z[e] = s->K[e] - kw * kw * s->M[e] + I * kw * s->C[e];
-        br_hbm_bond(s, Z);
+        br_hbm_dynamic_stiffness(s, k * w, 1, Z);
         for (int a = 0; a < n; a++) q[a] = k == 0 ? s->f0[a] : k == 1 ? h->lev * (s->fc[a] - I * s->fs[a]) : 0.0;
         if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, 1, Z, n, h->lin.piv, q, n) != 0) return -1;
         for (int i = 0; i < nl; i++) {

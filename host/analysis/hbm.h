@@ -54,6 +54,10 @@ typedef struct br_hbm_sys {
 /* system, the static stiffness Z (ndof x ndof, column-major) -> Z + T^T diag(kb) T (the interface points bonded) */
 void br_hbm_bond(const br_hbm_sys *s, double complex *Z);
 
+/* system, k w, bond (1: the interface points bonded, br_hbm_bond) -> Z = K - (k w)^2 M + i k w C (ndof x ndof,
+ * column-major) */
+void br_hbm_dynamic_stiffness(const br_hbm_sys *s, double kw, int bond, double complex *Z);
+
 /* system, nonlinear coordinate i, a DOF vector v (ndof) -> its value: v[nl[i]], or T_i v */
 double complex br_hbm_coord(const br_hbm_sys *s, int i, const double complex *v);
 

@@ -50,6 +50,13 @@ void br_hbm_bond(const br_hbm_sys *s, double complex *Z)
             for (long f = s->Tp[i]; f < s->Tp[i + 1]; f++) Z[(size_t)s->Tj[f] * n + s->Tj[e]] += s->kb[i] * s->Tx[e] * s->Tx[f];
 }
 
+void br_hbm_dynamic_stiffness(const br_hbm_sys *s, double kw, int bond, double complex *Z)
+{
+    const size_t n = (size_t)s->ndof;
+    for (size_t e = 0; e < n * n; e++) Z[e] = s->K[e] - kw * kw * s->M[e] + I * kw * s->C[e];
+    if (bond) br_hbm_bond(s, Z);
+}
+
 /* system with its DOF coordinates -> the interface coordinates appended: per interface point its three rows L_i
  * over the structure's DOFs (the part's rows moved to the structure's numbering); 0 or -1 (out of memory) */
 static int interface_coords(br_hbm_sys *s)
@@ -531,8 +538,7 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
             modal_eval(s, l, k, w);
             continue;
         }
-        for (size_t e = 0; e < (size_t)n * n; e++) l->Z[e] = s->K[e] - kw * kw * s->M[e] + I * kw * s->C[e];
-        if (k == 0) br_hbm_bond(s, l->Z);
+        br_hbm_dynamic_stiffness(s, kw, k == 0, l->Z);
         memset(l->B, 0, (size_t)n * nrhs * sizeof(double complex));
         for (int j = 0; j < nl; j++) br_hbm_coord_add(s, j, 1.0, l->B + (size_t)j * n);
         for (int j = 0; j < no; j++) l->B[(size_t)(nl + j) * n + l->out[j]] = 1.0;
