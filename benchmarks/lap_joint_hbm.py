@@ -14,8 +14,11 @@ balance written for this benchmark, the same method as Bristle's (docs/hbm.md, "
   force harmonics repeat within 1e-9 of their largest (or, approaching geometrically as 2D slip does, their
   Aitken limit is that close: Bristle's rule, docs/hbm.md); jenkins (kt = kt_area A, radial return on mu N)
   with a linear penalty and normal damping (N = max(0, K A delta + d_area A delta')) at every sample;
-- Newton with a fresh Jacobian each iteration, colored by pair ((2 H + 1) 3 AFTs), dense LU
-  (numpy.linalg.solve: LAPACK through OpenBLAS, on every core), each point started from the last.
+- Newton with a fresh Jacobian each iteration, colored by pair ((2 H + 1) 3 AFTs), each point started from the
+  last; its linear solve a dense LU (numpy.linalg.solve: LAPACK through OpenBLAS, on every core), or from 3000
+  unknowns (--solver) SciPy's GMRES on the Newton matrix's products J v = v - H (D v) with D each pair's block,
+  preconditioned per harmonic by I - H_k d_k (each pair's harmonic-diagonal block, LU-factored): the method of
+  `bristle hbm --linear-solver krylov` (docs/hbm.md), which takes the same switch.
 
 Bristle runs `bristle hbm` over the same band (its pseudo-arclength continuation places its own points;
 their count is reported) and NumPy solves at 30 equally spaced frequencies. Both are timed on the same
@@ -23,6 +26,7 @@ machine in the same run, and NumPy's first harmonic at the load node is compared
 (interpolated) at each frequency.
 
 usage: python3 benchmarks/lap_joint_hbm.py [--h 2] [--H 5] [--level 1.0] [--f0 262] [--f1 269] [--points 30]
+                                          [--solver auto|dense|krylov]
   (examples/lap_joint/.venv must exist: scripts/setup.sh makes it)
 """
 import argparse
@@ -37,6 +41,7 @@ import time
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse.linalg as spla
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "lap_joint")
@@ -48,8 +53,9 @@ import lapmodel  # noqa: E402  (examples/lap_joint/lapmodel.py: the model's file
 class NumpyHB:
     """Harmonic balance of the lap joint in NumPy (the module's docstring)."""
 
-    def __init__(self, M, K, Fv, Fe, L, A, out, H, level, bolt=2000.0, mu=0.6):
+    def __init__(self, M, K, Fv, Fe, L, A, out, H, level, bolt=2000.0, mu=0.6, krylov=False):
         self.H, self.N, self.P = H, 16 * H, len(A)
+        self.krylov, self.products = krylov, 0
         self.kn, self.kt, self.D, self.mu = 1e13 * A, 1e13 * A, 1e7 * A, mu
         lam, Phi = scipy.linalg.eigh(K, M)
         self.lam, self.cm = lam, 20.0 + 1e-8 * lam  # Rayleigh a = 20, b = 1e-8
@@ -184,6 +190,68 @@ class NumpyHB:
                     J[:, b * nl + i] += col
         return J
 
+    # ---- Newton-Krylov (--krylov): the Newton matrix applied, not formed, as `bristle hbm` does from 3000 unknowns
+    def blocks(self, y, w, G):
+        """-> D (P x 3nb x 3nb): per pair the Jacobian of its forces' harmonics in its own coordinates' (row (bb, j),
+        column (b, i) at index 3 b + i), from the same (2 H + 1) 3 colored AFTs, the bond stiffness kb at harmonic 0."""
+        nl, nb, P = self.nl, 2 * self.H + 1, self.P
+        d = 1e-7 * np.max(abs(y))
+        D = np.zeros((P, 3 * nb, 3 * nb))
+        for b in range(nb):
+            for sl in range(3):
+                yt = y.copy()
+                yt[b * nl + sl:(b + 1) * nl:3] += d
+                dG = (self.aft(yt, w) - G) / d
+                D[:, :, 3 * b + sl] = dG.reshape(nb, P, 3).transpose(1, 0, 2).reshape(P, 3 * nb)
+                if b == 0:
+                    D[:, sl, sl] += self.kb[sl::3]
+        return D
+
+    def apply_H(self, g, Hk):
+        """g (nu, forces in y's layout) -> H g per harmonic (the blocks Hk formed at the frequency)."""
+        nl, out = self.nl, np.empty_like(g)
+        out[:nl] = Hk[0] @ g[:nl]
+        for k in range(1, self.H + 1):
+            r = Hk[k] @ (g[(2 * k - 1) * nl:2 * k * nl] + 1j * g[2 * k * nl:(2 * k + 1) * nl])
+            out[(2 * k - 1) * nl:2 * k * nl], out[2 * k * nl:(2 * k + 1) * nl] = r.real, r.imag
+        return out
+
+    def newton_step(self, D, Hk, R):
+        """GMRES (SciPy) on J dy = -R with J v = v - H (D v), preconditioned per harmonic k by I - H_k d_k (d_k each
+        pair's harmonic-diagonal, complex-linear block of D, LU-factored) -> dy, GMRES's products."""
+        nl, nb, P, H = self.nl, 2 * self.H + 1, self.P, self.H
+        to_pairs = lambda v: v.reshape(nb, P, 3).transpose(1, 0, 2).reshape(P, 3 * nb)
+        from_pairs = lambda g: g.reshape(P, nb, 3).transpose(1, 0, 2).reshape(-1)
+        jv = lambda v: v - self.apply_H(from_pairs(np.einsum("pij,pj->pi", D, to_pairs(v))), Hk)
+        facs = []
+        for k in range(H + 1):
+            if k == 0:
+                dk = D[:, 0:3, 0:3]
+            else:
+                c, s = 3 * (2 * k - 1), 3 * 2 * k
+                dk = 0.5 * (D[:, c:c + 3, c:c + 3] + D[:, s:s + 3, s:s + 3]) + 0.5j * (D[:, s:s + 3, c:c + 3] - D[:, c:c + 3, s:s + 3])
+            HD = np.einsum("rpj,pji->rpi", Hk[k].reshape(nl, P, 3), dk).reshape(nl, nl)
+            facs.append(scipy.linalg.lu_factor(np.eye(nl) - HD))
+
+        def pc(r):
+            z = np.empty_like(r)
+            z[:nl] = scipy.linalg.lu_solve(facs[0], r[:nl]).real
+            for k in range(1, H + 1):
+                x = scipy.linalg.lu_solve(facs[k], r[(2 * k - 1) * nl:2 * k * nl] + 1j * r[2 * k * nl:(2 * k + 1) * nl])
+                z[(2 * k - 1) * nl:2 * k * nl], z[2 * k * nl:(2 * k + 1) * nl] = x.real, x.imag
+            return z
+
+        n = [0]
+
+        def count(_):
+            n[0] += 1
+
+        A = spla.LinearOperator((self.nu, self.nu), matvec=jv, dtype=float)
+        Mi = spla.LinearOperator((self.nu, self.nu), matvec=pc, dtype=float)
+        dy, info = spla.gmres(A, -R, tol=1e-10, atol=0.0, restart=80, maxiter=10, M=Mi, callback=count, callback_type="pr_norm")
+        self.products += n[0]
+        return dy
+
     def solve(self, w, y, tol=1e-8, maxit=40):
         """Newton at w from y, a fresh Jacobian each iteration, backtracking (Armijo, halving at most 8 times) as
         Bristle's -> y, iterations, G"""
@@ -197,7 +265,10 @@ class NumpyHB:
                 return y, it, G
             if it == maxit:
                 break
-            dy = np.linalg.solve(self.jacobian(y, w, G, Hk), -R)
+            if self.krylov:
+                dy = self.newton_step(self.blocks(y, w, G), Hk, R)
+            else:
+                dy = np.linalg.solve(self.jacobian(y, w, G, Hk), -R)
             f0, alpha = R @ R, 1.0
             for _ in range(9):
                 yt = y + alpha * dy
@@ -235,6 +306,9 @@ def main():
     ap.add_argument("--f0", type=float, default=262.0)
     ap.add_argument("--f1", type=float, default=269.0)
     ap.add_argument("--points", type=int, default=30)
+    ap.add_argument("--solver", choices=("auto", "dense", "krylov"), default="auto",
+                    help="Newton's linear solves in both codes: LU, or GMRES on the Newton matrix's products (auto: GMRES "
+                         "from 3000 unknowns, as bristle hbm)")
     ap.add_argument("--out", default=None, help="a folder for the built model and the runs (default: a temporary one)")
     a = ap.parse_args()
     work = a.out or tempfile.mkdtemp(prefix="lap_hbm_")
@@ -245,26 +319,32 @@ def main():
     scen = lapmodel.hbm_scenario(model, a.level, os.path.join(work, "lap_hbm.yaml"))
     lm = lapmodel.read(model)
     M, K, Fv, Fe, L, A, out = lm["M"], lm["K"], lm["Fv"], lm["Fe"], lm["L"], lm["area"], lm["out"]
-    print("lap joint at h = %g mm: %d pairs, %d coordinates; H = %d, N = %d, %g N at the load node"
-          % (a.h, len(A), M.shape[0], a.H, 16 * a.H, a.level), flush=True)
+    nu = 3 * len(A) * (2 * a.H + 1)
+    krylov = a.solver == "krylov" or (a.solver == "auto" and nu >= 3000)
+    col = "lap.%s.z" % lm["label"]
+    print("lap joint at h = %g mm: %d pairs, %d coordinates; H = %d, N = %d, %g N at the load node; %d unknowns, %s"
+          % (a.h, len(A), M.shape[0], a.H, 16 * a.H, a.level, nu, "GMRES" if krylov else "dense LU"), flush=True)
 
     t0 = time.perf_counter()
     p = subprocess.run([BR, "hbm", scen, "--from", str(a.f0), "--to", str(a.f1), "--harmonics", str(a.H),
-                        "--points", str(a.points), "--column", "lap.U1358.z", "--out", os.path.join(work, "bristle"),
-                        "--quiet"], capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="2"))
+                        "--points", str(a.points), "--column", col, "--out", os.path.join(work, "bristle"),
+                        "--linear-solver", "krylov" if krylov else "dense", "--quiet"], capture_output=True, text=True,
+                       env=dict(os.environ, OMP_NUM_THREADS="2"))
     t_br = time.perf_counter() - t0
     if p.returncode != 0:
         sys.exit("bristle hbm failed: " + p.stderr)
     with open(os.path.join(work, "bristle", "frf.csv")) as f:
         br_rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
     br_f = np.array([r["f_Hz"] for r in br_rows])
-    br_a = np.array([r["lap.U1358.z.h1"] for r in br_rows])
+    br_a = np.array([r[col + ".h1"] for r in br_rows])
+    with open(os.path.join(work, "bristle", "summary.json")) as f:
+        br_sum = json.load(f)
     its_br = sum(r["newton"] for r in br_rows)
     print("bristle hbm: %d points (its continuation's), %d Newton iterations, %.1f s (%.2f s a point)"
           % (len(br_rows), its_br, t_br, t_br / len(br_rows)), flush=True)
 
     t0 = time.perf_counter()
-    hb = NumpyHB(M, K, Fv, Fe, L, A, out, a.H, a.level)
+    hb = NumpyHB(M, K, Fv, Fe, L, A, out, a.H, a.level, krylov=krylov)
     fs = np.linspace(a.f0, a.f1, a.points)
     y, yprev, amps, its_np, failed = None, None, [], 0, []
     for f in fs:
@@ -298,7 +378,8 @@ def main():
     print(json.dumps({"machine": platform.processor() or platform.machine(), "pairs": len(A), "H": a.H,
                       "bristle_points": len(br_rows), "bristle_newton": its_br, "bristle_s": round(t_br, 2),
                       "numpy_points": len(fs), "numpy_failed_Hz": failed, "numpy_newton": its_np,
-                      "numpy_s": round(t_np, 2), "amplitude_difference": diff}))
+                      "numpy_s": round(t_np, 2), "amplitude_difference": diff, "solver": "krylov" if krylov else "dense",
+                      "bristle_krylov_products": br_sum.get("krylov_products", 0), "numpy_krylov_products": hb.products}))
 
 
 if __name__ == "__main__":

@@ -13,13 +13,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def read(d):
     """build.py's folder d -> dict: M, K (dense), the bolt's and the shaker's unit vectors Fv, Fe, the rows L of
     every pair's relative displacement u_a - u_b in its frame (t1 = x, t2 = y, n = z: physics.md 5.1's frame for
-    the normal +z that every pair has), the pairs' areas, and the row of the load node's z (U1358)."""
+    the normal +z that every pair has), the pairs' areas, the load node's label and the row of its z."""
     M = scipy.sparse.csr_matrix(scipy.io.mmread(os.path.join(d, "M.mtx"))).toarray()
     K = scipy.sparse.csr_matrix(scipy.io.mmread(os.path.join(d, "K.mtx"))).toarray()
     Fv = np.asarray(scipy.io.mmread(os.path.join(d, "Fv.mtx"))).ravel()
     Fe = np.asarray(scipy.io.mmread(os.path.join(d, "Fe.mtx"))).ravel()
     with open(os.path.join(d, "nodes.csv")) as f:
         rows = {r["label"]: [int(r[k]) - 1 for k in ("ux", "uy", "uz")] for r in csv.DictReader(f)}
+    label = load_label(d)
     with open(os.path.join(d, "pairs.csv")) as f:
         pairs = list(csv.DictReader(f))
     L = np.zeros((3 * len(pairs), M.shape[0]))
@@ -28,7 +29,17 @@ def read(d):
             L[3 * i + j, rows[p["a"]][j]] += 1.0
             L[3 * i + j, rows[p["b"]][j]] -= 1.0
     area = np.array([float(p["area"]) for p in pairs])
-    return {"M": M, "K": K, "Fv": Fv, "Fe": Fe, "L": L, "area": area, "out": rows["U1358"][2]}
+    return {"M": M, "K": K, "Fv": Fv, "Fe": Fe, "L": L, "area": area, "out": rows[label][2], "label": label}
+
+
+def load_label(d):
+    """The label of the upper plate's load node, at (100, 10, 6) mm (build.py's LOAD_NODE; U1358 at h = 2 mm, U5113 at
+    1 mm)."""
+    with open(os.path.join(d, "nodes.csv")) as f:
+        for r in csv.DictReader(f):
+            if max(abs(float(r[k]) - v) for k, v in (("x", 0.1), ("y", 0.01), ("z", 0.006))) < 1e-9:
+                return r["label"]
+    raise ValueError("%s/nodes.csv: no node at the load point (100, 10, 6) mm" % d)
 
 
 def hbm_scenario(d, level, path):

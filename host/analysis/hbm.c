@@ -38,6 +38,7 @@ int br_hb_residual(hb *h, const double *y, double p, double *R, char *err, size_
     const double w = h->lin.w;
     if (br_hbm_aft_eval(&h->aft, y, w, h->G, err, errlen)) return -1;
     memcpy(h->ysol, y, (size_t)h->nu * sizeof(double));
+    if (h->kry) return br_hb_kry_residual(h, y, R);
     const int nl = h->s.nnl;
     for (int k = 0; k <= h->H; k++) {
         const double complex *Hk = h->lin.Hnl + (size_t)k * nl * nl, *Xk = h->lin.Xnl + (size_t)k * nl;
@@ -96,9 +97,10 @@ static int jacobian_w(hb *h, const double *y, double p, char *err, size_t errlen
 
 /* With deforming interfaces each point's forces depend on its own three coordinates only: one AFT perturbs a
  * column of every point at once (and one of the DOF coordinates), and the change is told apart by where it
- * falls. y, w (R, G at them in h->R, h->G), scale of the differences -> J = dR/dy by forward differences over
- * (2H + 1) max(nnl_dof, 3) AFTs, column c of J = e_c - H dG/dy_c with H the receptance in real form */
-static int jacobian_colored(hb *h, const double *y, double w, double scale, double *J, char *err, size_t errlen)
+ * falls. y, w (G at them in h->G), scale of the differences -> h->D, the contact forces' Jacobian block by block
+ * (hb_block), by forward differences over (2H + 1) max(nnl_dof, 3) AFTs; at harmonic 0 an interface coordinate's
+ * entry holds its bond stiffness kb too (br_hb_force) */
+static int jacobian_blocks(hb *h, const double *y, double w, double scale, char *err, size_t errlen)
 {
     const br_hbm_sys *s = &h->s;
     const int nu = h->nu, nl = s->nnl, nd = s->nnl_dof, nb = 2 * h->H + 1, slots = nd > 3 ? nd : 3;
@@ -110,8 +112,6 @@ static int jacobian_colored(hb *h, const double *y, double w, double scale, doub
         return -1;
     }
     memcpy(G0, h->G, (size_t)nu * sizeof(double));
-    memset(J, 0, (size_t)nu * nu * sizeof(double));
-    for (int c = 0; c < nu; c++) J[(size_t)c * nu + c] = 1.0;
     int rc = 0;
     for (int b = 0; b < nb && rc == 0; b++)
         for (int sl = 0; sl < slots && rc == 0; sl++) {
@@ -128,27 +128,45 @@ static int jacobian_colored(hb *h, const double *y, double w, double scale, doub
             for (int e = 0; e < nu; e++) dG[e] = (dG[e] - G0[e]) / d;
             for (int i = 0; i < nl; i++) {
                 if (i < nd ? i != sl : (i - nd) % 3 != sl) continue;
-                /* column c = (b, i); the coordinates its change falls on: the DOF ones, or its point's three */
-                const int c = b * nl + i, j0 = i < nd ? 0 : i - (i - nd) % 3, j1 = i < nd ? nd : j0 + 3;
-                double *Jc = J + (size_t)c * nu;
+                /* column (b, i) of i's block; the coordinates its change falls on: the DOF ones, or its point's three */
+                int c0, sz;
+                double *Db = hb_block(h, i, &c0, &sz) + (size_t)(b * sz + i - c0) * sz * nb;
                 for (int bb = 0; bb < nb; bb++)
-                    for (int j = j0; j < j1; j++) {
-                        const double v = dG[(size_t)bb * nl + j] + (bb == 0 && b == 0 && j == i && i >= nd ? s->kb[i - nd] : 0.0);
-                        if (v == 0.0) continue;
-                        const int k = (bb + 1) / 2; /* block bb: harmonic k's real (odd bb) or imaginary part */
-                        const double complex *Hk = h->lin.Hnl + (size_t)k * nl * nl + (size_t)j * nl;
-                        if (k == 0)
-                            for (int r = 0; r < nl; r++) Jc[r] -= creal(Hk[r]) * v;
-                        else if (bb % 2) /* dG_k = v: dR_re = -Re(H v), dR_im = -Im(H v) */
-                            for (int r = 0; r < nl; r++) Jc[(2 * k - 1) * nl + r] -= creal(Hk[r]) * v, Jc[2 * k * nl + r] -= cimag(Hk[r]) * v;
-                        else /* dG_k = i v */
-                            for (int r = 0; r < nl; r++) Jc[(2 * k - 1) * nl + r] += cimag(Hk[r]) * v, Jc[2 * k * nl + r] -= creal(Hk[r]) * v;
-                    }
+                    for (int j = c0; j < c0 + sz; j++)
+                        Db[bb * sz + j - c0] = dG[(size_t)bb * nl + j] + (bb == 0 && b == 0 && j == i && i >= nd ? s->kb[i - nd] : 0.0);
             }
         }
     memcpy(h->G, G0, (size_t)nu * sizeof(double));
     free(G0), free(dG);
     return rc;
+}
+
+/* h->D -> J = dR/dy: column c of J = e_c - H dG/dy_c with H the receptance in real form */
+static void jacobian_dense(hb *h, double *J)
+{
+    const int nu = h->nu, nl = h->s.nnl, nb = 2 * h->H + 1;
+    memset(J, 0, (size_t)nu * nu * sizeof(double));
+    for (int c = 0; c < nu; c++) J[(size_t)c * nu + c] = 1.0;
+    for (int b = 0; b < nb; b++)
+        for (int i = 0; i < nl; i++) {
+            const int c = b * nl + i;
+            int j0, sz;
+            const double *Db = hb_block(h, i, &j0, &sz) + (size_t)(b * sz + i - j0) * sz * nb;
+            double *Jc = J + (size_t)c * nu;
+            for (int bb = 0; bb < nb; bb++)
+                for (int j = j0; j < j0 + sz; j++) {
+                    const double v = Db[bb * sz + j - j0];
+                    if (v == 0.0) continue;
+                    const int k = (bb + 1) / 2; /* block bb: harmonic k's real (odd bb) or imaginary part */
+                    const double complex *Hk = h->lin.Hnl + (size_t)k * nl * nl + (size_t)j * nl;
+                    if (k == 0)
+                        for (int r = 0; r < nl; r++) Jc[r] -= creal(Hk[r]) * v;
+                    else if (bb % 2) /* dG_k = v: dR_re = -Re(H v), dR_im = -Im(H v) */
+                        for (int r = 0; r < nl; r++) Jc[(2 * k - 1) * nl + r] -= creal(Hk[r]) * v, Jc[2 * k * nl + r] -= cimag(Hk[r]) * v;
+                    else /* dG_k = i v */
+                        for (int r = 0; r < nl; r++) Jc[(2 * k - 1) * nl + r] += cimag(Hk[r]) * v, Jc[2 * k * nl + r] -= creal(Hk[r]) * v;
+                }
+        }
 }
 
 /* y, w (R at them in h->R) -> J = dR/dy (and Jw = dR/dw if Jw) by forward differences */
@@ -157,7 +175,8 @@ static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, cha
     const int nu = h->nu;
     const double scale = fmax(norm_inf(y, nu), h->ytol * 1e6);
     if (h->s.nif > 0) {
-        if (jacobian_colored(h, y, w, scale, J, err, errlen) || (Jw && jacobian_w(h, y, w, err, errlen))) return -1;
+        if (jacobian_blocks(h, y, w, scale, err, errlen) || (Jw && jacobian_w(h, y, w, err, errlen))) return -1;
+        if (h->kry ? br_hb_kry_precondition(h, err, errlen) : (jacobian_dense(h, J), 0)) return -1;
         h->jacobians++;
         return 0;
     }
@@ -189,17 +208,26 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
         if (!h->jvalid && jacobian(h, y, *w, h->J, tau ? h->Jw : NULL, err, errlen)) return -2;
         h->jvalid = 1;
         const double r0 = norm_inf(h->R, nu);
-        for (int c = 0; c < nu; c++) memcpy(h->A + (size_t)c * na, h->J + (size_t)c * nu, (size_t)nu * sizeof(double));
         for (int r = 0; r < nu; r++) h->b[r] = -h->R[r];
         double cres = 0;
         if (tau) {
-            for (int r = 0; r < nu; r++) h->A[(size_t)nu * na + r] = h->Jw[r];
-            for (int c = 0; c < nu; c++) h->A[(size_t)c * na + nu] = tau[c] / ys, cres += tau[c] * (y[c] - yp[c]) / ys;
-            h->A[(size_t)nu * na + nu] = tau[nu] / ws;
+            for (int c = 0; c < nu; c++) cres += tau[c] * (y[c] - yp[c]) / ys;
             cres += tau[nu] * (*w - wp) / ws;
             h->b[nu] = -cres;
         }
-        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, h->A, na, h->piv, h->b, na) != 0) {
+        if (h->kry) {
+            if (tau)
+                for (int c = 0; c < nu; c++) h->dR[c] = tau[c] / ys; /* the border's row */
+            if (br_hb_kry_solve(h, tau ? h->Jw : NULL, h->dR, tau ? tau[nu] / ws : 0.0, h->b, err, errlen)) return -1;
+        } else {
+            for (int c = 0; c < nu; c++) memcpy(h->A + (size_t)c * na, h->J + (size_t)c * nu, (size_t)nu * sizeof(double));
+            if (tau) {
+                for (int r = 0; r < nu; r++) h->A[(size_t)nu * na + r] = h->Jw[r];
+                for (int c = 0; c < nu; c++) h->A[(size_t)c * na + nu] = tau[c] / ys;
+                h->A[(size_t)nu * na + nu] = tau[nu] / ws;
+            }
+        }
+        if (!h->kry && LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, h->A, na, h->piv, h->b, na) != 0) {
             snprintf(err, errlen, "hbm: the Newton matrix is singular at %.9g Hz", *w / (2 * M_PI));
             return -1;
         }
@@ -233,7 +261,7 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
         /* the step taken (the last tried) and its residual; J (and Jw on the arclength) take Broyden's rank-one
          * update, in the scaled variables (y / ys, w / ws), so that they map the step onto the residual's change
          * and stay good for the next iterations and points */
-        {
+        if (!h->kry) { /* (the Krylov path takes a fresh Jacobian every iteration, as every interface model does) */
             double den = 0;
             const double dw = tau ? alpha * h->b[nu] : 0.0;
             for (int i = 0; i < nu; i++) den += (alpha * h->b[i] / ys) * (alpha * h->b[i] / ys);
@@ -275,12 +303,19 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
 static int tangent(hb *h, const double *prev, double dir, double ys, double ws, double *tau)
 {
     const int nu = h->nu, na = nu + 1;
-    for (int c = 0; c < nu; c++) memcpy(h->A + (size_t)c * na, h->J + (size_t)c * nu, (size_t)nu * sizeof(double));
-    for (int r = 0; r < nu; r++) h->A[(size_t)nu * na + r] = h->Jw[r], h->b[r] = 0.0;
-    for (int c = 0; c <= nu; c++) /* the last row: along prev (scaled), or dw = 1 */
-        h->A[(size_t)c * na + nu] = prev ? prev[c] / (c < nu ? ys : ws) : (c == nu ? 1.0 : 0.0);
+    for (int r = 0; r < nu; r++) h->b[r] = 0.0;
     h->b[nu] = 1.0;
-    if (LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, h->A, na, h->piv, h->b, na) != 0) return -1;
+    if (h->kry) { /* the last row: along prev (scaled), or dw = 1 */
+        for (int c = 0; c < nu; c++) h->dR[c] = prev ? prev[c] / ys : 0.0;
+        char err[256];
+        if (br_hb_kry_solve(h, h->Jw, h->dR, prev ? prev[nu] / ws : 1.0, h->b, err, sizeof err)) return -1;
+    } else {
+        for (int c = 0; c < nu; c++) memcpy(h->A + (size_t)c * na, h->J + (size_t)c * nu, (size_t)nu * sizeof(double));
+        for (int r = 0; r < nu; r++) h->A[(size_t)nu * na + r] = h->Jw[r];
+        for (int c = 0; c <= nu; c++) /* the last row: along prev (scaled), or dw = 1 */
+            h->A[(size_t)c * na + nu] = prev ? prev[c] / (c < nu ? ys : ws) : (c == nu ? 1.0 : 0.0);
+        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, h->A, na, h->piv, h->b, na) != 0) return -1;
+    }
     /* b = (dy, dw) in raw units; scaled: dy / ys, dw / ws */
     double nrm = 0;
     for (int i = 0; i < nu; i++) tau[i] = h->b[i] / ys, nrm += tau[i] * tau[i];
@@ -435,7 +470,8 @@ void br_hbm_free(br_hbm *h)
     br_hbm_lin_free(&h->lin);
     br_hbm_sys_free(&h->s);
     free(h->G), free(h->R), free(h->Rt), free(h->J), free(h->Jw), free(h->A), free(h->b), free(h->yt), free(h->yp);
-    free(h->piv), free(h->y), free(h->dR), free(h->ypk), free(h->ysol);
+    free(h->piv), free(h->y), free(h->dR), free(h->ypk), free(h->ysol), free(h->D);
+    br_hb_kry_free(h);
     free(h);
 }
 
@@ -478,20 +514,38 @@ br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, in
         br_hbm_free(h);
         return NULL;
     }
-    const int nu = h->nu = h->aft.nu;
+    const int nu = h->nu = h->aft.nu, nb = 2 * H + 1, nd = h->s.nnl_dof;
     h->G = malloc((size_t)(nu + 1) * sizeof(double)), h->R = malloc((size_t)(nu + 1) * sizeof(double));
-    h->Rt = malloc((size_t)(nu + 1) * sizeof(double)), h->J = malloc((size_t)nu * nu * sizeof(double) + 8);
-    h->Jw = malloc((size_t)(nu + 1) * sizeof(double)), h->A = malloc((size_t)(nu + 1) * (nu + 1) * sizeof(double));
+    h->Rt = malloc((size_t)(nu + 1) * sizeof(double)), h->Jw = malloc((size_t)(nu + 1) * sizeof(double));
     h->b = malloc((size_t)(nu + 1) * sizeof(double)), h->yt = malloc((size_t)(nu + 1) * sizeof(double));
     h->yp = malloc((size_t)(nu + 1) * sizeof(double)), h->piv = malloc((size_t)(nu + 1) * sizeof(int));
     h->y = calloc((size_t)nu + 1, sizeof(double)), h->dR = malloc((size_t)(nu + 1) * sizeof(double));
     h->ypk = calloc((size_t)nu + 1, sizeof(double)), h->ysol = calloc((size_t)nu + 1, sizeof(double));
-    if (!h->ysol || !h->ypk || !h->dR || !h->G || !h->R || !h->Rt || !h->J || !h->Jw || !h->A || !h->b || !h->yt || !h->yp || !h->piv || !h->y) {
+    if (h->s.nif > 0) h->D = calloc((size_t)nd * nb * nd * nb + (size_t)(h->s.nif / 3) * 9 * nb * nb + 1, sizeof(double));
+    if (!h->ysol || !h->ypk || !h->dR || !h->G || !h->R || !h->Rt || !h->Jw || !h->b || !h->yt || !h->yp || !h->piv || !h->y ||
+        (h->s.nif > 0 && !h->D) || br_hbm_set_linear_solver(h, BR_HBM_SOLVER_AUTO)) {
         snprintf(err, errlen, "hbm: out of memory");
         br_hbm_free(h);
         return NULL;
     }
     return h;
+}
+
+int br_hbm_set_linear_solver(br_hbm *h, int solver)
+{
+    const int kry = h->s.nif > 0 && (solver == BR_HBM_SOLVER_KRYLOV || (solver == BR_HBM_SOLVER_AUTO && h->nu >= BR_HBM_KRYLOV_MIN));
+    const size_t nu = (size_t)h->nu;
+    h->kry = kry, h->lin.lazy = kry;
+    h->jvalid = 0, h->lin.w = 0.0, h->lin.have2 = 0; /* the linear part evaluated afresh, its blocks as the solver needs */
+    if (kry) {
+        free(h->J), free(h->A);
+        h->J = h->A = NULL;
+        return h->kr || br_hb_kry_alloc(h) == 0 ? 0 : -1;
+    }
+    br_hb_kry_free(h);
+    if (!h->J) h->J = malloc(nu * nu * sizeof(double) + 8);
+    if (!h->A) h->A = malloc((nu + 1) * (nu + 1) * sizeof(double));
+    return h->J && h->A ? 0 : -1;
 }
 
 /* h, static_only -> y set to the linear response without contact forces at l's frequency (its static

@@ -96,6 +96,8 @@ typedef struct br_hbm_lin {
      * harmonics k >= 1 by the modes, Z_k^-1 = Phi diag(1 / (lam - (k w)^2 + i k w c)) Phi^T, and harmonic 0 (the
      * interface bonded, which no mode basis of K diagonalizes) by LU once, as it does not depend on w */
     int modal, have0;
+    int lazy;             /* 1: br_hbm_lin_eval leaves the modal blocks Hnl (k >= 1) unformed (Newton-Krylov applies them
+                           * by br_hbm_lin_apply, and forms one by br_hbm_lin_block where it needs it) */
     double *lam, *cm;     /* ndof: eigenvalues, modal damping */
     double *P, *Po;       /* nnl x ndof and nout x ndof (column-major): the coordinates' and outputs' mode shapes */
     double *fcm, *fsm;    /* ndof: Phi^T fc, Phi^T fs */
@@ -110,10 +112,23 @@ typedef struct br_hbm_lin {
 /* system, H, output DOFs -> l allocated; 0 or -1 */
 int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm_lin *l);
 
+/* order n of the matrices about to be factored or multiplied -> OpenBLAS's threads: all for n >= 1000 outside a parallel
+ * region, else 1 (n = 0: back to 1) */
+void br_hbm_blas_threads(int n);
+
 /* system, w [rad/s] -> l at w; 0, or -1 with err (Z_k singular: a DOF without stiffness at k = 0) */
 int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, size_t errlen);
 
 void br_hbm_lin_free(br_hbm_lin *l);
+
+/* system, l at its w, forces x ((H + 1) x nnl, harmonic after harmonic; harmonic 0's imaginary part zero), work
+ * (br_hbm_lin_apply_work doubles) -> y = H_k x_k per harmonic: by the modes for k >= 1 when l->modal (whether the
+ * blocks are formed or not), else by the blocks */
+void br_hbm_lin_apply(const br_hbm_sys *s, const br_hbm_lin *l, const double complex *x, double complex *y, double *work);
+size_t br_hbm_lin_apply_work(const br_hbm_sys *s, const br_hbm_lin *l);
+
+/* system, l at its w, harmonic k -> Hk (nnl x nnl, column-major) its receptance block, formed from the modes if lazy */
+void br_hbm_lin_block(const br_hbm_sys *s, br_hbm_lin *l, int k, double complex *Hk);
 
 /* Alternating frequency-time evaluation of the contact forces. Unknowns y (nu = nnl (2H + 1) reals):
  * harmonic 0 (nnl), then per k >= 1 Re Q_k (nnl) and Im Q_k (nnl); q(t) = Re sum Q_k e^(i k w t). */
@@ -199,6 +214,16 @@ void br_hbm_write_header(const br_hbm *h, FILE *fp, const char *lead);
 
 /* Newton iterations and Jacobians so far */
 void br_hbm_counts(const br_hbm *h, long *newton, long *jacobians);
+
+/* Newton's linear solves: dense LU of the Newton matrix (3 P (2H + 1) rows with P interface points: 1.7 GB at 441 points
+ * and H = 5), or Newton-Krylov (hbm_krylov.c; deforming interfaces only), or by size: Krylov from BR_HBM_KRYLOV_MIN
+ * unknowns (the lap joint's 121 pairs at H = 3 have 2541 and keep LU; at H = 5, 3993) */
+enum { BR_HBM_SOLVER_AUTO, BR_HBM_SOLVER_DENSE, BR_HBM_SOLVER_KRYLOV };
+#define BR_HBM_KRYLOV_MIN 3000
+/* solver, one of the above -> h set to it; 0, or -1 (out of memory) */
+int br_hbm_set_linear_solver(br_hbm *h, int solver);
+/* GMRES's products so far (0 on the dense path) */
+long br_hbm_krylov_products(const br_hbm *h);
 
 #define BR_HBM_MAXFOLD 256
 

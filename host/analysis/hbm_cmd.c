@@ -40,6 +40,9 @@ static int usage(FILE *o)
                "                 column peaks, and compare its first harmonic (summary.json's check_by_run)\n"
                "  --stability    every point's Floquet multipliers: the monodromy matrix of one period of the run's\n"
                "                 time integration by finite differences (frf.csv's floquet_max and stable columns)\n"
+               "  --linear-solver auto|dense|krylov\n"
+               "                 Newton's linear solves: LU of the Newton matrix, or GMRES on its products (deforming\n"
+               "                 interfaces only; docs/hbm.md); auto: GMRES from 3000 unknowns (default auto)\n"
                "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
                "  writes frf.csv (per point: [level,] frequency, each column's harmonic amplitudes, peak-to-peak and\n"
                "  first harmonic's phase, each contact set's friction energy per cycle and fewest points in contact),\n"
@@ -59,6 +62,7 @@ typedef struct hb_opts {
     int have_at, have_l0, have_l1;
     long check;               /* --check P: the first column's peak integrated in time over P periods */
     int stability;            /* --stability: every point's Floquet multipliers */
+    int solver;               /* --linear-solver: BR_HBM_SOLVER_* */
 } hb_opts;
 
 /* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
@@ -136,7 +140,16 @@ static int parse_args(int argc, char **argv, hb_opts *o)
                 q = e + 1;
             }
         } else if (!strcmp(a, "--out")) o->out = argv[++i];
-        else if (!strcmp(a, "--set")) {
+        else if (!strcmp(a, "--linear-solver")) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "auto")) o->solver = BR_HBM_SOLVER_AUTO;
+            else if (!strcmp(v, "dense")) o->solver = BR_HBM_SOLVER_DENSE;
+            else if (!strcmp(v, "krylov")) o->solver = BR_HBM_SOLVER_KRYLOV;
+            else {
+                fprintf(stderr, "bristle hbm: --linear-solver must be auto, dense or krylov, got '%s'\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--set")) {
             if (o->nsets == 256) {
                 fprintf(stderr, "bristle hbm: at most 256 --set\n");
                 return 2;
@@ -212,6 +225,8 @@ static int write_summary(const char *path, const hb *h, const hb_opts *o, long n
     br_json_number(j, "newton_iterations", (double)h->newton);
     br_json_number(j, "jacobians", (double)h->jacobians);
     br_json_number(j, "broyden_updates", (double)h->broyden);
+    cJSON_AddStringToObject(j, "linear_solver", h->kry ? "krylov" : "dense");
+    br_json_number(j, "krylov_products", (double)br_hbm_krylov_products(h));
     br_json_number(j, "tangents_retaken", (double)h->turned_back);
     br_json_number(j, "aft_evaluations", (double)h->aft.evals);
     br_json_number(j, "aft_periods", (double)h->aft.periods);
@@ -339,6 +354,12 @@ int br_hbm_main(int argc, char **argv)
         return bad ? 2 : 1;
     }
     hb *const h = hp;
+    if (br_hbm_set_linear_solver(h, o.solver)) {
+        fprintf(stderr, "bristle hbm: out of memory for the Newton matrix (%d unknowns): try --linear-solver krylov\n", h->nu);
+        br_hbm_free(h);
+        br_model_free(m);
+        return 1;
+    }
     /* with --levels a leading column holds the level; the levels' curves follow one another */
     /* with --levels (or a curve in the level) a leading column holds the level; the levels' curves follow one
      * another */

@@ -40,8 +40,44 @@ struct br_hbm {
     int plevel;     /* the continuation's parameter p: 0 the base frequency w [rad/s], 1 the level at w = wfix */
     double wfix;
     double *ypk, wpk, pk; /* the solution where the first column's first harmonic peaked on the last curve */
+    /* with deforming interfaces, the contact forces' Jacobian dG/dy block by block (each point's forces depend on
+     * its own coordinates only): the DOF coordinates' block ((2H + 1) nnl_dof square) if there are any, then
+     * per interface point its three coordinates' ((2H + 1) 3 square); column-major, the row or column of
+     * harmonic block b (0: the mean, 2k - 1: Re of harmonic k, 2k: Im) and coordinate j of the block at b sz + j */
+    double *D;
+    int kry;        /* 1: the Newton matrix J = I - H D is applied, not formed: GMRES (hbm_krylov.c) */
+    struct hb_kry *kr;
 };
 typedef struct br_hbm hb;
+
+/* solver, nonlinear coordinate i -> its block of h->D (its first coordinate c0, its size sz: nnl_dof or 3) */
+static inline double *hb_block(const hb *h, int i, int *c0, int *sz)
+{
+    const int nd = h->s.nnl_dof, nb = 2 * h->H + 1;
+    const size_t dof = (size_t)nd * nb * nd * nb, pt = (size_t)9 * nb * nb;
+    if (i < nd) return *c0 = 0, *sz = nd, h->D;
+    return *c0 = i - (i - nd) % 3, *sz = 3, h->D + dof + (size_t)((i - nd) / 3) * pt;
+}
+
+/* Newton-Krylov for deforming interfaces (hbm_krylov.c). The Newton matrix J = I - H D (H the receptance per
+ * harmonic, D = h->D) bordered, on the arclength, by the column Jw = dR/dw and the row (c, cw), is solved by GMRES
+ * (restarted, right-preconditioned) from its products alone: D per point, H by br_hbm_lin_apply. The preconditioner
+ * is J with each point's D cut to its harmonic-diagonal part (the part of each harmonic's 3 x 3 block that is
+ * complex-linear), I - H_k d_k per harmonic k, LU-factored (nnl square, complex) where the Jacobian is taken. */
+
+/* solver -> its Krylov workspace allocated (h->kr); 0 or -1 (out of memory) */
+int br_hb_kry_alloc(hb *h);
+void br_hb_kry_free(hb *h);
+
+/* solver with h->D and the linear part at its frequency -> the preconditioner's factors; 0, or -1 with err */
+int br_hb_kry_precondition(hb *h, char *err, size_t errlen);
+
+/* solver, jw (nu, or NULL: no border), the border's row c (nu) and corner cw, b (nu, + 1 with the border) -> b
+ * overwritten by the solution of [J jw; c^T cw] x = b; 0, or -1 with err (GMRES did not reach its tolerance) */
+int br_hb_kry_solve(hb *h, const double *jw, const double *c, double cw, double *b, char *err, size_t errlen);
+
+/* y, parameter p (the linear part at p) -> R by br_hbm_lin_apply (the Krylov path's residual) */
+int br_hb_kry_residual(hb *h, const double *y, double *R);
 
 /* --stability: a point whose largest Floquet multiplier exceeds 1 + HB_FLOQ_TOL in modulus is unstable. The
  * forward differences are good to about 1e-6 of a multiplier; a friction contact's stuck states are close to

@@ -8,6 +8,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,14 @@ oom:
     return -1;
 }
 
+/* matrices of order n -> OpenBLAS's threads: every OpenMP thread for a superelement's factorizations and products
+ * (order 1000 and up) outside a parallel region (a study's variants run in threads of their own), else one
+ * (br_hbm_create's setting: tens to hundreds of unknowns, where more threads only yield) */
+void br_hbm_blas_threads(int n)
+{
+    openblas_set_num_threads(n >= 1000 && !omp_in_parallel() ? omp_get_max_threads() : 1);
+}
+
 /* system, l allocated -> l->modal set and its modes, when the damping is diagonal in the undamped modes of (K, M)
  * (to 1e-9 of the diagonal's geometric mean); 0, or -1 (out of memory) */
 static int modal_init(const br_hbm_sys *s, br_hbm_lin *l)
@@ -418,7 +427,8 @@ static int modal_init(const br_hbm_sys *s, br_hbm_lin *l)
     if (!A || !B || !CP || !l->lam || !l->cm || !l->fcm || !l->fsm || !l->P || !l->Po || !l->W || !l->Hr || !l->Hi) goto out;
     rc = 0;
     memcpy(A, s->K, (size_t)n * n * sizeof(double)), memcpy(B, s->M, (size_t)n * n * sizeof(double));
-    if (LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'V', 'U', n, A, n, B, n, l->lam) != 0) goto out; /* A: Phi, M-orthonormal */
+    /* A: Phi, M-orthonormal (divide and conquer: at the lap joint's 2689 DOFs a fifth of dsygv's QR iteration) */
+    if (LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', n, A, n, B, n, l->lam) != 0) goto out;
     /* Phi^T C Phi: diagonal? */
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, s->C, n, A, n, 0.0, B, n);
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 0.0, CP, n);
@@ -470,7 +480,10 @@ int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm
         return -1;
     }
     if (nout) memcpy(l->out, out, (size_t)nout * sizeof(int));
-    if (s->nif > 0 && modal_init(s, l)) {
+    br_hbm_blas_threads(s->ndof);
+    const int rc = s->nif > 0 ? modal_init(s, l) : 0;
+    br_hbm_blas_threads(0);
+    if (rc) {
         br_hbm_lin_free(l);
         return -1;
     }
@@ -485,29 +498,47 @@ void br_hbm_lin_free(br_hbm_lin *l)
     memset(l, 0, sizeof *l);
 }
 
-/* system, l (modal), harmonic k >= 1, w -> l's block k from the modes: H = P D P^T, Hout = Po D P^T, X = P D Phi^T F */
+/* l (modal), harmonic k >= 1, w, part (0 real, 1 imaginary) -> l->W = P times that part of D = diag(1 / (lam - (k w)^2
+ * + i k w c)) */
+static void modal_weights(br_hbm_lin *l, int n, int nl, int k, double w, int part)
+{
+    const double kw = k * w;
+    for (int m = 0; m < n; m++) {
+        const double complex d = 1.0 / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
+        const double dm = part ? cimag(d) : creal(d);
+        for (int i = 0; i < nl; i++) l->W[(size_t)m * nl + i] = l->P[(size_t)m * nl + i] * dm;
+    }
+}
+
+/* l (modal) with l->W from modal_weights, part -> Hk's part (the real part set, the imaginary one added): P D P^T */
+static void modal_block(br_hbm_lin *l, int n, int nl, int part, double complex *Hk)
+{
+    double *Hp = part ? l->Hi : l->Hr;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nl, nl, n, 1.0, l->W, nl, l->P, nl, 0.0, Hp, nl);
+    for (size_t e = 0; e < (size_t)nl * nl; e++) Hk[e] = part ? Hk[e] + I * Hp[e] : Hp[e];
+}
+
+/* system, l (modal), harmonic k >= 1, w -> l's block k from the modes: H = P D P^T (not when l->lazy), Hout = Po D P^T,
+ * X = P D Phi^T F */
 static void modal_eval(const br_hbm_sys *s, br_hbm_lin *l, int k, double w)
 {
     const int n = s->ndof, nl = s->nnl, no = l->nout;
     const double kw = k * w;
     double complex *Hk = l->Hnl + (size_t)k * nl * nl, *Ho = l->Hout + (size_t)k * no * nl;
     double complex *Xk = l->Xnl + (size_t)k * nl, *Xo = l->Xout + (size_t)k * no;
-    for (int part = 0; part < 2; part++) { /* the real and the imaginary part of D */
-        for (int m = 0; m < n; m++) {
-            const double complex d = 1.0 / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
-            const double dm = part ? cimag(d) : creal(d);
-            for (int i = 0; i < nl; i++) l->W[(size_t)m * nl + i] = l->P[(size_t)m * nl + i] * dm;
+    if (!l->lazy)
+        for (int part = 0; part < 2; part++) /* the real and the imaginary part of D */
+            modal_weights(l, n, nl, k, w, part), modal_block(l, n, nl, part, Hk);
+    /* Hout = Po D P^T (nout x nl), mode by mode over P's columns */
+    for (size_t e = 0; e < (size_t)nl * no; e++) Ho[e] = 0.0;
+    for (int m = 0; m < n; m++) {
+        const double complex d = 1.0 / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
+        const double *Pm = l->P + (size_t)m * nl;
+        for (int o = 0; o < no; o++) {
+            const double complex a = l->Po[(size_t)m * no + o] * d;
+            if (a != 0.0)
+                for (int j = 0; j < nl; j++) Ho[(size_t)j * no + o] += a * Pm[j];
         }
-        double *Hp = part ? l->Hi : l->Hr;
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nl, nl, n, 1.0, l->W, nl, l->P, nl, 0.0, Hp, nl);
-        for (size_t e = 0; e < (size_t)nl * nl; e++) Hk[e] = part ? Hk[e] + I * Hp[e] : Hp[e];
-        /* Hout = Po D P^T: W's transpose role, nout x nl */
-        for (int j = 0; j < nl; j++)
-            for (int o = 0; o < no; o++) {
-                double v = 0.0;
-                for (int m = 0; m < n; m++) v += l->Po[(size_t)m * no + o] * l->W[(size_t)m * nl + j];
-                Ho[(size_t)j * no + o] = part ? Ho[(size_t)j * no + o] + I * v : v;
-            }
     }
     for (int i = 0; i < nl; i++) Xk[i] = 0.0;
     for (int o = 0; o < no; o++) Xo[o] = 0.0;
@@ -544,7 +575,9 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
         for (int j = 0; j < no; j++) l->B[(size_t)(nl + j) * n + l->out[j]] = 1.0;
         double complex *F = l->B + (size_t)(nl + no) * n;
         for (int a = 0; a < n; a++) F[a] = k == 0 ? s->f0[a] : k == 1 ? s->fc[a] - I * s->fs[a] : 0.0;
+        br_hbm_blas_threads(n);
         const lapack_int info = LAPACKE_zgesv(LAPACK_COL_MAJOR, n, nrhs, l->Z, n, l->piv, l->B, n);
+        br_hbm_blas_threads(0);
         if (info != 0) {
             snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz (zgesv info %d)%s",
                      k, w / (2 * M_PI), (int)info,
@@ -567,4 +600,47 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
         }
     }
     return 0;
+}
+
+void br_hbm_lin_block(const br_hbm_sys *s, br_hbm_lin *l, int k, double complex *Hk)
+{
+    const int n = s->ndof, nl = s->nnl;
+    if (!l->modal || k == 0 || !l->lazy) {
+        memcpy(Hk, l->Hnl + (size_t)k * nl * nl, (size_t)nl * nl * sizeof(double complex));
+        return;
+    }
+    for (int part = 0; part < 2; part++) modal_weights(l, n, nl, k, l->w, part), modal_block(l, n, nl, part, Hk);
+}
+
+void br_hbm_lin_apply(const br_hbm_sys *s, const br_hbm_lin *l, const double complex *x, double complex *y, double *work)
+{
+    const int n = s->ndof, nl = s->nnl, H = l->H;
+    const double complex one = 1.0, zero = 0.0;
+    for (int k = 0; k <= H; k++)
+        if (k == 0 || !l->modal)
+            cblas_zgemv(CblasColMajor, CblasNoTrans, nl, nl, &one, l->Hnl + (size_t)k * nl * nl, nl, x + (size_t)k * nl, 1,
+                        &zero, y + (size_t)k * nl, 1);
+    if (!l->modal || H == 0) return;
+    /* k >= 1 together: X (2H x nl, column-major: per coordinate its harmonics' real and imaginary parts) times P^T
+     * gives the modal forces (2H x n), each scaled by its harmonic's modal receptance, times P the displacements */
+    const int r = 2 * H;
+    double *X = work, *Tm = work + (size_t)r * nl;
+    for (int i = 0; i < nl; i++)
+        for (int k = 1; k <= H; k++) X[(size_t)i * r + 2 * (k - 1)] = creal(x[(size_t)k * nl + i]), X[(size_t)i * r + 2 * (k - 1) + 1] = cimag(x[(size_t)k * nl + i]);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, r, n, nl, 1.0, X, r, l->P, nl, 0.0, Tm, r);
+    for (int m = 0; m < n; m++)
+        for (int k = 1; k <= H; k++) {
+            const double kw = k * l->w;
+            double *t = Tm + (size_t)m * r + 2 * (k - 1);
+            const double complex v = (t[0] + I * t[1]) / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
+            t[0] = creal(v), t[1] = cimag(v);
+        }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, r, nl, n, 1.0, Tm, r, l->P, nl, 0.0, X, r);
+    for (int i = 0; i < nl; i++)
+        for (int k = 1; k <= H; k++) y[(size_t)k * nl + i] = X[(size_t)i * r + 2 * (k - 1)] + I * X[(size_t)i * r + 2 * (k - 1) + 1];
+}
+
+size_t br_hbm_lin_apply_work(const br_hbm_sys *s, const br_hbm_lin *l)
+{
+    return (size_t)2 * l->H * ((size_t)s->nnl + (size_t)s->ndof) + 1;
 }
