@@ -20,6 +20,8 @@ Writes into DIR (SI units throughout):
     nodes.csv     the retained nodes: label (L/U and the plate's skfem node index), position, 1-based rows
     pairs.csv     one contact point per overlap node pair (a: upper node, b: lower node, normal +z,
                   the node's tributary area on the face, gap 0)
+    faces.csv     the overlap face's quadrilaterals over the pairs (1-based rows of pairs.csv), for the
+                  interface's field snapshots
     Fv.mtx        the bolt preload per newton: 1 N down on the upper plate's top face and 1 N up on the
                   lower plate's bottom face, each over the nodes within 4 mm of (50, 10) mm
     Fe.mtx        the excitation per newton: 1 N along z at the upper plate's load node
@@ -291,6 +293,17 @@ def main():
         for ku, kl, a in zip(face_u, partner, area):
             f.write("U%d,L%d,0,0,1,%r,0\n" % (ku, kl, float(a)))
     written("pairs.csv")
+    # the overlap face's quadrilaterals over the pairs (rows of pairs.csv), counter-clockwise seen from +z: the
+    # interface's surface in its field snapshots
+    xs, ys = np.unique(np.round(upper.p[0, face_u] / TOL)), np.unique(np.round(upper.p[1, face_u] / TOL))
+    at = {(int(np.searchsorted(xs, np.round(upper.p[0, k] / TOL))), int(np.searchsorted(ys, np.round(upper.p[1, k] / TOL)))): i
+          for i, k in enumerate(face_u)}
+    with open(os.path.join(args.out, "faces.csv"), "w") as f:
+        f.write("p1,p2,p3,p4\n")
+        for ix in range(xs.size - 1):
+            for iy in range(ys.size - 1):
+                f.write("%d,%d,%d,%d\n" % tuple(at[c] + 1 for c in ((ix, iy), (ix + 1, iy), (ix + 1, iy + 1), (ix, iy + 1))))
+    written("faces.csv")
     scipy.io.savemat(os.path.join(args.out, "lap.mat"),
                      {"M": M, "K": K, "Fv": Fv, "Fe": Fe, "node_xyz": xyz, "node_dofs": dofs})
     written("lap.mat")

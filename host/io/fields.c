@@ -42,6 +42,23 @@ int br_fields_gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
         for (long i = 0; i < n; i++)
             for (int k = 0; k < 3; k++) snap->z[3 * i + k] = st[k * n + i];
     free(st);
+    snap->t = d->t;
+    snap->res = d->res[s];
+    if (cs->desc.iface) { /* a deforming interface: its points where their nodes a are at rest (the nodes' motion,
+                           * micrometres, is not drawn), the sliding speed from its inputs in the field */
+        const double *iu = d->iface_iu ? d->iface_iu[s] : NULL, *N = snap->F + 3 * n;
+        const double nn = sqrt(cs->mesh_normal[0] * cs->mesh_normal[0] + cs->mesh_normal[1] * cs->mesh_normal[1] +
+                               cs->mesh_normal[2] * cs->mesh_normal[2]);
+        for (long i = 0; i < n; i++) {
+            for (int j = 0; j < 3; j++) snap->x[3 * i + j] = cs->r[3 * i + j];
+            snap->vt[i] = N[i] > 0 && iu ? hypot(iu[3 * n + i], iu[4 * n + i]) : 0.0;
+            snap->stick[i] =
+                N[i] > 0 &&
+                br_point_stuck(cs->desc.law, &cs->desc.fric, snap->vt[i], cs->desc.v_stick, snap->F + 3 * i, N[i]);
+        }
+        for (int j = 0; j < 3; j++) snap->nrm[j] = nn > 0 ? cs->mesh_normal[j] / nn : (j == 2);
+        return 0;
+    }
     /* kinematics at the snapshot state with the shared per-point function */
     br_set_frame fr;
     br_set_frame_build(&cs->desc, &d->frames[cs->desc.frame_a],
@@ -63,8 +80,6 @@ int br_fields_gather(const br_model *m, br_data *d, int s, br_field_snap *snap)
             snap->xv[3 * i + j] = fr.xA[j] + fr.RA[3 * j] * r[0] + fr.RA[3 * j + 1] * r[1] + fr.RA[3 * j + 2] * r[2];
     }
     memcpy(snap->nrm, fr.surface == BR_SURF_PLANE ? fr.n : fr.ax, sizeof fr.n);
-    snap->t = d->t;
-    snap->res = d->res[s];
     return 0;
 }
 

@@ -690,3 +690,58 @@ int br_pairs_read_csv(const char *path, br_pair_table *P, char *err, size_t errl
     if (rc) br_pair_table_free(P);
     return rc;
 }
+
+static int faces_alloc(void *ctx, long n)
+{
+    br_face_table *T = ctx;
+    T->n = 0, T->t = malloc((size_t)n * 6 * sizeof(long));
+    return T->t ? 0 : -1;
+}
+
+static int faces_row(void *ctx, long k, char **cell, int nc, const char *path, long lineno, char *err, size_t errlen)
+{
+    (void)k;
+    br_face_table *T = ctx;
+    long p[4];
+    int nv = 0;
+    for (int j = 0; j < nc; j++) {
+        const char *c = cell[j];
+        if (j == 3 && !*c) break; /* a triangle */
+        char *end = NULL;
+        errno = 0;
+        const long v = strtol(c, &end, 10);
+        if (!*c || end == c || *end || errno == ERANGE || v < 1 || v > T->np) {
+            snprintf(err, errlen, "%s:%ld: corner %d must be a point of the interface, a row of its pairs table from 1 to "
+                     "%ld, got '%s'", path, lineno, j + 1, T->np, c);
+            return -1;
+        }
+        for (int i = 0; i < nv; i++)
+            if (p[i] == v - 1) {
+                snprintf(err, errlen, "%s:%ld: point %ld is a corner twice", path, lineno, v);
+                return -1;
+            }
+        p[nv++] = v - 1;
+    }
+    long *t = T->t + 3 * T->n;
+    t[0] = p[0], t[1] = p[1], t[2] = p[2], T->n++;
+    if (nv == 4) t[3] = p[0], t[4] = p[2], t[5] = p[3], T->n++;
+    return 0;
+}
+
+int br_faces_read_csv(const char *path, long np, br_face_table *T, char *err, size_t errlen)
+{
+    static const char *const H[] = {"p1", "p2", "p3", "p4"};
+    static const csv_spec spec = {H, 3, 4, "faces", faces_alloc, faces_row};
+    memset(T, 0, sizeof *T);
+    T->np = np;
+    long n;
+    const int rc = csv_table_read(path, &spec, T, &n, err, errlen);
+    if (rc) br_face_table_free(T);
+    return rc;
+}
+
+void br_face_table_free(br_face_table *T)
+{
+    free(T->t);
+    memset(T, 0, sizeof *T);
+}

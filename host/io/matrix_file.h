@@ -67,4 +67,18 @@ int br_pairs_read_csv(const char *path, br_pair_table *P, char *err, size_t errl
 
 void br_pair_table_free(br_pair_table *P);
 
+/* A deforming interface's faces, for its field snapshots (docs/structures.md): triangles over its points. */
+typedef struct br_face_table {
+    long n;     /* triangles */
+    long *t;    /* 3 n point indices (from 0) */
+    long np;    /* the interface's points (the corners' range) */
+} br_face_table;
+
+/* CSV with the header p1,p2,p3 or p1,p2,p3,p4: one face a row, its corners the interface's points (1-based rows of
+ * its pairs table, np of them) counter-clockwise seen along the normal, p4 empty for a triangle; a quadrilateral
+ * split along p1-p3 -> T; 0, or -1 with "path:line: message" (a corner that is not a point, a corner twice) */
+int br_faces_read_csv(const char *path, long np, br_face_table *T, char *err, size_t errlen);
+
+void br_face_table_free(br_face_table *T);
+
 #endif

@@ -23,12 +23,15 @@ void br_ypath(ysrc *c, const char *file, char *out, size_t len)
 }
 
 /* a file's message, the structure's entry after it */
-static void file_fail(ysrc *c, const ynode *n, const char *name, const char *msg)
+static void file_fail_of(ysrc *c, const ynode *n, const char *kind, const char *name, const char *msg)
 {
     if (c->failed) return;
-    snprintf(c->err, c->errlen, "%s (structure '%s', %s:%d)", msg, name, c->file, (int)n->start_mark.line + 1);
+    snprintf(c->err, c->errlen, "%s (%s '%s', %s:%d)", msg, kind, name, c->file, (int)n->start_mark.line + 1);
     c->failed = 1;
 }
+
+/* a structure's file refused: "file: message (structure 'NAME', scenario:line)" */
+static void file_fail(ysrc *c, const ynode *n, const char *name, const char *msg) { file_fail_of(c, n, "structure", name, msg); }
 
 /* value: a file (no .mat given) or a variable of the .mat -> A, square n x n (n = *n, or set by the first) */
 static int read_square(ysrc *c, ynode *n, const char *name, const char *mat, const char *value, const char *what,
@@ -276,7 +279,7 @@ static void pair_frame(const double n[3], double R[9])
 
 void br_read_interface(ysrc *c, ynode *itf, const br_model *m, br_cset *cs)
 {
-    static const char *const K[] = {"structure", "pairs", NULL};
+    static const char *const K[] = {"structure", "pairs", "faces", NULL};
     if (br_ykeys(c, itf, "interface", K)) return;
     const char *sn = br_ystring(c, itf, "structure", 1), *pf = br_ystring(c, itf, "pairs", 1);
     if (c->failed) return;
@@ -292,7 +295,7 @@ void br_read_interface(ysrc *c, ynode *itf, const br_model *m, br_cset *cs)
     br_ypath(c, pf, path, sizeof path);
     br_pair_table P;
     if (br_pairs_read_csv(path, &P, err, sizeof err)) {
-        file_fail(c, br_yat(c, itf, "pairs"), cs->name, err);
+        file_fail_of(c, br_yat(c, itf, "pairs"), "contact set", cs->name, err);
         return;
     }
     const long np = P.n;
@@ -317,12 +320,12 @@ void br_read_interface(ysrc *c, ynode *itf, const br_model *m, br_cset *cs)
         if (a < 0 || (P.b[i][0] && b < 0)) {
             snprintf(msg, sizeof msg, "%s: point %ld: structure '%s' has no node '%s'", path, i + 1, S->name,
                      a < 0 ? P.a[i] : P.b[i]);
-            file_fail(c, br_yat(c, itf, "pairs"), cs->name, msg);
+            file_fail_of(c, br_yat(c, itf, "pairs"), "contact set", cs->name, msg);
             break;
         }
         if (a == b) {
             snprintf(msg, sizeof msg, "%s: point %ld: node '%s' against itself", path, i + 1, P.a[i]);
-            file_fail(c, br_yat(c, itf, "pairs"), cs->name, msg);
+            file_fail_of(c, br_yat(c, itf, "pairs"), "contact set", cs->name, msg);
             break;
         }
         double *R = cs->iR + 9 * i;
@@ -350,6 +353,19 @@ void br_read_interface(ysrc *c, ynode *itf, const br_model *m, br_cset *cs)
     free(ord);
     br_pair_table_free(&P);
     if (c->failed) return;
+    if (br_yat(c, itf, "faces")) { /* its surface, for the field snapshots: triangles over its points */
+        const char *ff = br_ystring(c, itf, "faces", 1);
+        if (c->failed) return;
+        br_ypath(c, ff, path, sizeof path);
+        br_face_table T;
+        if (br_faces_read_csv(path, np, &T, err, sizeof err)) {
+            file_fail_of(c, br_yat(c, itf, "faces"), "contact set", cs->name, err);
+            return;
+        }
+        cs->surf_t = T.t, cs->nsurf_t = T.n, cs->surf_cells = 0, cs->meshed = 1;
+        for (long i = 0; i < np; i++) /* the mean normal (the snapshot's map looks along it) */
+            for (int j = 0; j < 3; j++) cs->mesh_normal[j] += cs->iR[9 * i + 6 + j] / (double)np;
+    }
     br_contact_set_desc *d = &cs->desc;
     d->iface = 1, d->iR = cs->iR, d->npoints = np;
     d->frame_a = d->frame_b = 0, d->surface = BR_SURF_PLANE;
