@@ -17,7 +17,8 @@ Usage: build.py [--out DIR] [--h H_MM] [--modes NM]   (defaults: examples/lap_jo
 
 Writes into DIR (SI units throughout):
     M.mtx, K.mtx  the reduced mass and stiffness (dense, symmetric Matrix Market)
-    nodes.csv     the retained nodes: label (L/U and the plate's skfem node index), position, 1-based rows
+    nodes.csv     the retained nodes: label (L/U and the plate's skfem node index; the load node "tip"), position,
+                  1-based rows
     pairs.csv     one contact point per overlap node pair (a: upper node, b: lower node, normal +z,
                   the node's tributary area on the face, gap 0)
     faces.csv     the overlap face's quadrilaterals over the pairs (1-based rows of pairs.csv), for the
@@ -279,7 +280,7 @@ def main():
     labels, xyz, dofs = [], [], []
     for plate, retained, rows in ((lower, retained_l, row_l), (upper, retained_u, row_u)):
         for k in retained:
-            labels.append("%s%d" % (plate.name, k))
+            labels.append("tip" if plate is upper and k == load else "%s%d" % (plate.name, k))
             xyz.append(plate.p[:, k])
             dofs.append(rows[k] + 1)
     xyz, dofs = np.array(xyz), np.array(dofs, dtype=np.int32)

@@ -33,8 +33,7 @@ def read(d):
 
 
 def load_label(d):
-    """The label of the upper plate's load node, at (100, 10, 6) mm (build.py's LOAD_NODE; U1358 at h = 2 mm, U5113 at
-    1 mm)."""
+    """The label of the upper plate's load node, at (100, 10, 6) mm (build.py's LOAD_NODE, labelled "tip")."""
     with open(os.path.join(d, "nodes.csv")) as f:
         for r in csv.DictReader(f):
             if max(abs(float(r[k]) - v) for k, v in (("x", 0.1), ("y", 0.01), ("z", 0.006))) < 1e-9:

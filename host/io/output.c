@@ -65,9 +65,17 @@ static void set_slip_velocity(const br_cset *cs, const br_frame_state *frames, c
     for (int j = 0; j < 3; j++) Vt[j] = k.Vt[j];
 }
 
+/* model -> number of structure node columns (the structures' `outputs:`) */
+static int node_ncols(const br_model *m)
+{
+    int n = 0;
+    for (int k = 0; k < m->nsup; k++) n += m->sup[k].nout;
+    return n;
+}
+
 int br_output_ncols(const br_model *m)
 {
-    return br_output_col_drive(m) + drive_ncols(m) + NE;
+    return br_output_col_drive(m) + drive_ncols(m) + node_ncols(m) + NE;
 }
 
 void br_output_colname(const br_model *m, int col, char *buf, size_t len)
@@ -123,6 +131,15 @@ void br_output_colname(const br_model *m, int col, char *buf, size_t len)
         return;
     }
     col -= NCL * v->ncl;
+    static const char *const dn[] = {"x", "y", "z", "rx", "ry", "rz"};
+    for (int k = 0; k < m->nsup; k++) {
+        const br_superel *S = &m->sup[k];
+        if (col < S->nout) {
+            snprintf(buf, len, "%s.%s.%s", S->name, S->label[S->out_node[col]], dn[S->out_j[col]]);
+            return;
+        }
+        col -= S->nout;
+    }
     snprintf(buf, len, "energy.%s", ENERGY_COLS[col]);
 }
 
@@ -175,6 +192,12 @@ void br_output_row_parts(const br_model *m, const br_data *d, int parts, double 
         for (int k = 0; dv && k < m->drive.nsrc; k++) row[c++] = dv->src_tau[k];
         for (int k = 0; dv && k < m->drive.ncl; k++)
             row[c++] = dv->cl_tau[k], row[c++] = dv->cl_w[k], row[c++] = dv->cl_mode[k] == BR_CL_STUCK;
+        for (int k = 0; k < m->nsup; k++) /* the structures' node outputs: displacements (rotations) at t */
+            for (int o = 0; o < m->sup[k].nout; o++) {
+                const int node = d->st ? d->st->node0[m->nbeam + k] + m->sup[k].out_node[o] : -1;
+                const int dof = node >= 0 ? d->st->dof[6 * node + m->sup[k].out_j[o]] : -1;
+                row[c++] = dof >= 0 && d->ga ? d->ga->u[dof] : NAN;
+            }
     }
     while (c < ce) row[c++] = NAN;
     const br_energy_terms *e = &d->en;

@@ -191,7 +191,7 @@ void br_model_free(br_model *m)
     free(m->beam);
     for (int k = 0; k < m->nsup; k++) {
         br_superel *S = &m->sup[k];
-        free(S->M), free(S->C), free(S->K), free(S->label), free(S->X), free(S->row);
+        free(S->M), free(S->C), free(S->K), free(S->label), free(S->X), free(S->row), free(S->out_node), free(S->out_j);
     }
     free(m->sup);
     for (int s = 0; s < m->nset; s++) {

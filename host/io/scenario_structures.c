@@ -73,9 +73,40 @@ static int read_square(ysrc *c, ynode *n, const char *name, const char *mat, con
     return 0;
 }
 
+/* structure S (its node table read), its entry n -> `outputs: [LABEL.x, ...]`: the nodes' DOFs written as time-series
+ * columns STRUCTURE.LABEL.x (the displacement along x; rx, ry, rz the rotations), each a DOF the node has */
+static void read_outputs(ysrc *c, ynode *n, br_superel *S)
+{
+    static const char *const dn[] = {"x", "y", "z", "rx", "ry", "rz"};
+    ynode *seq = br_ymap(c, n, "outputs");
+    if (!seq || c->failed) return;
+    const int no = br_ylen(c, seq, "outputs");
+    if (c->failed) return;
+    S->out_node = malloc((size_t)(no ? no : 1) * sizeof(int)), S->out_j = malloc((size_t)(no ? no : 1) * sizeof(int));
+    br_yalloc(c, seq, S->out_node && S->out_j ? S->out_node : NULL);
+    for (int k = 0; k < no && !c->failed; k++) {
+        ynode *it = br_yitem(c, seq, k);
+        const char *v = br_is_scalar(it) ? br_ystr(it) : "", *dot = strrchr(v, '.');
+        int j = -1, node = -1;
+        for (int d = 0; dot && d < 6; d++)
+            if (!strcmp(dot + 1, dn[d])) j = d;
+        for (int q = 0; dot && q < S->nnode; q++)
+            if ((size_t)(dot - v) == strlen(S->label[q]) && !strncmp(S->label[q], v, (size_t)(dot - v))) node = q;
+        if (j < 0 || node < 0) {
+            br_yerr(c, it, "outputs: '%s' is not LABEL.x|y|z|rx|ry|rz with LABEL a node of structure '%s'", v, S->name);
+            return;
+        }
+        if (S->row[6 * node + j] < 0) {
+            br_yerr(c, it, "outputs: node '%s' of structure '%s' has no %s DOF", S->label[node], S->name, dn[j]);
+            return;
+        }
+        S->out_node[k] = node, S->out_j[k] = j, S->nout = k + 1;
+    }
+}
+
 static void read_one(ysrc *c, ynode *n, br_model *m, br_superel *S)
 {
-    static const char *const K[] = {"name", "file", "mass", "stiffness", "damping", "nodes", NULL};
+    static const char *const K[] = {"name", "file", "mass", "stiffness", "damping", "nodes", "outputs", NULL};
     static const char *const KD[] = {"matrix", "rayleigh", "modal", NULL};
     static const char *const KN[] = {"xyz", "dofs", "labels", NULL};
     static const char *const KR[] = {"a", "b", NULL};
@@ -189,6 +220,7 @@ static void read_one(ysrc *c, ynode *n, br_model *m, br_superel *S)
         }
     free(owner);
     S->nnode = T.n, S->label = T.label, S->X = T.X, S->row = T.row; /* the model owns them now */
+    read_outputs(c, n, S);
 }
 
 void br_read_structures(ysrc *c, ynode *seq, br_model *m)
@@ -353,7 +385,7 @@ void br_read_interface(ysrc *c, ynode *itf, const br_model *m, br_cset *cs)
     free(ord);
     br_pair_table_free(&P);
     if (c->failed) return;
-    if (br_yat(c, itf, "faces")) { /* its surface, for the field snapshots: triangles over its points */
+    if (br_ymap(c, itf, "faces")) { /* its surface, for the field snapshots: triangles over its points */
         const char *ff = br_ystring(c, itf, "faces", 1);
         if (c->failed) return;
         br_ypath(c, ff, path, sizeof path);

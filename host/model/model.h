@@ -68,6 +68,8 @@ typedef struct br_superel {
     int *row;              /* 6 nnode: row of (ux, uy, uz, rx, ry, rz) in M, C, K; -1 none */
     int line;              /* line of its entry in the scenario file (messages) */
     char mat[1024];        /* the MATLAB file its matrices came from ("" for .mtx files): loads' vectors */
+    int nout;              /* `outputs:` time-series columns STRUCTURE.LABEL.x|y|z|rx|ry|rz: per column */
+    int *out_node, *out_j; /*   its node and DOF (0..5: ux, uy, uz, rx, ry, rz) */
 } br_superel;
 
 /* A frame with prescribed motion: x(t) = x0 + v t + d(t), spinning at a constant
