@@ -369,3 +369,32 @@ def test_bad_faces_and_outputs_are_refused_by_line(built, tmp_path):
         print("outputs %s" % msg)
         assert p.returncode == 2 and re.match(re.escape(str(scen)) + r":\d+: ", msg) and words in msg, msg
         assert not (tmp_path / "out_o").exists()
+
+
+def test_at_a_large_level_the_peak_moves_to_the_slipping_interface(built, tmp_path):
+    """Issue 52's acceptance 3: at a large excitation the peak moves to the slipping interface's frequency. The
+    example's joint (mu = 0.6) does not show it at the levels where its friction slips: the overlap's open edge
+    pairs close for part of the cycle first and stiffen it (test_harmonic_balance_at_0_3_newton_stays_in_the_time_run:
+    +0.11 % at 0.3 N). With the same joint lubricated (mu = 0.02, `--set`), the friction saturates at levels where
+    the normal state stays as the bolt left it, and the peak goes from the stuck joint's frequency to the slipping
+    one's. Both linear
+    references with SciPy (bonded_reference): stuck, the closed pairs bonded (267.25 Hz); slipping, their normal
+    springs and damping kept, nothing tangential (266.38 Hz). At 0.1 N (tip 0.2 mm, 50 times the stuck 0.01 N's;
+    harmonic balance H = 3) the peak lies within a tenth of the stuck-to-slipping gap of the slipping frequency:
+    in macroslip a Jenkins point's force is bounded by mu N while the elastic forces grow with the amplitude, so
+    what is left of the stuck stiffness falls as the slip amplitude over the vibration's (measured: 5 % of the
+    gap), and the 45 preloaded pairs stay closed all along (the shift is friction's alone)."""
+    ref = bonded_reference(built)
+    kv = np.repeat(ref["kpen"] * ref["act"], 3)
+    kv[0::3] = kv[1::3] = 0.0  # slipping: no tangential stiffness
+    Ks = ref["K"] + ref["L"].T @ (kv[:, None] * ref["L"])
+    f_st, f_sl = linear_peak(ref, ref["Kb"], 262, 272), linear_peak(ref, Ks, 262, 272)
+    rows = run_hbm(lap_scenario(built, 0.1, "slip.yaml"), str(tmp_path / "slip"), 266.0, 266.8, 3, 8,
+                   "--set", "contacts.joint.friction.mu=0.02")
+    f_pk, a_pk = peak(rows)
+    where = (f_st - f_pk) / (f_st - f_sl)
+    print("mu = 0.02, 0.1 N: peak %.4f Hz (|x1| %.4g m) against stuck %.4f Hz and slipping %.4f Hz: %.1f %% of the way"
+          % (f_pk, a_pk, f_st, f_sl, 100 * where))
+    assert (f_st - f_sl) / f_sl > 2e-3  # the references are apart: 0.33 %, 80 times the stuck test's agreement
+    assert abs(f_pk - f_sl) <= 0.1 * (f_st - f_sl)
+    assert all(r["joint.ncontact_min"] == ref["act"].sum() for r in rows)
