@@ -115,6 +115,58 @@ Test(hbm, stuck_jenkins_is_the_linear_response, .timeout = 60)
     br_model_free(m);
 }
 
+/* Issue 53's acceptance 2: the nonlinear mode of a one-DOF oscillator (m, k) with one jenkins element (kt = k,
+ * mu N = 20 N: slip amplitude x_s = mu N / kt = 5.1 mm) by the extended periodic motion concept, against the
+ * closed form of the element's first-harmonic describing function (docs/nonlinear-modes-plan.md, Caughey 1960):
+ * for a > x_s, cos beta = 1 - 2 x_s / a, k_eq = (kt / pi) (beta - sin(2 beta) / 2), W = 4 mu N (a - x_s), so
+ * w^2 = (k + k_eq) / m and D = W / (2 pi m w^2 a^2) (no viscous damping); stuck, w^2 = (k + kt) / m and D = 0.
+ * Harmonic balance with H = 1 is that describing function, but for the AFT's sampling of the switch from stick
+ * to slip (N = 512: measured 3e-5): within the issue's 0.5 % over 0.1 to 100 x_s, stuck to 1e-9 (the stuck
+ * element is linear: Newton's tolerance). The macroslip limit tends to sqrt(k / m): within 0.1 % at 100 x_s
+ * (the describing function's own 0.085 %). H = 7 (the true periodic orbit's harmonics) is printed beside it. */
+Test(hbm, backbone_of_a_jenkins_oscillator_is_the_describing_function, .timeout = 120)
+{
+    const char *sets[] = {"contacts.friction.friction.kt=3947.8417604357433"};
+    for (int H = 1; H <= 7; H += 6) {
+        br_model *m;
+        br_hbm *h = solver(SCEN("oscillator_coulomb_jenkins"), sets, 1, H, 512, &m, "block.x");
+        const double k = m->spring[0].k, kt = m->cset[0].desc.fric.kt, mass = m->body[0].mass;
+        const double fs = m->cset[0].desc.fric.mu_k * 20.0, xs = fs / kt;
+        double *rows = NULL, flin;
+        long np = 0;
+        char warn[1024], err[2048] = "";
+        const int rc = br_hbm_backbone(h, 1, 0.1 * xs, 100 * xs, 12, 0, &rows, &np, &flin, warn, sizeof warn, err, sizeof err);
+        cr_assert(rc == 0 && np >= 12, "backbone: rc %d, %ld points: %s %s", rc, np, err, warn);
+        const int width = BR_HBM_MODE_LEAD + br_hbm_row_width(h);
+        double worst_f = 0, worst_d = 0, stuck = 0;
+        for (long p = 0; p < np; p++) {
+            const double *r = rows + p * width, a = r[0], D = r[1], f = r[BR_HBM_MODE_LEAD];
+            double w2 = (k + kt) / mass, Dref = 0;
+            if (a > xs) {
+                const double beta = acos(1 - 2 * xs / a), keq = kt / M_PI * (beta - 0.5 * sin(2 * beta));
+                w2 = (k + keq) / mass, Dref = 4 * fs * (a - xs) / (2 * M_PI * mass * w2 * a * a);
+            }
+            const double fref = sqrt(w2) / (2 * M_PI);
+            if (a <= xs) stuck = fmax(stuck, fmax(fabs(f / fref - 1), fabs(D)));
+            else worst_f = fmax(worst_f, fabs(f / fref - 1)), worst_d = fmax(worst_d, fabs(D / Dref - 1));
+        }
+        const double flast = rows[(np - 1) * width + BR_HBM_MODE_LEAD], fk = sqrt(k / mass) / (2 * M_PI);
+        cr_log_info("backbone of the jenkins oscillator, H = %d: %ld amplitudes from 0.1 to 100 x_s; against the describing "
+                    "function: frequency within %.2e, damping ratio within %.2e (slipping), stuck within %.2e; at 100 x_s "
+                    "%.6g Hz against sqrt(k / m) %.6g Hz (%+.3g %%)",
+                    H, np, worst_f, worst_d, stuck, flast, fk, 100 * (flast / fk - 1));
+        cr_assert(fabs(flin / (sqrt((k + kt) / mass) / (2 * M_PI)) - 1) <= 1e-9, "linearized %g Hz", flin);
+        if (H == 1) {
+            cr_assert(worst_f <= 5e-3 && worst_d <= 5e-3, "frequency %g, damping %g from the describing function", worst_f, worst_d);
+            cr_assert(stuck <= 1e-9, "stuck: %g", stuck);
+            cr_assert(flast > fk && flast / fk - 1 <= 1e-3, "at 100 x_s: %g Hz against %g", flast, fk);
+        }
+        free(rows);
+        br_hbm_free(h);
+        br_model_free(m);
+    }
+}
+
 /* JSON text, key of an array of numbers -> up to max of them in v; their count (the key must be there) */
 static int json_numbers(const char *js, const char *key, double *v, int max)
 {

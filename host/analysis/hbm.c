@@ -21,7 +21,7 @@ int br_hb_set_param(hb *h, double p, char *err, size_t errlen)
 {
     if (h->plevel) h->lev = p;
     const double w = h->plevel ? h->wfix : p;
-    return h->lin.w != w && br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen) ? -1 : 0;
+    return (h->lin.w != w || h->lin.xi1 != h->lin.xi) && br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen) ? -1 : 0;
 }
 
 double complex br_hb_force(const hb *h, const double *y, int k, int j)
@@ -56,7 +56,7 @@ int br_hb_residual(hb *h, const double *y, double p, double *R, char *err, size_
     return 0;
 }
 
-static double norm_inf(const double *x, int n)
+double br_hb_norm_inf(const double *x, int n)
 {
     double m = 0;
     for (int i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
@@ -68,10 +68,10 @@ static double norm_inf(const double *x, int n)
  * tol of itself, not of the deflection; neither below 1e-10 of the other block's size, the rounding floor
  * (S2: positions of 0.02 m rounded to 3e-18 m move a normal force as stiff as Hunt-Crossley's at 6 N by
  * 1e-9 N, and the harmonics of a 2.3e-5 m static deflection by 1e-16 m) */
-static void set_tolerances(hb *h, const double *y)
+void br_hb_set_tolerances(hb *h, const double *y)
 {
     const int nl = h->s.nnl;
-    const double y0 = norm_inf(y, nl), y1 = norm_inf(y + nl, h->nu - nl);
+    const double y0 = br_hb_norm_inf(y, nl), y1 = br_hb_norm_inf(y + nl, h->nu - nl);
     h->ytol = fmax(h->tol * y0, 1e-10 * y1), h->ytol1 = fmax(h->tol * y1, 1e-10 * y0);
     if (!(h->ytol > 0.0)) h->ytol = 1e-300;
     if (!(h->ytol1 > 0.0)) h->ytol1 = 1e-300;
@@ -82,8 +82,8 @@ static void set_tolerances(hb *h, const double *y)
 static int converged(const hb *h, const double *R, const double *b, double alpha)
 {
     const int nl = h->s.nnl, no = h->nu - nl;
-    return norm_inf(R, nl) <= h->ytol && norm_inf(R + nl, no) <= h->ytol1 && alpha * norm_inf(b, nl) <= 1e3 * h->ytol &&
-           alpha * norm_inf(b + nl, no) <= 1e3 * h->ytol1;
+    return br_hb_norm_inf(R, nl) <= h->ytol && br_hb_norm_inf(R + nl, no) <= h->ytol1 && alpha * br_hb_norm_inf(b, nl) <= 1e3 * h->ytol &&
+           alpha * br_hb_norm_inf(b + nl, no) <= 1e3 * h->ytol1;
 }
 
 /* y, parameter p (R at them in h->R) -> Jw = dR/dp by a forward difference; 0 or -1 */
@@ -170,12 +170,13 @@ static void jacobian_dense(hb *h, double *J)
 }
 
 /* y, w (R at them in h->R) -> J = dR/dy (and Jw = dR/dw if Jw) by forward differences */
-static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, char *err, size_t errlen)
+int br_hb_jacobian(hb *h, const double *y, double w, double *J, double *Jw, char *err, size_t errlen)
 {
     const int nu = h->nu;
-    const double scale = fmax(norm_inf(y, nu), h->ytol * 1e6);
+    const double scale = fmax(br_hb_norm_inf(y, nu), h->ytol * 1e6);
     if (h->s.nif > 0) {
         if (jacobian_blocks(h, y, w, scale, err, errlen) || (Jw && jacobian_w(h, y, w, err, errlen))) return -1;
+        if (h->Jq) br_hb_col1_blocks(h);
         if (h->kry ? br_hb_kry_precondition(h, err, errlen) : (jacobian_dense(h, J), 0)) return -1;
         h->jacobians++;
         return 0;
@@ -186,6 +187,7 @@ static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, cha
         h->yt[i] = y[i] + d;
         if (br_hb_residual(h, h->yt, w, h->Rt, err, errlen)) return -1;
         for (int r = 0; r < nu; r++) J[(size_t)i * nu + r] = (h->Rt[r] - h->R[r]) / d;
+        if (h->Jq) h->Jq[i] = (br_hb_col1(h) - h->q0) / d;
         h->yt[i] = y[i];
     }
     if (Jw && jacobian_w(h, y, w, err, errlen)) return -1;
@@ -196,7 +198,7 @@ static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, cha
 /* Newton from y (and w), at fixed w (tau NULL) or on the arclength constraint
  * tau_y . (y - yp) / ys + tau_w (w - wp) / ws = 0 -> converged y, w (h->R the residual there);
  * iterations, or -1 (not converged within maxit), -2 (an error, in err) */
-static int newton(hb *h, double *y, double *w, const double *tau, const double *yp, double wp, double ys, double ws,
+int br_hb_newton(hb *h, double *y, double *w, const double *tau, const double *yp, double wp, double ys, double ws,
                   int maxit, char *err, size_t errlen)
 {
     const int nu = h->nu, na = tau ? nu + 1 : nu;
@@ -205,9 +207,9 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
         /* a fresh Jacobian unless the last one (from the tangent at the previous point, or the last
          * iteration) still halved the residual (with Broyden's updates; a fifth was faster on S5c, 13 s against
          * 20 s at 1 N, but let the continuation wander at a stuck Jenkins contact's slip near its resonance) */
-        if (!h->jvalid && jacobian(h, y, *w, h->J, tau ? h->Jw : NULL, err, errlen)) return -2;
+        if (!h->jvalid && br_hb_jacobian(h, y, *w, h->J, tau ? h->Jw : NULL, err, errlen)) return -2;
         h->jvalid = 1;
-        const double r0 = norm_inf(h->R, nu);
+        const double r0 = br_hb_norm_inf(h->R, nu);
         for (int r = 0; r < nu; r++) h->b[r] = -h->R[r];
         double cres = 0;
         if (tau) {
@@ -282,16 +284,16 @@ static int newton(hb *h, double *y, double *w, const double *tau, const double *
             }
         }
         memcpy(h->R, h->Rt, (size_t)nu * sizeof(double));
-        const double step = alpha * norm_inf(h->b, nu);
+        const double step = alpha * br_hb_norm_inf(h->b, nu);
         memcpy(y, h->yt, (size_t)nu * sizeof(double));
         *w = wt;
         h->newton++;
         /* with interfaces a fresh Jacobian every iteration: its (2H + 1) 3 AFTs cost less than the LU each
          * iteration does anyway, and Newton's convergence is then quadratic, not Broyden's linear */
-        if (norm_inf(h->R, nu) > 0.5 * r0 || h->s.nif > 0) h->jvalid = 0;
+        if (br_hb_norm_inf(h->R, nu) > 0.5 * r0 || h->s.nif > 0) h->jvalid = 0;
         if (getenv("BRISTLE_HBM_DEBUG"))
             fprintf(stderr, "newton %d: w %.12g |R_0| %.3e (tol %.3e) |R_k| %.3e (tol %.3e) step %.3e alpha %g\n", it, *w,
-                    norm_inf(h->R, h->s.nnl), h->ytol, norm_inf(h->R + h->s.nnl, nu - h->s.nnl), h->ytol1, step, alpha);
+                    br_hb_norm_inf(h->R, h->s.nnl), h->ytol, br_hb_norm_inf(h->R + h->s.nnl, nu - h->s.nnl), h->ytol1, step, alpha);
         if (converged(h, h->R, h->b, alpha)) return it;
     }
     return -1;
@@ -427,7 +429,7 @@ void br_hbm_counts(const br_hbm *h, long *newton, long *jacobians)
 
 /* one point of the curve: values row (frequency, Newton iterations, then per column H + 3 values, per set W, then
  * per set the fewest points in contact at a sample) */
-static void point_row(hb *h, double w, int its, double *row)
+void br_hb_point_row(hb *h, double w, int its, double *row)
 {
     int c = 0;
     row[c++] = w / (2 * M_PI);
@@ -563,7 +565,7 @@ static void linear_guess(hb *h, double *y, int static_only)
 
 /* h (deforming interfaces), y -> y set to the linear response at l's frequency of the structure with every interface
  * point bonded (hbm.h, kb) at every harmonic: the response where nothing slips or opens; 0, or -1 (singular) */
-static int bonded_guess(hb *h, double *y)
+int br_hb_bonded_guess(hb *h, double *y)
 {
     const br_hbm_sys *s = &h->s;
     const int n = s->ndof, nl = s->nnl;
@@ -597,15 +599,15 @@ static int point_at(hb *h, double p, int from_linear, char *err, size_t errlen)
     for (int attempt = from_linear || !h->have ? 1 : 0; attempt <= last && its == -1; attempt++) {
         /* the scale of the tolerance: the solution's size, or the linear response's for a fresh start */
         const int a = attempt - (last - 2); /* 0: bonded, 1: the linear response, 2: its static part */
-        if (attempt > 0 && !(a == 0 && bonded_guess(h, h->y) == 0)) linear_guess(h, h->y, 0);
-        const double ys = fmax(norm_inf(h->y, h->nu), 1e-300);
-        set_tolerances(h, h->y);
+        if (attempt > 0 && !(a == 0 && br_hb_bonded_guess(h, h->y) == 0)) linear_guess(h, h->y, 0);
+        const double ys = fmax(br_hb_norm_inf(h->y, h->nu), 1e-300);
+        br_hb_set_tolerances(h, h->y);
         if (a == 2) linear_guess(h, h->y, 1);
         double q = p;
         /* from the last solution 40 iterations, from the linear guess 25; from the static part alone the first
          * steps are damped by the line search (the mistuned S2 bundle at 53.3 Hz: about 35 at a half to an
          * eighth, then Newton's convergence; 41 in all with AVX2's OpenBLAS): 80 */
-        its = newton(h, h->y, &q, NULL, NULL, 0, ys, p, a == 2 ? 80 : attempt == 0 ? 40 : 25, err, errlen);
+        its = br_hb_newton(h, h->y, &q, NULL, NULL, 0, ys, p, a == 2 ? 80 : attempt == 0 ? 40 : 25, err, errlen);
     }
     if (its > 0) h->have = 1, h->w = p;
     return its;
@@ -650,7 +652,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
     h->pk = -1.0;
     /* the first point: Newton at p0 from the linear response without contact forces */
     int its = point_at(h, p0, 1, err, errlen), rc;
-    double w = h->w, ys = fmax(norm_inf(y, nu), 1e-300);
+    double w = h->w, ys = fmax(br_hb_norm_inf(y, nu), 1e-300);
     if (its == -1)
         snprintf(err + strlen(err), errlen - strlen(err), "%sno convergence at the first %s %g%s", *err ? "; " : "",
                  h->plevel ? "level" : "frequency", shown(h, p0), unit);
@@ -678,7 +680,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
         const long np = r->n - start + 1; /* points of this curve */
         const double lv = h->plevel ? w : lead, wf = h->plevel ? h->wfix : w;
         if (lc) r->v[r->n * width] = lv;
-        point_row(h, wf, its, r->v + r->n * width + lc);
+        br_hb_point_row(h, wf, its, r->v + r->n * width + lc);
         if (r->keep) {
             double *sv = r->sol + r->n * (nu + 2);
             sv[0] = wf, sv[1] = h->lev;
@@ -698,12 +700,12 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
             rc = -3;
             break;
         }
-        ys = fmax(norm_inf(y, nu), ys * 1e-3);
-        set_tolerances(h, y);
+        ys = fmax(br_hb_norm_inf(y, nu), ys * 1e-3);
+        br_hb_set_tolerances(h, y);
         /* the tangent at this point: from the Jacobian Newton ended with (Broyden-updated) while it still
          * converged well, with dR/dw afresh (one evaluation), else from a fresh one */
         int reused = h->jvalid;
-        if (reused ? jacobian_w(h, y, w, err, errlen) : jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
+        if (reused ? jacobian_w(h, y, w, err, errlen) : br_hb_jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
             rc = -2;
             break;
         }
@@ -725,7 +727,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
             double c = 0, nt = 0, nsec = 0;
             for (int i = 0; i <= nu; i++) c += tau[i] * sec[i], nt += tau[i] * tau[i], nsec += sec[i] * sec[i];
             if (!(c > 0.9 * sqrt(nt * nsec))) {
-                if (jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
+                if (br_hb_jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
                     rc = -2;
                     break;
                 }
@@ -758,8 +760,8 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
             memcpy(y, yp, (size_t)nu * sizeof(double));
             w = wp;
             if (natural && br_hb_set_param(h, w, err, errlen)) its = -2;
-            else its = natural ? newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen)
-                               : newton(h, y, &w, tau, yp, wp, ys, ws, 16, err, errlen);
+            else its = natural ? br_hb_newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen)
+                               : br_hb_newton(h, y, &w, tau, yp, wp, ys, ws, 16, err, errlen);
             if (its == -2) {
                 rc = -2;
                 break;
@@ -779,7 +781,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
                     memcpy(y, yprev, (size_t)nu * sizeof(double));
                     w = wprev;
                     if (br_hb_residual(h, y, w, h->R, err, errlen) ||
-                        jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
+                        br_hb_jacobian(h, y, w, h->J, h->Jw, err, errlen)) {
                         rc = -2;
                         break;
                     }
@@ -795,7 +797,7 @@ static int curve(hb *h, double p0, double p1, int points, double lead, int progr
                 const double t = (w1 - wprev) / (w - wprev);
                 for (int i = 0; i < nu; i++) y[i] = yprev[i] + t * (y[i] - yprev[i]);
                 w = w1;
-                its = br_hb_set_param(h, w, err, errlen) ? -2 : newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen);
+                its = br_hb_set_param(h, w, err, errlen) ? -2 : br_hb_newton(h, y, &w, NULL, NULL, 0, ys, ws, 16, err, errlen);
                 if (its == -2) {
                     rc = -2;
                     break;

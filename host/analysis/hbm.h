@@ -96,6 +96,9 @@ typedef struct br_hbm_lin {
      * harmonics k >= 1 by the modes, Z_k^-1 = Phi diag(1 / (lam - (k w)^2 + i k w c)) Phi^T, and harmonic 0 (the
      * interface bonded, which no mode basis of K diagonalizes) by LU once, as it does not depend on w */
     int modal, have0;
+    /* nonlinear modes (the extended periodic motion concept): the damping C - xi M; xi the value the next evaluation
+     * takes, xi1 and xi2 those of the present and the previous blocks */
+    double xi, xi1, xi2;
     int lazy;             /* 1: br_hbm_lin_eval leaves the modal blocks Hnl (k >= 1) unformed (Newton-Krylov applies them
                            * by br_hbm_lin_apply, and forms one by br_hbm_lin_block where it needs it) */
     double *lam, *cm;     /* ndof: eigenvalues, modal damping */
@@ -222,6 +225,18 @@ enum { BR_HBM_SOLVER_AUTO, BR_HBM_SOLVER_DENSE, BR_HBM_SOLVER_KRYLOV };
 #define BR_HBM_KRYLOV_MIN 3000
 /* solver, one of the above -> h set to it; 0, or -1 (out of memory) */
 int br_hbm_set_linear_solver(br_hbm *h, int solver);
+/* Nonlinear modes by the extended periodic motion concept (hbm_mode.c; docs/nonlinear-modes-plan.md): solver (its
+ * first column the amplitude's), mode K (1: the lowest above 0.01 Hz of the system with its contacts linearized
+ * about the static state, stuck), amplitudes a0 to a1 of the first column's first harmonic (a cos w t; P of them,
+ * log-spaced, more where a step fails), progress -> rows (BR_HBM_MODE_LEAD + br_hbm_row_width each: amplitude,
+ * damping ratio xi / (2 w), xi, then frf.csv's row: frequency, Newton iterations, the columns, the sets' energy per
+ * cycle and fewest points in contact; malloc'd, *nrows of them), *f_lin the linearized mode's frequency [Hz]; 0, -1
+ * (no convergence at a0), -2 (an error, in err) or -3 (stopped early: rows kept, the reason in warning). The solver
+ * takes the dense linear solver from here on. */
+#define BR_HBM_MODE_LEAD 3
+int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int progress, double **rows, long *nrows,
+                    double *f_lin, char *warning, size_t wlen, char *err, size_t errlen);
+
 /* GMRES's products so far (0 on the dense path) */
 long br_hbm_krylov_products(const br_hbm *h);
 

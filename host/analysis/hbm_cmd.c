@@ -43,6 +43,12 @@ static int usage(FILE *o)
                "  --linear-solver auto|dense|krylov\n"
                "                 Newton's linear solves: LU of the Newton matrix, or GMRES on its products (deforming\n"
                "                 interfaces only; docs/hbm.md); auto: GMRES from 3000 unknowns (default auto)\n"
+               "  --mode K --amplitude-from A0 --amplitude-to A1\n"
+               "                 the K-th nonlinear mode's backbone instead (extended periodic motion concept: the harmonic\n"
+               "                 loads off, a negative damping xi M making the damped mode periodic): from the K-th mode of\n"
+               "                 the contacts linearized about the static state, at --points amplitudes (log-spaced) of the\n"
+               "                 first column's first harmonic [m]; writes backbone.csv (amplitude, damping_ratio, xi, then\n"
+               "                 frf.csv's columns), backbone_frequency.png, backbone_damping.png, summary.json\n"
                "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
                "  writes frf.csv (per point: [level,] frequency, each column's harmonic amplitudes, peak-to-peak and\n"
                "  first harmonic's phase, each contact set's friction energy per cycle and fewest points in contact),\n"
@@ -63,6 +69,9 @@ typedef struct hb_opts {
     long check;               /* --check P: the first column's peak integrated in time over P periods */
     int stability;            /* --stability: every point's Floquet multipliers */
     int solver;               /* --linear-solver: BR_HBM_SOLVER_* */
+    long mode;                /* --mode K: the K-th nonlinear mode's backbone (0: a forced response) */
+    double a0, a1;            /* --amplitude-from A0 --amplitude-to A1 */
+    int have_a0, have_a1;
 } hb_opts;
 
 /* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
@@ -116,6 +125,16 @@ static int parse_args(int argc, char **argv, hb_opts *o)
             if (a[2] == 'a') o->at = v, o->have_at = 1;
             else if (a[8] == 'f') o->l0 = v, o->have_l0 = 1;
             else o->l1 = v, o->have_l1 = 1;
+        } else if (!strcmp(a, "--mode")) {
+            if (br_arg_long("hbm", "--mode", argv[++i], 1, 1000, &o->mode)) return 2;
+        } else if (!strcmp(a, "--amplitude-from") || !strcmp(a, "--amplitude-to")) {
+            double v;
+            if (br_parse_double(argv[++i], -1e300, 1e300, &v) || !(v > 0) || !isfinite(v)) {
+                fprintf(stderr, "bristle hbm: %s must be a positive amplitude [m], got '%s'\n", a, argv[i]);
+                return 2;
+            }
+            if (a[12] == 'f') o->a0 = v, o->have_a0 = 1;
+            else o->a1 = v, o->have_a1 = 1;
         } else if (!strcmp(a, "--check")) {
             if (br_arg_long("hbm", "--check", argv[++i], 2, 100000, &o->check)) return 2;
         } else if (!strcmp(a, "--column")) {
@@ -164,6 +183,19 @@ static int parse_args(int argc, char **argv, hb_opts *o)
         } else o->scen = a;
     }
     if (!o->scen) return usage(stderr);
+    if (o->mode || o->have_a0 || o->have_a1) { /* a backbone */
+        if (!o->mode || !o->have_a0 || !o->have_a1 || o->have_f0 || o->have_f1 || o->have_at || o->have_l0 || o->have_l1 ||
+            o->nlev || o->check || o->stability) {
+            fprintf(stderr, "bristle hbm: a backbone takes --mode K --amplitude-from A0 --amplitude-to A1 (and no --from, --to, "
+                            "--at, --levels, --check or --stability)\n");
+            return 2;
+        }
+        if (o->a0 == o->a1) {
+            fprintf(stderr, "bristle hbm: --amplitude-from and --amplitude-to are the same amplitude (%g)\n", o->a0);
+            return 2;
+        }
+        o->have_f0 = o->have_f1 = 1, o->f0 = 1.0, o->f1 = 2.0; /* unused */
+    }
     if ((o->check || o->stability) && (o->have_at || o->nlev)) {
         fprintf(stderr, "bristle hbm: %s takes a curve in frequency at the scenario's load (no --at or --levels; set the load "
                         "with --set)\n", o->check ? "--check" : "--stability");
@@ -330,6 +362,88 @@ static void plots_level(const char *dir, const hb *h, const double *rows, int wi
     free(x), free(y);
 }
 
+/* --mode: the backbone, backbone.csv, its plots and summary.json in the output folder -> exit status */
+static int mode_main(hb *h, const hb_opts *o)
+{
+    char dir[1024], stage[1100], err[2048] = "", warning[1024] = "", path[1200];
+    if (o->out) snprintf(dir, sizeof dir, "%s", o->out);
+    else snprintf(dir, sizeof dir, "runs/%s-hbm", h->s.m->name);
+    if (br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
+        fprintf(stderr, "bristle hbm: %s\n", err);
+        return 1;
+    }
+    const double t0 = br_wall_seconds();
+    double *rows = NULL, f_lin = NAN;
+    long np = 0;
+    const int rc = br_hbm_backbone(h, (int)o->mode, o->a0, o->a1, (int)o->points, isatty(2) && !o->quiet, &rows, &np, &f_lin,
+                                   warning, sizeof warning, err, sizeof err);
+    const double wall = br_wall_seconds() - t0;
+    const int failed = rc == -1 || rc == -2, width = BR_HBM_MODE_LEAD + br_hbm_row_width(h);
+    if (failed) fprintf(stderr, "bristle hbm: %s\n", *err ? err : "no convergence");
+    int wrc = 0;
+    snprintf(path, sizeof path, "%s/backbone.csv", stage);
+    FILE *fp = fopen(path, "w");
+    if (fp) {
+        fprintf(fp, "amplitude,damping_ratio,xi,");
+        br_hb_header_names(h, fp, NULL);
+        fprintf(fp, "\n");
+        for (long p = 0; p < np; p++) br_output_csv_row(rows + p * width, width, fp);
+    }
+    if (!fp || fclose(fp)) wrc = -1;
+    if (np > 0) { /* frequency and damping ratio against the amplitude, log x */
+        double *x = malloc((size_t)np * 2 * sizeof(double));
+        for (long p = 0; x && p < np; p++) x[p] = rows[p * width], x[np + p] = rows[p * width + BR_HBM_MODE_LEAD];
+        for (int k = 0; x && k < 2; k++) {
+            double *yv = malloc((size_t)np * sizeof(double));
+            for (long p = 0; yv && p < np; p++) yv[p] = k ? rows[p * width + 1] : x[np + p];
+            char title[300], xl[200];
+            snprintf(title, sizeof title, "%s: mode %ld, %s by harmonic balance (H = %d)", h->s.m->name, o->mode,
+                     k ? "damping ratio" : "frequency", h->H);
+            snprintf(xl, sizeof xl, "amplitude of %.60s's first harmonic [m]", h->col[0].name);
+            const br_series sr = {k ? "damping ratio" : "frequency", np, x, yv, 0, 0, 1};
+            snprintf(path, sizeof path, "%s/backbone_%s.png", stage, k ? "damping" : "frequency");
+            if (yv) br_plot_series_png(path, title, xl, k ? "damping ratio" : "frequency [Hz]", BR_PLOT_LOGX, &sr, 1);
+            free(yv);
+        }
+        free(x);
+    }
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "scenario", h->s.m->name);
+    cJSON_AddStringToObject(j, "analysis", "nonlinear mode by the extended periodic motion concept (harmonic balance)");
+    cJSON_AddStringToObject(j, "status", failed ? "failed" : rc == -3 ? "stopped" : "complete");
+    if (*warning) cJSON_AddStringToObject(j, "warning", warning);
+    br_json_number(j, "mode", (double)o->mode);
+    cJSON_AddStringToObject(j, "amplitude_of", h->col[0].name);
+    br_json_number(j, "amplitude_from", o->a0);
+    br_json_number(j, "amplitude_to", o->a1);
+    br_json_number(j, "linearized_frequency_Hz", f_lin);
+    br_json_number(j, "harmonics", (double)h->H);
+    br_json_number(j, "samples", (double)h->N);
+    br_json_number(j, "unknowns", (double)h->nu);
+    br_json_number(j, "points", (double)np);
+    br_json_number(j, "newton_iterations", (double)h->newton);
+    br_json_number(j, "jacobians", (double)h->jacobians);
+    br_json_number(j, "aft_periods", (double)h->aft.periods);
+    br_json_number(j, "wall_s", wall);
+    char *txt = cJSON_Print(j);
+    snprintf(path, sizeof path, "%s/summary.json", stage);
+    fp = fopen(path, "w");
+    if (!fp || !txt || fprintf(fp, "%s\n", txt) < 0) wrc = -1;
+    if (fp && fclose(fp)) wrc = -1;
+    free(txt), cJSON_Delete(j);
+    if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
+        fprintf(stderr, "bristle hbm: %s\n", err);
+        wrc = -1;
+    }
+    if (!o->quiet && !failed && np > 0)
+        printf("bristle hbm: mode %ld (linearized %.6g Hz): %ld amplitudes from %g to %g m of %s in %.3g s, %.6g to %.6g Hz, "
+               "damping ratio %.4g to %.4g%s%s -> %s\n",
+               o->mode, f_lin, np, rows[0], rows[(np - 1) * width], h->col[0].name, wall, rows[BR_HBM_MODE_LEAD],
+               rows[(np - 1) * width + BR_HBM_MODE_LEAD], rows[1], rows[(np - 1) * width + 1], *warning ? "; " : "", warning, dir);
+    free(rows);
+    return failed || wrc ? 1 : 0;
+}
+
 int br_hbm_main(int argc, char **argv)
 {
     hb_opts o;
@@ -360,7 +474,11 @@ int br_hbm_main(int argc, char **argv)
         br_model_free(m);
         return 1;
     }
-    /* with --levels a leading column holds the level; the levels' curves follow one another */
+    if (o.mode) {
+        const int mrc = mode_main(h, &o);
+        br_hbm_free(h), br_model_free(m);
+        return mrc;
+    }
     /* with --levels (or a curve in the level) a leading column holds the level; the levels' curves follow one
      * another */
     const int lc = o.nlev > 0 || o.have_at, nlev = o.nlev > 0 ? o.nlev : 1;

@@ -45,10 +45,29 @@ struct br_hbm {
      * per interface point its three coordinates' ((2H + 1) 3 square); column-major, the row or column of
      * harmonic block b (0: the mean, 2k - 1: Re of harmonic k, 2k: Im) and coordinate j of the block at b sz + j */
     double *D;
+    /* nonlinear modes (hbm_mode.c): the first column's first harmonic at the last residual's unknowns (q0) and its
+     * derivatives in them (Jq, nu; NULL outside a backbone), which the Jacobians fill */
+    double complex q0, *Jq;
     int kry;        /* 1: the Newton matrix J = I - H D is applied, not formed: GMRES (hbm_krylov.c) */
     struct hb_kry *kr;
 };
 typedef struct br_hbm hb;
+
+/* hbm.c's steps that the backbone (hbm_mode.c) shares */
+double br_hb_norm_inf(const double *x, int n);
+void br_hb_set_tolerances(hb *h, const double *y);
+int br_hb_jacobian(hb *h, const double *y, double w, double *J, double *Jw, char *err, size_t errlen);
+int br_hb_newton(hb *h, double *y, double *w, const double *tau, const double *yp, double wp, double ys, double ws,
+                 int maxit, char *err, size_t errlen);
+void br_hb_point_row(hb *h, double w, int its, double *row);
+int br_hb_bonded_guess(hb *h, double *y);
+
+/* solver after a residual (h->G, h->ysol) -> the first column's first harmonic, complex (the loads' part times the
+ * level: none in a backbone) */
+double complex br_hb_col1(const hb *h);
+
+/* solver with h->D (deforming interfaces) -> h->Jq from its blocks */
+void br_hb_col1_blocks(hb *h);
 
 /* solver, nonlinear coordinate i -> its block of h->D (its first coordinate c0, its size sz: nnl_dof or 3) */
 static inline double *hb_block(const hb *h, int i, int *c0, int *sz)

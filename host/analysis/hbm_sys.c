@@ -504,7 +504,7 @@ static void modal_weights(br_hbm_lin *l, int n, int nl, int k, double w, int par
 {
     const double kw = k * w;
     for (int m = 0; m < n; m++) {
-        const double complex d = 1.0 / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
+        const double complex d = 1.0 / (l->lam[m] - kw * kw + I * kw * (l->cm[m] - l->xi1));
         const double dm = part ? cimag(d) : creal(d);
         for (int i = 0; i < nl; i++) l->W[(size_t)m * nl + i] = l->P[(size_t)m * nl + i] * dm;
     }
@@ -532,7 +532,7 @@ static void modal_eval(const br_hbm_sys *s, br_hbm_lin *l, int k, double w)
     /* Hout = Po D P^T (nout x nl), mode by mode over P's columns */
     for (size_t e = 0; e < (size_t)nl * no; e++) Ho[e] = 0.0;
     for (int m = 0; m < n; m++) {
-        const double complex d = 1.0 / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
+        const double complex d = 1.0 / (l->lam[m] - kw * kw + I * kw * (l->cm[m] - l->xi1));
         const double *Pm = l->P + (size_t)m * nl;
         for (int o = 0; o < no; o++) {
             const double complex a = l->Po[(size_t)m * no + o] * d;
@@ -544,7 +544,7 @@ static void modal_eval(const br_hbm_sys *s, br_hbm_lin *l, int k, double w)
     for (int o = 0; o < no; o++) Xo[o] = 0.0;
     if (k != 1) return;
     for (int m = 0; m < n; m++) { /* F_1 = fc - i fs */
-        const double complex d = (l->fcm[m] - I * l->fsm[m]) / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
+        const double complex d = (l->fcm[m] - I * l->fsm[m]) / (l->lam[m] - kw * kw + I * kw * (l->cm[m] - l->xi1));
         for (int i = 0; i < nl; i++) Xk[i] += l->P[(size_t)m * nl + i] * d;
         for (int o = 0; o < no; o++) Xo[o] += l->Po[(size_t)m * no + o] * d;
     }
@@ -559,10 +559,10 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
     SWAP(l->Hout, l->Hout2);
     SWAP(l->Xout, l->Xout2);
 #undef SWAP
-    const double wprev = l->w, wold = l->w2;
+    const double wprev = l->w, wold = l->w2, xprev = l->xi1, xold = l->xi2;
     const int had = l->have2;
-    l->have2 = wprev > 0.0, l->w2 = wprev, l->w = w;
-    if (had && w == wold) return 0; /* the blocks swapped in are w's */
+    l->have2 = wprev > 0.0, l->w2 = wprev, l->w = w, l->xi2 = xprev, l->xi1 = l->xi;
+    if (had && w == wold && l->xi == xold) return 0; /* the blocks swapped in are (w, xi)'s */
     for (int k = l->modal && l->have0 ? 1 : 0; k <= l->H; k++) {
         const double kw = k * w;
         if (l->modal && k > 0) {
@@ -570,6 +570,8 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
             continue;
         }
         br_hbm_dynamic_stiffness(s, kw, k == 0, l->Z);
+        if (l->xi1 != 0.0 && k > 0) /* the extended periodic motion's negative damping: C - xi M */
+            for (size_t e = 0; e < (size_t)n * n; e++) l->Z[e] -= I * kw * l->xi1 * s->M[e];
         memset(l->B, 0, (size_t)n * nrhs * sizeof(double complex));
         for (int j = 0; j < nl; j++) br_hbm_coord_add(s, j, 1.0, l->B + (size_t)j * n);
         for (int j = 0; j < no; j++) l->B[(size_t)(nl + j) * n + l->out[j]] = 1.0;
@@ -632,7 +634,7 @@ void br_hbm_lin_apply(const br_hbm_sys *s, const br_hbm_lin *l, const double com
         for (int k = 1; k <= H; k++) {
             const double kw = k * l->w;
             double *t = Tm + (size_t)m * r + 2 * (k - 1);
-            const double complex v = (t[0] + I * t[1]) / (l->lam[m] - kw * kw + I * kw * l->cm[m]);
+            const double complex v = (t[0] + I * t[1]) / (l->lam[m] - kw * kw + I * kw * (l->cm[m] - l->xi1));
             t[0] = creal(v), t[1] = cimag(v);
         }
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, r, nl, n, 1.0, Tm, r, l->P, nl, 0.0, X, r);
