@@ -409,3 +409,49 @@ def test_at_a_large_level_the_peak_moves_to_the_slipping_interface(built, tmp_pa
     assert (f_st - f_sl) / f_sl > 2e-3  # the references are apart: 0.33 %, 80 times the stuck test's agreement
     assert abs(f_pk - f_sl) <= 0.1 * (f_st - f_sl)
     assert all(r["joint.ncontact_min"] == ref["act"].sum() for r in rows)
+
+
+def linear_epmc(ref):
+    """The extended periodic motion concept's (w, xi) of the stuck joint's linear model (bonded_reference's Kb, M, C):
+    the real w and xi at which Kb - w^2 M + i w (C - xi M) is singular, i.e. w^2 + i w xi an eigenvalue of the pencil
+    (Kb + i w C, M), by fixed-point iteration on w from the undamped first bending mode (SciPy's eig; converges to
+    its rounding, 1e-10, in a few steps: the damping moves w at second order) -> (f [Hz], xi [1/s], and the damped
+    complex eigenvalue's frequency |lambda| / 2 pi and ratio -Re lambda / |lambda| for comparison)."""
+    Kb, M, C = ref["Kb"], ref["M"], ref["C"]
+    w = 2 * np.pi * first_frequency(ref, Kb)
+    for _ in range(6):
+        mu = scipy.linalg.eigvals(Kb + 1j * w * C, M)
+        k = int(np.argmin(abs(mu - w * w)))
+        w, xi = np.sqrt(mu[k].real), mu[k].imag / w
+    n = M.shape[0]
+    A = np.block([[np.zeros((n, n)), np.eye(n)], [-np.linalg.solve(M, Kb), -np.linalg.solve(M, C)]])
+    ev = np.linalg.eigvals(A)
+    ev = ev[ev.imag > 1.0]
+    lam = ev[np.argmin(abs(abs(ev) - w))]
+    return w / (2 * np.pi), xi, abs(lam) / (2 * np.pi), -lam.real / abs(lam)
+
+
+def test_backbone_linear_limit_is_the_stuck_joints_mode(built, tmp_path):
+    """Issue 53's acceptance 1 on the lap joint: `bristle hbm --mode 1` (H = 3) at a tip amplitude of 1 um (every
+    preloaded pair stuck: the slip amplitude mu N / kt of the least loaded closed pair is far above its 1e-9 m of
+    relative motion) gives the frequency and damping ratio of the stuck joint's linear model (bonded_reference:
+    SciPy's active-set preload, the closed pairs bonded, the normal law's damping) in the extended periodic
+    motion concept's sense, within 1e-6 (Newton's 1e-8 of the solution; SciPy's iteration to 1e-10). The
+    complex eigenvalue of the same model is printed beside it: with this light, nearly proportional damping the
+    two agree to 1e-8."""
+    ref = bonded_reference(built)
+    f_ref, xi_ref, f_c, zeta_c = linear_epmc(ref)
+    out = str(tmp_path / "mode")
+    p = subprocess.run([BR, "hbm", lap_scenario(built, 1.0, "mode.yaml"), "--mode", "1", "--amplitude-from", "1e-6",
+                        "--amplitude-to", "2e-6", "--points", "2", "--harmonics", "3", "--column", "lap.tip.z", "--out", out,
+                        "--quiet"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    with open(os.path.join(out, "backbone.csv")) as f:
+        rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+    r = rows[0]
+    D_ref = xi_ref / (4 * np.pi * f_ref)
+    print("mode 1 at 1 um: %.9f Hz, damping ratio %.9f; SciPy's linear EPMC %.9f Hz, %.9f (%.2g, %.2g); complex eigenvalue "
+          "%.9f Hz, %.9f" % (r["f_Hz"], r["damping_ratio"], f_ref, D_ref, r["f_Hz"] / f_ref - 1, r["damping_ratio"] / D_ref - 1,
+                             f_c, zeta_c))
+    assert abs(r["f_Hz"] / f_ref - 1) <= 1e-6 and abs(r["damping_ratio"] / D_ref - 1) <= 1e-6
+    assert r["joint.ncontact_min"] == ref["act"].sum()
