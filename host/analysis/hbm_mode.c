@@ -238,6 +238,8 @@ static int mode_guess(hb *h, int K, double a, double *y, double *w, double *xi, 
         snprintf(err, errlen, "hbm: the stuck system's eigenproblem failed (dsygvd info %d)", (int)info);
         goto out;
     }
+    if (getenv("BRISTLE_HBM_DEBUG"))
+        for (int j = 0; j < n && j < 8; j++) fprintf(stderr, "stuck linearization: mode %d at %.6g Hz\n", j + 1, sqrt(fabs(lam[j])) / (2 * M_PI));
     int m = -1;
     for (int j = 0, cnt = 0; j < n && m < 0; j++)
         if (lam[j] > (2 * M_PI * 0.01) * (2 * M_PI * 0.01) && ++cnt == K) m = j;
@@ -259,6 +261,12 @@ static int mode_guess(hb *h, int K, double a, double *y, double *w, double *xi, 
     for (int e = 0; e < n; e++) col[e] = phi[e] * (a / q);
     for (int i = 0; i < nl; i++) y[nl + i] = creal(br_hbm_coord(s, i, col)), y[2 * nl + i] = 0.0;
     *w = sqrt(lam[m]), *xi = cm;
+    if (getenv("BRISTLE_HBM_DEBUG")) {
+        double e[2];
+        if (eval(h, y, *w, *xi, a, h->R, e, err, errlen) == 0)
+            fprintf(stderr, "mode guess: %.6g Hz, xi %.4g, column %.4g (+%.4g i) for %.4g, |R| %.3e of |y| %.3e\n", *w / (2 * M_PI),
+                    *xi, creal(h->q0), cimag(h->q0), a, br_hb_norm_inf(h->R, nu), br_hb_norm_inf(y, nu));
+    }
     rc = 0;
 out:
     free(S), free(TT), free(Ks), free(Cs), free(Ms), free(lam), free(U), free(col);
