@@ -56,7 +56,11 @@ typedef struct br_hbm hb;
 /* hbm.c's steps that the backbone (hbm_mode.c) shares */
 double br_hb_norm_inf(const double *x, int n);
 void br_hb_set_tolerances(hb *h, const double *y);
+/* y, w (R at them in h->R, G in h->G) -> J = dR/dy (and Jw = dR/dw if Jw) by forward differences: with deforming
+ * interfaces from the point blocks h->D (colored, hbm_jacobian.c), which the Krylov path keeps instead of J */
 int br_hb_jacobian(hb *h, const double *y, double w, double *J, double *Jw, char *err, size_t errlen);
+/* y, parameter p (R at them in h->R) -> h->Jw = dR/dp by a forward difference; 0 or -1 */
+int br_hb_jacobian_w(hb *h, const double *y, double p, char *err, size_t errlen);
 int br_hb_newton(hb *h, double *y, double *w, const double *tau, const double *yp, double wp, double ys, double ws,
                  int maxit, char *err, size_t errlen);
 void br_hb_point_row(hb *h, double w, int its, double *row);
