@@ -273,6 +273,13 @@ out:
     return rc;
 }
 
+/* the last two solutions z1, z2 ((y, w, xi), nu + 2), the step over the last one's t -> the predictor z1 + t (z1 - z2) */
+static void secant(int nu, const double *z1, const double *z2, double t, double *y, double *w, double *xi)
+{
+    for (int i = 0; i < nu; i++) y[i] = z1[i] + t * (z1[i] - z2[i]);
+    *w = z1[nu] + t * (z1[nu] - z2[nu]), *xi = z1[nu + 1] + t * (z1[nu + 1] - z2[nu + 1]);
+}
+
 int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int progress, double **rows, long *nrows,
                     double *f_lin, char *warning, size_t wlen, char *err, size_t errlen)
 {
@@ -323,15 +330,7 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
             }
             step *= 0.5, la = lprev + step, *err = 0;
             memcpy(y, z1, (size_t)nu * sizeof(double)), w = z1[nu], xi = z1[nu + 1];
-            if (have > 1) { /* the secant from the last two at the shorter step */
-                const double t = step / (lprev - lprev2);
-                for (int i = 0; i < nu + 2; i++) {
-                    const double v = z1[i] + t * (z1[i] - z2[i]);
-                    if (i < nu) y[i] = v;
-                    else if (i == nu) w = v;
-                    else xi = v;
-                }
-            }
+            if (have > 1) secant(nu, z1, z2, step / (lprev - lprev2), y, &w, &xi); /* at the shorter step */
             continue;
         }
         if (np == cap) {
@@ -355,15 +354,7 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
         if (have == 1) { /* the oscillation scaled by the amplitude's ratio */
             const double r = exp(step);
             for (int i = h->s.nnl; i < nu; i++) y[i] *= r;
-        } else {
-            const double t = step / (lprev - lprev2);
-            for (int i = 0; i < nu + 2; i++) {
-                const double v = z1[i] + t * (z1[i] - z2[i]);
-                if (i < nu) y[i] = v;
-                else if (i == nu) w = v;
-                else xi = v;
-            }
-        }
+        } else secant(nu, z1, z2, step / (lprev - lprev2), y, &w, &xi);
     }
     if (progress) fprintf(stderr, "\n");
 done:
