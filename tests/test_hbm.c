@@ -344,6 +344,15 @@ Test(hbm, bad_input_is_refused_with_file_and_line)
     cr_assert_eq(br_hbm_main(5, a4), 2, "a frequency that is not positive");
     char *a5[] = {SCEN("blades_sweep_lugre"), "--from", "40", "--to", "60"};
     cr_assert_eq(br_hbm_main(5, a5), 2, "a sweep load");
+    /* a backbone: --mode with both amplitudes, positive and apart, and no frequency range */
+    char *m1[] = {SCEN("oscillator_coulomb_jenkins"), "--mode", "1", "--amplitude-from", "1e-3"};
+    cr_assert_eq(br_hbm_main(5, m1), 2, "--mode without --amplitude-to");
+    char *m2[] = {SCEN("oscillator_coulomb_jenkins"), "--mode", "1", "--amplitude-from", "0", "--amplitude-to", "1"};
+    cr_assert_eq(br_hbm_main(7, m2), 2, "an amplitude that is not positive");
+    char *m3[] = {SCEN("oscillator_coulomb_jenkins"), "--mode", "1", "--amplitude-from", "1e-3", "--amplitude-to", "1", "--from", "5"};
+    cr_assert_eq(br_hbm_main(9, m3), 2, "--mode with --from");
+    char *m4[] = {SCEN("oscillator_coulomb_jenkins"), "--mode", "0", "--amplitude-from", "1e-3", "--amplitude-to", "1"};
+    cr_assert_eq(br_hbm_main(7, m4), 2, "--mode 0");
     /* the message: the line of the sweep's magnitude */
     const char *path = SCEN("blades_sweep_lugre");
     char err[2048];

@@ -74,6 +74,16 @@ typedef struct hb_opts {
     int have_a0, have_a1;
 } hb_opts;
 
+/* option, its value, what it is -> *v a positive finite number; 0, or -1 with the message printed */
+static int positive(const char *opt, const char *val, const char *what, double *v)
+{
+    if (br_parse_double(val, -1e300, 1e300, v) || !(*v > 0) || !isfinite(*v)) {
+        fprintf(stderr, "bristle hbm: %s must be a positive %s, got '%s'\n", opt, what, val);
+        return -1;
+    }
+    return 0;
+}
+
 /* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
 static int parse_args(int argc, char **argv, hb_opts *o)
 {
@@ -109,19 +119,12 @@ static int parse_args(int argc, char **argv, hb_opts *o)
             if (br_arg_long("hbm", "--periods-max", argv[++i], 2, 1000000, &o->maxper)) return 2;
         } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
             double v;
-            if (br_parse_double(argv[++i], -1e300, 1e300, &v) || !(v > 0) || !isfinite(v)) {
-                fprintf(stderr, "bristle hbm: %s must be a positive frequency [Hz], got '%s'\n", a, argv[i]);
-                return 2;
-            }
+            if (positive(a, argv[++i], "frequency [Hz]", &v)) return 2;
             if (a[2] == 'f') o->f0 = v, o->have_f0 = 1;
             else o->f1 = v, o->have_f1 = 1;
         } else if (!strcmp(a, "--at") || !strcmp(a, "--level-from") || !strcmp(a, "--level-to")) {
             double v;
-            if (br_parse_double(argv[++i], -1e300, 1e300, &v) || !(v > 0) || !isfinite(v)) {
-                fprintf(stderr, "bristle hbm: %s must be a positive %s, got '%s'\n", a, a[2] == 'a' ? "frequency [Hz]" : "level",
-                        argv[i]);
-                return 2;
-            }
+            if (positive(a, argv[++i], a[2] == 'a' ? "frequency [Hz]" : "level", &v)) return 2;
             if (a[2] == 'a') o->at = v, o->have_at = 1;
             else if (a[8] == 'f') o->l0 = v, o->have_l0 = 1;
             else o->l1 = v, o->have_l1 = 1;
@@ -129,10 +132,7 @@ static int parse_args(int argc, char **argv, hb_opts *o)
             if (br_arg_long("hbm", "--mode", argv[++i], 1, 1000, &o->mode)) return 2;
         } else if (!strcmp(a, "--amplitude-from") || !strcmp(a, "--amplitude-to")) {
             double v;
-            if (br_parse_double(argv[++i], -1e300, 1e300, &v) || !(v > 0) || !isfinite(v)) {
-                fprintf(stderr, "bristle hbm: %s must be a positive amplitude [m], got '%s'\n", a, argv[i]);
-                return 2;
-            }
+            if (positive(a, argv[++i], "amplitude [m]", &v)) return 2;
             if (a[12] == 'f') o->a0 = v, o->have_a0 = 1;
             else o->a1 = v, o->have_a1 = 1;
         } else if (!strcmp(a, "--check")) {
