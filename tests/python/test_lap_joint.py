@@ -124,7 +124,10 @@ def test_bristle_eig_reads_the_superelement(built):
                                   subset_by_index=[0, 0])
     f_bend = np.sqrt(lam[6]) / (2 * np.pi)
     print("bristle eig (Hz):", f_br[:8], " SciPy's seventh:", f_bend)
-    assert abs(lam_lower[0] / lam[6] - 1) < 1e-9
+    # two LAPACK eigensolves of the pencil agree to its backward error, eps times the largest eigenvalue (the
+    # boundary DOFs' MHz constraint modes: 5e7 times the seventh at 1 mm) relative to the seventh: 1e-8; measured
+    # 1.1e-10 at 2 mm and 3.0e-9 at 1 mm
+    assert abs(lam_lower[0] / lam[6] - 1) < 1e-7
     assert np.all(abs(f_br[:6]) < 1.0)
     assert abs(f_br[6] / f_bend - 1) < 1e-3
 
