@@ -53,6 +53,11 @@ int br_hb_residual(hb *h, const double *y, double p, double *R, char *err, size_
             }
         }
     }
+    for (int j = 0; j < h->lin.nsplit; j++) /* the split modes' coordinates eta move harmonic 1 by Sn eta */
+        for (int i = 0; i < nl; i++) {
+            const double complex v = h->lin.sp[brm_sn(&h->lin, j) + i] * h->lin.eta[j];
+            R[nl + i] -= creal(v), R[2 * nl + i] -= cimag(v);
+        }
     return 0;
 }
 
@@ -295,6 +300,7 @@ void br_hb_column_values(hb *h, const hb_col *c, double *row, double *arg1)
             double complex v = (k == 0 ? 1.0 : h->lev) * h->lin.Xout[(size_t)k * no + o];
             for (int j = 0; j < nl; j++)
                 v += h->lin.Hout[(size_t)k * no * nl + (size_t)j * no + o] * br_hb_force(h, h->ysol, k, j);
+            for (int j = 0; k == 1 && j < h->lin.nsplit; j++) v += h->lin.sp[brm_so(&h->lin, j) + o] * h->lin.eta[j];
             q += c->coef[t] * v;
         }
         Q[k] = q;
@@ -475,6 +481,9 @@ int br_hb_bonded_guess(hb *h, double *y)
     return 0;
 }
 
+static int curve(hb *h, double p0, double p1, int points, double lead, int progress, br_hbm_rows *r, char *warning, size_t wlen,
+                 char *err, size_t errlen);
+
 /* the continuation's parameter p, from_linear -> Newton at p (as br_hbm_point); iterations, -1 or -2 */
 static int point_at(hb *h, double p, int from_linear, char *err, size_t errlen)
 {
@@ -499,6 +508,31 @@ static int point_at(hb *h, double p, int from_linear, char *err, size_t errlen)
          * steps are damped by the line search (the mistuned S2 bundle at 53.3 Hz: about 35 at a half to an
          * eighth, then Newton's convergence; 41 in all with AVX2's OpenBLAS): 80 */
         its = br_hb_newton(h, h->y, &q, NULL, NULL, 0, ys, p, a == 2 ? 80 : attempt == 0 ? 40 : 25, err, errlen);
+    }
+    /* last, at a frequency, the homotopy in the excitation level: from a thousandth of it (the contacts stuck, the
+     * response their linearization's, where Newton converges from the guesses above) up to the level by the
+     * continuation in the level at this frequency, then Newton at it from there. A start from the linear response
+     * may have no basin to speak of: the rigid lugre3d pad of tests/test_interface.c at 8 Hz, its second harmonic at
+     * the free structure's undamped 15.9 Hz, wandered for 25 iterations (and converged after 20 more by the rounding
+     * of one BLAS kernel only) */
+    if (its == -1 && !h->plevel && h->lev > 0.0) {
+        const double lev = h->lev;
+        br_hbm_rows r;
+        memset(&r, 0, sizeof r);
+        char warn[512];
+        *err = 0;
+        h->plevel = 1, h->wfix = p;
+        const int crc = curve(h, 1e-3 * lev, lev, 50, 0.0, 0, &r, warn, sizeof warn, err, errlen);
+        h->plevel = 0, h->lev = lev;
+        free(r.v), free(r.sol);
+        if (crc == -2) return -2;
+        if (crc == 0) {
+            double q = p;
+            h->jvalid = 0;
+            its = br_hb_set_param(h, p, err, errlen) ? -2
+                                                     : br_hb_newton(h, h->y, &q, NULL, NULL, 0, fmax(br_hb_norm_inf(h->y, h->nu), 1e-300), p, 25,
+                                                                    err, errlen);
+        } else if (!*err) snprintf(err, errlen, "the homotopy in the excitation level stopped: %.400s", warn);
     }
     if (its > 0) h->have = 1, h->w = p;
     return its;

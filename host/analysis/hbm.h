@@ -82,7 +82,7 @@ void br_hbm_contact_force(const br_hbm_sys *s, const br_frame_state *fr, const d
 
 /* The linear part at one base frequency, per harmonic k = 0..H. */
 typedef struct br_hbm_lin {
-    int H, nnl, nout;
+    int H, nnl, nout, ndof;
     double w;
     double complex *Hnl;  /* (H+1) blocks of nnl x nnl (column-major): Z_k^-1 among the nonlinear DOFs */
     double complex *Xnl;  /* (H+1) x nnl: Z_k^-1 F_k at the nonlinear DOFs */
@@ -99,6 +99,21 @@ typedef struct br_hbm_lin {
     /* nonlinear modes (the extended periodic motion concept): the damping C - xi M; xi the value the next evaluation
      * takes, xi1 and xi2 those of the present and the previous blocks */
     double xi, xi1, xi2;
+    /* ... and the split modes (br_hbm_lin_split; hbm_mode.c): nsplit undamped modes phi_j (split[j]; the columns of
+     * Psi) taken out of harmonic 1, Q_1 = Psi eta + Q' with Psi^T M Q' = 0, eta (nsplit, complex) the values the next
+     * evaluation takes: harmonic 1's receptance blocks are Q''s (the modal path: without the split modes; the LU path:
+     * Z_1 bordered by M Psi and Psi^T M, whose multipliers are the modal equations' defects mu = mG G_1 + mE eta + lev
+     * mF), and sp holds, per block set, what eta adds (the brm_* offsets: the coordinates' and outputs' response Sn_j,
+     * So_j to eta_j = 1; mG, mE, mF; Qe_j, Q' per unit eta_j; Wd, the modal path's 1 / d_1m (0 at a split mode); the
+     * LU path's Qg, Q' per unit G_1, ndof x nnl) */
+    int nsplit, *split;
+    double complex *eta;
+    double complex *sp, *sp2;
+    double *Lm;           /* LU path with a split: the Cholesky factor of M (lower, ndof square), Q''s M-norm = |Lm^T Q'| */
+    double complex *Zb, *Bb; /* LU path with a split: the bordered system (ndof + nsplit square) and its right-hand sides */
+    int *pivb;
+    int havemodes;        /* 1: Phi, lam, cm (Phi^T C Phi's diagonal), P, Po, fcm, fsm computed (br_hbm_lin_modes) */
+    double *Phi;          /* ndof x ndof (column-major): the undamped modes, M-orthonormal */
     int lazy;             /* 1: br_hbm_lin_eval leaves the modal blocks Hnl (k >= 1) unformed (Newton-Krylov applies them
                            * by br_hbm_lin_apply, and forms one by br_hbm_lin_block where it needs it) */
     double *lam, *cm;     /* ndof: eigenvalues, modal damping */
@@ -118,6 +133,39 @@ int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm
 /* order n of the matrices about to be factored or multiplied -> OpenBLAS's threads: all for n >= 1000 outside a parallel
  * region, else 1 (n = 0: back to 1) */
 void br_hbm_blas_threads(int n);
+
+/* system, l -> the undamped modes of (K, M) computed (l->havemodes: Phi, lam, P, Po, ...) and l on the modal path (the
+ * harmonics k >= 1 by the modes) when the damping is diagonal in them (to 1e-9 of the diagonal's geometric mean); 0,
+ * or -1 (out of memory) */
+int br_hbm_lin_modes(const br_hbm_sys *s, br_hbm_lin *l);
+
+/* system, l with its modes, ns modes idx (ns 0: none) -> harmonic 1 split along them from the next evaluation on (its
+ * workspace allocated, eta zero); 0, or -1 (out of memory) */
+int br_hbm_lin_split(const br_hbm_sys *s, br_hbm_lin *l, int ns, const int *idx);
+
+/* the split's data in l->sp (per block set), split mode j: Sn_j (nnl), So_j (nout), mG_j (nnl: row j of mG), mE_j (nsplit:
+ * row j of mE), mF (nsplit), Qe_j (ndof), then Wd (ndof) and Qg (ndof x nnl, the LU path's) */
+static inline size_t brm_sn(const br_hbm_lin *l, int j) { return (size_t)j * l->nnl; }
+static inline size_t brm_so(const br_hbm_lin *l, int j) { return (size_t)l->nsplit * l->nnl + (size_t)j * l->nout; }
+static inline size_t brm_mg(const br_hbm_lin *l, int j) { return (size_t)l->nsplit * (l->nnl + l->nout) + (size_t)j * l->nnl; }
+static inline size_t brm_me(const br_hbm_lin *l, int j)
+{
+    return (size_t)l->nsplit * (2 * l->nnl + l->nout) + (size_t)j * l->nsplit;
+}
+static inline size_t brm_mf(const br_hbm_lin *l) { return (size_t)l->nsplit * (2 * l->nnl + l->nout + l->nsplit); }
+static inline size_t brm_qe(const br_hbm_lin *l, int j) { return brm_mf(l) + (size_t)l->nsplit + (size_t)j * l->ndof; }
+static inline size_t brm_wd(const br_hbm_lin *l) { return brm_qe(l, l->nsplit); }
+static inline size_t brm_qg(const br_hbm_lin *l) { return brm_wd(l) + (size_t)l->ndof; }
+
+/* system, l split at its blocks, G_1 (nnl), eta (nsplit) -> the amplitude a = sqrt(|eta|^2 + Q'^H M Q') (the first
+ * harmonic's mass-weighted norm); with ell (nnl) and dre, dim (nsplit; not NULL) its derivatives:
+ * da = Re(ell^T dG_1) + sum_j (dre_j dRe eta_j + dim_j dIm eta_j) */
+double br_hbm_lin_split_amplitude(const br_hbm_sys *s, const br_hbm_lin *l, const double complex *G1, const double complex *eta,
+                                  double complex *ell, double *dre, double *dim);
+
+/* system, l split at its blocks, G_1 (nnl; the loads off), eta -> q (ndof): the DOFs' first harmonic Psi eta + Q' */
+void br_hbm_lin_split_q1(const br_hbm_sys *s, const br_hbm_lin *l, const double complex *G1, const double complex *eta,
+                         double complex *q);
 
 /* system, w [rad/s] -> l at w; 0, or -1 with err (Z_k singular: a DOF without stiffness at k = 0) */
 int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, size_t errlen);
@@ -220,9 +268,10 @@ void br_hbm_counts(const br_hbm *h, long *newton, long *jacobians);
 
 /* Newton's linear solves: dense LU of the Newton matrix (3 P (2H + 1) rows with P interface points: 1.7 GB at 441 points
  * and H = 5), or Newton-Krylov (hbm_krylov.c; deforming interfaces only), or by size: Krylov from BR_HBM_KRYLOV_MIN
- * unknowns (the lap joint's 121 pairs at H = 3 have 2541 and keep LU; at H = 5, 3993) */
+ * unknowns (the lap joint's 121 pairs at H = 3 have 2541: a 10-point curve at 0.3 N in 37 s by Krylov, 207 s by LU,
+ * on 2 cores; docs/hbm.md) */
 enum { BR_HBM_SOLVER_AUTO, BR_HBM_SOLVER_DENSE, BR_HBM_SOLVER_KRYLOV };
-#define BR_HBM_KRYLOV_MIN 3000
+#define BR_HBM_KRYLOV_MIN 1000
 /* solver, one of the above -> h set to it; 0, or -1 (out of memory) */
 int br_hbm_set_linear_solver(br_hbm *h, int solver);
 /* Nonlinear modes by the extended periodic motion concept (hbm_mode.c; docs/nonlinear-modes-plan.md): solver (its

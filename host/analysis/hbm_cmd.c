@@ -42,7 +42,7 @@ static int usage(FILE *o)
                "                 time integration by finite differences (frf.csv's floquet_max and stable columns)\n"
                "  --linear-solver auto|dense|krylov\n"
                "                 Newton's linear solves: LU of the Newton matrix, or GMRES on its products (deforming\n"
-               "                 interfaces only; docs/hbm.md); auto: GMRES from 3000 unknowns (default auto)\n"
+               "                 interfaces only; docs/hbm.md); auto: GMRES from 1000 unknowns (default auto)\n"
                "  --mode K --amplitude-from A0 --amplitude-to A1\n"
                "                 the K-th nonlinear mode's backbone instead (extended periodic motion concept: the harmonic\n"
                "                 loads off, a negative damping xi M making the damped mode periodic): from the K-th mode of\n"
@@ -378,6 +378,11 @@ static int mode_main(hb *h, const hb_opts *o)
     const int rc = br_hbm_backbone(h, (int)o->mode, o->a0, o->a1, (int)o->points, isatty(2) && !o->quiet, &rows, &np, &f_lin,
                                    warning, sizeof warning, err, sizeof err);
     const double wall = br_wall_seconds() - t0;
+    if (rc == -4) { /* a model the nonlinear mode does not take: nothing written */
+        fprintf(stderr, "bristle hbm: %s: %s\n", o->scen, err);
+        br_rm_tree(stage);
+        return 2;
+    }
     const int failed = rc == -1 || rc == -2, width = BR_HBM_MODE_LEAD + br_hbm_row_width(h);
     if (failed) fprintf(stderr, "bristle hbm: %s\n", *err ? err : "no convergence");
     int wrc = 0;

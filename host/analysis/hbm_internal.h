@@ -9,6 +9,8 @@
 
 #define HB_MAXCOL 64
 #define HB_MAXLEV 32
+#define HB_MAXSPLIT 16 /* the modes harmonic 1 of a nonlinear mode is split along, at most (hbm_mode.c) */
+#define HB_MAXELL (HB_MAXSPLIT + 1)
 
 /* an output column: a body's displacement along x, y or z, as a sum over DOFs */
 typedef struct hb_col {
@@ -45,9 +47,11 @@ struct br_hbm {
      * per interface point its three coordinates' ((2H + 1) 3 square); column-major, the row or column of
      * harmonic block b (0: the mean, 2k - 1: Re of harmonic k, 2k: Im) and coordinate j of the block at b sz + j */
     double *D;
-    /* nonlinear modes (hbm_mode.c): the first column's first harmonic at the last residual's unknowns (q0) and its
-     * derivatives in them (Jq, nu; NULL outside a backbone), which the Jacobians fill */
-    double complex q0, *Jq;
+    /* nonlinear modes (hbm_mode.c): nell complex linear functionals of the contact forces' first harmonic,
+     * L_r = ell_r^T G_1 (ell: nell rows of nnl), their values where a Jacobian is taken (ellv) and their derivatives
+     * in the unknowns there (Jq: nell rows of nu; NULL outside a backbone), which the Jacobians fill */
+    int nell;
+    double complex *ell, ellv[HB_MAXELL], *Jq;
     int kry;        /* 1: the Newton matrix J = I - H D is applied, not formed: GMRES (hbm_krylov.c) */
     struct hb_kry *kr;
 };
@@ -66,12 +70,11 @@ int br_hb_newton(hb *h, double *y, double *w, const double *tau, const double *y
 void br_hb_point_row(hb *h, double w, int its, double *row);
 int br_hb_bonded_guess(hb *h, double *y);
 
-/* solver after a residual (h->G, h->ysol) -> the first column's first harmonic, complex (the loads' part times the
- * level: none in a backbone) */
-double complex br_hb_col1(const hb *h);
+/* solver after a residual (h->G) -> v (nell): the functionals L_r = ell_r^T G_1 there */
+void br_hb_ell_values(const hb *h, double complex *v);
 
 /* solver with h->D (deforming interfaces) -> h->Jq from its blocks */
-void br_hb_col1_blocks(hb *h);
+void br_hb_ell_blocks(hb *h);
 
 /* solver, nonlinear coordinate i -> its block of h->D (its first coordinate c0, its size sz: nnl_dof or 3) */
 static inline double *hb_block(const hb *h, int i, int *c0, int *sz)
@@ -98,6 +101,18 @@ int br_hb_kry_precondition(hb *h, char *err, size_t errlen);
 /* solver, jw (nu, or NULL: no border), the border's row c (nu) and corner cw, b (nu, + 1 with the border) -> b
  * overwritten by the solution of [J jw; c^T cw] x = b; 0, or -1 with err (GMRES did not reach its tolerance) */
 int br_hb_kry_solve(hb *h, const double *jw, const double *c, double cw, double *b, char *err, size_t errlen);
+
+/* a border of p (at most HB_MAXBORDER) columns Bc (nu x p, column-major), rows Br (row q at Br + q nu) and corner Bx
+ * (p x p, column-major) */
+#define HB_MAXBORDER (2 * HB_MAXSPLIT + 1)
+typedef struct hb_border {
+    int p;
+    const double *Bc, *Br, *Bx;
+} hb_border;
+
+/* solver, border (NULL: none), b (nu + p) -> b overwritten by the solution of [J Bc; Br Bx] x = b (the preconditioner
+ * [P Bc; Br Bx] by its block factors); 0, or -1 with err */
+int br_hb_kry_solve_border(hb *h, const hb_border *bd, double *b, char *err, size_t errlen);
 
 /* y, parameter p (the linear part at p) -> R by br_hbm_lin_apply (the Krylov path's residual) */
 int br_hb_kry_residual(hb *h, const double *y, double *R);

@@ -100,18 +100,23 @@ int br_hb_jacobian(hb *h, const double *y, double w, double *J, double *Jw, char
     const double scale = fmax(br_hb_norm_inf(y, nu), h->ytol * 1e6);
     if (h->s.nif > 0) {
         if (jacobian_blocks(h, y, w, scale, err, errlen) || (Jw && br_hb_jacobian_w(h, y, w, err, errlen))) return -1;
-        if (h->Jq) br_hb_col1_blocks(h);
+        if (h->Jq) br_hb_ell_values(h, h->ellv), br_hb_ell_blocks(h);
         if (h->kry ? br_hb_kry_precondition(h, err, errlen) : (jacobian_dense(h, J), 0)) return -1;
         h->jacobians++;
         return 0;
     }
     memcpy(h->yt, y, (size_t)nu * sizeof(double));
+    if (h->Jq) br_hb_ell_values(h, h->ellv); /* h->G is y's */
     for (int i = 0; i < nu; i++) {
         const double d = 1e-7 * scale;
         h->yt[i] = y[i] + d;
         if (br_hb_residual(h, h->yt, w, h->Rt, err, errlen)) return -1;
         for (int r = 0; r < nu; r++) J[(size_t)i * nu + r] = (h->Rt[r] - h->R[r]) / d;
-        if (h->Jq) h->Jq[i] = (br_hb_col1(h) - h->q0) / d;
+        if (h->Jq) {
+            double complex v[HB_MAXELL];
+            br_hb_ell_values(h, v);
+            for (int r = 0; r < h->nell; r++) h->Jq[(size_t)r * nu + i] = (v[r] - h->ellv[r]) / d;
+        }
         h->yt[i] = y[i];
     }
     if (Jw && br_hb_jacobian_w(h, y, w, err, errlen)) return -1;

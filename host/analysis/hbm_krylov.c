@@ -31,9 +31,11 @@ struct hb_kry {
     double *work;        /* br_hbm_lin_apply's */
     double complex *hc;  /* nnl x 3: a point's columns of H_k */
     double *g;           /* nu + 1: D v; the preconditioned vector */
-    double *V, *Z;       /* GMRES: the Krylov basis and its preconditioned images, (KRY_RESTART + 1) x (nu + 1) */
+    double *V, *Z;       /* GMRES: the Krylov basis and its preconditioned images, (KRY_RESTART + 1) x ld */
     double *Hs, *cs, *sn, *e; /* the Hessenberg matrix, Givens rotations, the rotated residual */
-    double *zb;          /* nu: P^-1 jw, the bordered preconditioner's column */
+    double *zb;          /* nu x HB_MAXBORDER: P^-1 Bc, the bordered preconditioner's columns */
+    double *sc;          /* HB_MAXBORDER square: its Schur complement Bx - Br P^-1 Bc, LU-factored */
+    lapack_int *scp;
     long its;            /* GMRES products, all solves together */
     int built, last;     /* the preconditioner factored; the last solve's products */
     long builds;         /* the preconditioner's factorizations */
@@ -44,7 +46,7 @@ void br_hb_kry_free(hb *h)
     struct hb_kry *k = h->kr;
     if (!k) return;
     free(k->Pk), free(k->piv), free(k->xc), free(k->yc), free(k->work), free(k->hc), free(k->g), free(k->V), free(k->Z);
-    free(k->Hs), free(k->cs), free(k->sn), free(k->e), free(k->zb);
+    free(k->Hs), free(k->cs), free(k->sn), free(k->e), free(k->zb), free(k->sc), free(k->scp);
     free(k);
     h->kr = NULL;
 }
@@ -59,12 +61,14 @@ int br_hb_kry_alloc(hb *h)
     k->xc = malloc(K * nl * sizeof(double complex)), k->yc = malloc(K * nl * sizeof(double complex));
     k->work = malloc(br_hbm_lin_apply_work(&h->s, &h->lin) * sizeof(double));
     k->hc = malloc(nl * 3 * sizeof(double complex));
-    k->g = malloc((nu + 1) * sizeof(double));
-    k->V = malloc((m + 1) * (nu + 1) * sizeof(double)), k->Z = malloc(m * (nu + 1) * sizeof(double));
+    const size_t ld = nu + HB_MAXBORDER;
+    k->g = malloc(ld * sizeof(double));
+    k->V = malloc((m + 1) * ld * sizeof(double)), k->Z = malloc(m * ld * sizeof(double));
     k->Hs = malloc((m + 1) * m * sizeof(double)), k->cs = malloc(m * sizeof(double)), k->sn = malloc(m * sizeof(double));
-    k->e = malloc((m + 1) * sizeof(double)), k->zb = malloc((nu + 1) * sizeof(double));
+    k->e = malloc((m + 1) * sizeof(double)), k->zb = malloc(nu * HB_MAXBORDER * sizeof(double));
+    k->sc = malloc(HB_MAXBORDER * HB_MAXBORDER * sizeof(double)), k->scp = malloc(HB_MAXBORDER * sizeof(lapack_int));
     if (!k->Pk || !k->piv || !k->xc || !k->yc || !k->work || !k->hc || !k->g || !k->V || !k->Z || !k->Hs || !k->cs || !k->sn ||
-        !k->e || !k->zb) {
+        !k->e || !k->zb || !k->sc || !k->scp) {
         br_hb_kry_free(h);
         return -1;
     }
@@ -99,6 +103,8 @@ int br_hb_kry_residual(hb *h, const double *y, double *R)
     br_hbm_lin_apply(&h->s, &h->lin, k->xc, k->yc, k->work);
     for (int kk = 0; kk <= h->H; kk++) /* the loads' harmonics scale with the level, their mean not */
         for (int i = 0; i < nl; i++) k->yc[(size_t)kk * nl + i] += (kk == 0 ? 1.0 : h->lev) * h->lin.Xnl[(size_t)kk * nl + i];
+    for (int j = 0; j < h->lin.nsplit; j++) /* the split modes' coordinates eta move harmonic 1 by Sn eta */
+        for (int i = 0; i < nl; i++) k->yc[(size_t)nl + i] += h->lin.sp[brm_sn(&h->lin, j) + i] * h->lin.eta[j];
     memcpy(R, y, (size_t)h->nu * sizeof(double));
     add_real(h, k->yc, -1.0, R);
     return 0;
@@ -202,28 +208,39 @@ int br_hb_kry_precondition(hb *h, char *err, size_t errlen)
     return rc;
 }
 
-/* the bordered system's product: [J jw; c^T cw] v -> out (na = nu or nu + 1) */
-static void apply_A(hb *h, const double *jw, const double *c, double cw, const double *v, double *out)
+/* the bordered system's product: [J Bc; Br Bx] v -> out (nu + p) */
+static void apply_A(hb *h, const hb_border *bd, const double *v, double *out)
 {
-    const int nu = h->nu;
+    const int nu = h->nu, p = bd ? bd->p : 0;
     apply_J(h, v, out);
-    if (!jw) return;
-    double s = cw * v[nu];
-    for (int i = 0; i < nu; i++) out[i] += jw[i] * v[nu], s += c[i] * v[i];
-    out[nu] = s;
+    for (int q = 0; q < p; q++) {
+        const double vq = v[nu + q], *col = bd->Bc + (size_t)q * nu, *row = bd->Br + (size_t)q * nu;
+        double s = 0.0;
+        for (int c = 0; c < p; c++) s += bd->Bx[(size_t)c * p + q] * v[nu + c];
+        for (int i = 0; i < nu; i++) out[i] += col[i] * vq, s += row[i] * v[i];
+        out[nu + q] = s;
+    }
 }
 
-/* the bordered preconditioner [P jw; c^T cw]^-1 by its block factors (k->zb = P^-1 jw, schur = cw - c^T zb) */
-static void apply_M(hb *h, const double *jw, const double *c, double schur, const double *r, double *z)
+/* the bordered preconditioner [P Bc; Br Bx]^-1 by its block factors (k->zb = P^-1 Bc, k->sc the Schur complement's LU) */
+static void apply_M(hb *h, const hb_border *bd, const double *r, double *z)
 {
-    const int nu = h->nu;
+    const int nu = h->nu, p = bd ? bd->p : 0;
     apply_P(h, r, z);
-    if (!jw) return;
-    double s = r[nu];
-    for (int i = 0; i < nu; i++) s -= c[i] * z[i];
-    const double xw = s / schur;
-    for (int i = 0; i < nu; i++) z[i] -= h->kr->zb[i] * xw;
-    z[nu] = xw;
+    if (!p) return;
+    double s[HB_MAXBORDER];
+    for (int q = 0; q < p; q++) {
+        const double *row = bd->Br + (size_t)q * nu;
+        double v = r[nu + q];
+        for (int i = 0; i < nu; i++) v -= row[i] * z[i];
+        s[q] = v;
+    }
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', p, 1, h->kr->sc, p, h->kr->scp, s, p);
+    for (int q = 0; q < p; q++) {
+        const double *zq = h->kr->zb + (size_t)q * nu;
+        for (int i = 0; i < nu; i++) z[i] -= zq[i] * s[q];
+        z[nu + q] = s[q];
+    }
 }
 
 static double dot(const double *a, const double *b, int n)
@@ -233,17 +250,23 @@ static double dot(const double *a, const double *b, int n)
     return s;
 }
 
-/* br_hb_kry_solve with the preconditioner as it is */
-static int gmres(hb *h, const double *jw, const double *c, double cw, double *b, char *err, size_t errlen)
+/* br_hb_kry_solve_border with the preconditioner as it is */
+static int gmres(hb *h, const hb_border *bd, double *b, char *err, size_t errlen)
 {
     struct hb_kry *k = h->kr;
-    const int nu = h->nu, na = jw ? nu + 1 : nu, m = KRY_RESTART;
-    const size_t ld = (size_t)nu + 1;
-    double schur = 1.0;
-    if (jw) {
-        apply_P(h, jw, k->zb);
-        schur = cw - dot(c, k->zb, nu);
-        if (!(fabs(schur) > 1e-300)) schur = cw != 0.0 ? cw : 1.0;
+    const int nu = h->nu, p = bd ? bd->p : 0, na = nu + p, m = KRY_RESTART;
+    const size_t ld = (size_t)nu + HB_MAXBORDER;
+    if (p) { /* zb = P^-1 Bc, the Schur complement Bx - Br zb, factored (where it is singular, Bx alone, or I) */
+        for (int q = 0; q < p; q++) apply_P(h, bd->Bc + (size_t)q * nu, k->zb + (size_t)q * nu);
+        for (int c = 0; c < p; c++)
+            for (int q = 0; q < p; q++) k->sc[(size_t)c * p + q] = bd->Bx[(size_t)c * p + q] - dot(bd->Br + (size_t)q * nu, k->zb + (size_t)c * nu, nu);
+        if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, p, p, k->sc, p, k->scp) != 0) {
+            memcpy(k->sc, bd->Bx, (size_t)p * p * sizeof(double));
+            if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, p, p, k->sc, p, k->scp) != 0) {
+                memset(k->sc, 0, (size_t)p * p * sizeof(double));
+                for (int q = 0; q < p; q++) k->sc[(size_t)q * p + q] = 1.0, k->scp[q] = q + 1;
+            }
+        }
     }
     const double bn = sqrt(dot(b, b, na));
     double *xs = calloc((size_t)na, sizeof(double)), *r = malloc((size_t)na * sizeof(double));
@@ -263,7 +286,7 @@ static int gmres(hb *h, const double *jw, const double *c, double cw, double *b,
         /* r = b - A x */
         if (total == 0) memcpy(r, b, (size_t)na * sizeof(double));
         else {
-            apply_A(h, jw, c, cw, xs, r);
+            apply_A(h, bd, xs, r);
             for (int i = 0; i < na; i++) r[i] = b[i] - r[i];
         }
         rn = sqrt(dot(r, r, na));
@@ -277,8 +300,8 @@ static int gmres(hb *h, const double *jw, const double *c, double cw, double *b,
         int j = 0;
         for (; j < m && total < KRY_MAXIT; j++, total++) {
             double *vj = k->V + (size_t)j * ld, *zj = k->Z + (size_t)j * ld, *w = k->V + (size_t)(j + 1) * ld;
-            apply_M(h, jw, c, schur, vj, zj);
-            apply_A(h, jw, c, cw, zj, w);
+            apply_M(h, bd, vj, zj);
+            apply_A(h, bd, zj, w);
             double *hj = k->Hs + (size_t)j * (m + 1);
             for (int pass = 0; pass < 2; pass++) /* modified Gram-Schmidt, twice (the basis stays orthogonal to rounding) */
                 for (int i = 0; i <= j; i++) {
@@ -317,7 +340,7 @@ static int gmres(hb *h, const double *jw, const double *c, double cw, double *b,
     }
     k->its += total, k->last = total;
     if (!ok) { /* the true residual of the last iterate */
-        apply_A(h, jw, c, cw, xs, r);
+        apply_A(h, bd, xs, r);
         for (int i = 0; i < na; i++) r[i] = b[i] - r[i];
         rn = sqrt(dot(r, r, na));
         ok = rn <= KRY_RTOL * bn;
@@ -335,22 +358,28 @@ static int gmres(hb *h, const double *jw, const double *c, double cw, double *b,
 
 long br_hbm_krylov_products(const br_hbm *h) { return h->kr ? h->kr->its : 0; }
 
-int br_hb_kry_solve(hb *h, const double *jw, const double *c, double cw, double *b, char *err, size_t errlen)
+int br_hb_kry_solve_border(hb *h, const hb_border *bd, double *b, char *err, size_t errlen)
 {
-    const size_t na = (size_t)h->nu + (jw ? 1 : 0);
+    const size_t na = (size_t)h->nu + (bd ? (size_t)bd->p : 0);
     double *b0 = malloc(na * sizeof(double));
     if (!b0) {
         snprintf(err, errlen, "hbm: out of memory");
         return -1;
     }
     memcpy(b0, b, na * sizeof(double));
-    int rc = gmres(h, jw, c, cw, b, err, errlen);
+    int rc = gmres(h, bd, b, err, errlen);
     if (rc && h->kr->builds > 0) { /* once more with the preconditioner factored here */
         *err = 0;
         h->kr->last = KRY_MAXIT;
         memcpy(b, b0, na * sizeof(double));
-        rc = br_hb_kry_precondition(h, err, errlen) ? -1 : gmres(h, jw, c, cw, b, err, errlen);
+        rc = br_hb_kry_precondition(h, err, errlen) ? -1 : gmres(h, bd, b, err, errlen);
     }
     free(b0);
     return rc;
+}
+
+int br_hb_kry_solve(hb *h, const double *jw, const double *c, double cw, double *b, char *err, size_t errlen)
+{
+    const hb_border bd = {1, jw, c, &cw};
+    return br_hb_kry_solve_border(h, jw ? &bd : NULL, b, err, errlen);
 }

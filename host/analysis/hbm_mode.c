@@ -1,112 +1,205 @@
 /* hbm_mode.c: nonlinear modes by the extended periodic motion concept (in: the harmonic balance solver of a
- * model, a mode number, a range of amplitudes; out: the backbone, per amplitude the frequency, the damping ratio,
- * the columns' harmonics and the contact sets' energy per cycle). docs/nonlinear-modes-plan.md.
+ * model, a mode number, a range of modal amplitudes; out: the backbone, per amplitude the frequency, the damping
+ * ratio, the columns' harmonics and the contact sets' energy per cycle). docs/hbm.md, "Nonlinear modes".
  *
  * The autonomous system M q'' + (C - xi M) q' + K q + f_c = F_0 (no harmonic load) has a periodic solution for
  * the (w, xi) at which the negative damping xi M makes up for what the damping and the contacts dissipate: its
- * damping ratio is D = xi / (2 w) (Krack 2015). The unknowns are the harmonics y (as the forced response's),
- * w and xi; the two equations more fix the first column's first harmonic to the amplitude a, real (a cos w t).
- * The linear part takes xi in its damping (br_hbm_lin: C - xi M, c_m - xi per mode), so everything else is the
- * forced response's. Newton's matrix is the forced one bordered by dR/dw, dR/dxi and the two rows (dense). */
+ * damping ratio is D = xi / (2 w) (Krack 2015).
+ *
+ * Harmonic 1 is split along the structure's undamped modes near the mode (br_hbm_lin_split): Q_1 = Psi eta + Q' with
+ * Psi^T M Q' = 0, Psi the modes within 10 % of the linearized mode's frequency (and the one with the largest share
+ * of it, s_0). Their coordinates eta are unknowns (eta_0 real: the phase normalization), their modal equations mu = 0
+ * equations (the multipliers of the bordered Z_1; on the modal path d_1j eta_j = phi_j^T T^T G_1). A mode the
+ * contacts hardly move (S2's first: the three blades in phase, its frequency that of the three free blades, a
+ * triple eigenvalue) is then solved as it is, where the condensed receptance is singular (0 / 0 at its frequency
+ * once xi cancels its damping, for each mode of the cluster). The amplitude is the first harmonic's mass-weighted
+ * norm, a^2 = Q_1^H M Q_1 = |eta|^2 + Q'^H M Q' (physics.md 5.2): one equation more. Unknowns z = (y, w, xi,
+ * Re eta_0, Re eta_1, Im eta_1, ...): nu + 2 nsplit + 1 of them; Newton's matrix is the forced one bordered by the
+ * columns of w, xi, eta and the rows of the modal equations and the amplitude (dense LU). */
 #include <complex.h>
 
 #include "analysis/hbm_internal.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-double complex br_hb_col1(const hb *h)
+
+void br_hb_ell_values(const hb *h, double complex *v)
 {
-    const hb_col *c = &h->col[0];
-    const int nl = h->s.nnl, no = h->lin.nout;
-    double complex q = 0;
-    for (int t = 0; t < c->n; t++) {
-        const int o = c->idx[t];
-        double complex v = h->lev * h->lin.Xout[(size_t)no + o];
-        for (int j = 0; j < nl; j++) v += h->lin.Hout[(size_t)no * nl + (size_t)j * no + o] * br_hb_force(h, h->ysol, 1, j);
-        q += c->coef[t] * v;
+    const int nl = h->s.nnl;
+    for (int r = 0; r < h->nell; r++) {
+        double complex q = 0;
+        for (int j = 0; j < nl; j++) q += h->ell[(size_t)r * nl + j] * br_hb_force(h, h->ysol, 1, j);
+        v[r] = q;
     }
-    return q;
 }
 
-void br_hb_col1_blocks(hb *h)
+void br_hb_ell_blocks(hb *h)
 {
-    const hb_col *c = &h->col[0];
-    const int nl = h->s.nnl, no = h->lin.nout, nb = 2 * h->H + 1;
+    const int nl = h->s.nnl, nu = h->nu, nb = 2 * h->H + 1;
     for (int b = 0; b < nb; b++)
         for (int i = 0; i < nl; i++) {
             int j0, sz;
             const double *Db = hb_block(h, i, &j0, &sz) + (size_t)(b * sz + i - j0) * sz * nb;
-            double complex q = 0;
-            for (int t = 0; t < c->n; t++)
+            for (int r = 0; r < h->nell; r++) {
+                double complex q = 0;
                 for (int j = j0; j < j0 + sz; j++) /* harmonic 1's rows: block 1 (Re), block 2 (Im) */
-                    q += c->coef[t] * h->lin.Hout[(size_t)no * nl + (size_t)j * no + c->idx[t]] * (Db[sz + j - j0] + I * Db[2 * sz + j - j0]);
-            h->Jq[(size_t)b * nl + i] = q;
+                    q += h->ell[(size_t)r * nl + j] * (Db[sz + j - j0] + I * Db[2 * sz + j - j0]);
+                h->Jq[(size_t)r * nu + (size_t)b * nl + i] = q;
+            }
         }
 }
 
-/* z = (y, w, xi), amplitude a -> R (nu) and the constraints e (2): Re q1 - a, Im q1; 0, or -1 with err */
-static int eval(hb *h, const double *y, double w, double xi, double a, double *R, double *e, char *err, size_t errlen)
+/* the backbone's workspace */
+typedef struct mode_ws {
+    int ns, idx[HB_MAXSPLIT]; /* the split modes (idx[0] the one of the largest share: eta_0 real) */
+    int nx;                   /* the unknowns and equations added: w, xi and 2 ns - 1 of eta; 2 ns of mu and the amplitude */
+    double complex *G1;       /* nnl: G_1 */
+    double *Bc, *Br, *Bx;     /* the Newton matrix's border: nu x nx columns, nx rows of nu, the nx square corner */
+    double *A, *b;            /* the dense path's Newton matrix ((nu + nx) square) and the right-hand side */
+    int *piv;
+} mode_ws;
+
+/* z's eta part (2 ns - 1 reals) <-> eta (ns complex) */
+static void eta_of(const mode_ws *ws, const double *ze, double complex *eta)
+{
+    eta[0] = ze[0];
+    for (int j = 1; j < ws->ns; j++) eta[j] = ze[2 * j - 1] + I * ze[2 * j];
+}
+
+/* solver after a residual at (w, xi, eta), amplitude a -> e (nx): per split mode its modal equation's defect mu_j over
+ * w^2 (Re, Im: a modal displacement, as a is), then the amplitude's defect A - a; with ellA (nnl complex) the
+ * amplitude's derivative in G_1 (dA = Re ellA^T dG_1) and in eta (dre, dim) too */
+static void extras(hb *h, mode_ws *ws, double a, double *e, double complex *ellA, double *dre, double *dim)
+{
+    const br_hbm_lin *l = &h->lin;
+    const int nl = h->s.nnl, ns = ws->ns;
+    for (int j = 0; j < nl; j++) ws->G1[j] = br_hb_force(h, h->ysol, 1, j);
+    const double w2 = l->w * l->w;
+    for (int r = 0; r < ns; r++) {
+        double complex mu = h->lev * l->sp[brm_mf(l) + r];
+        for (int j = 0; j < ns; j++) mu += l->sp[brm_me(l, r) + j] * l->eta[j];
+        for (int j = 0; j < nl; j++) mu += l->sp[brm_mg(l, r) + j] * ws->G1[j];
+        e[2 * r] = creal(mu) / w2, e[2 * r + 1] = cimag(mu) / w2;
+    }
+    e[2 * ns] = br_hbm_lin_split_amplitude(&h->s, l, ws->G1, l->eta, ellA, dre, dim) - a;
+}
+
+/* z = (y, w, xi, eta's reals ze), amplitude a -> R (nu) and the equations e (nx); 0, or -1 with err */
+static int eval(hb *h, mode_ws *ws, const double *y, double w, double xi, const double *ze, double a, double *R, double *e,
+                char *err, size_t errlen)
 {
     h->lin.xi = xi;
+    eta_of(ws, ze, h->lin.eta);
     if (br_hb_residual(h, y, w, R, err, errlen)) return -1;
-    const double complex q = br_hb_col1(h);
-    e[0] = creal(q) - a, e[1] = cimag(q);
-    h->q0 = q;
+    extras(h, ws, a, e, NULL, NULL, NULL);
     return 0;
 }
 
-/* z, a, the residual there in h->R (h->G, h->q0 at z) -> A ((nu + 2) square, column-major): [J dR/dw dR/dxi; the
- * constraints' rows], by forward differences; the evaluation at z restored; 0 or -1 */
-static int aug_jacobian(hb *h, const double *y, double w, double xi, double a, double *A, char *err, size_t errlen)
+/* z (nu + nx: y, w, xi, ze), a, the residual there in h->R (h->G at z) -> the Newton matrix [J Bc; Br Bx]: J (formed
+ * in h->J on the dense path, kept as its blocks h->D on the Krylov path) and the rows' y-part Br by forward
+ * differences (the functionals' Jq), the columns Bc of w and xi by forward differences, of eta exactly; the
+ * evaluation at z restored (h->R, h->G); 0 or -1 */
+static int aug_jacobian(hb *h, mode_ws *ws, const double *z, double a, char *err, size_t errlen)
 {
-    const int nu = h->nu, na = nu + 2;
-    double e0[2] = {creal(h->q0) - a, cimag(h->q0)}, e[2];
+    const int nu = h->nu, nx = ws->nx, nl = h->s.nnl, ns = ws->ns;
+    const br_hbm_lin *l = &h->lin;
+    const double *y = z, w = z[nu], xi = z[nu + 1], *ze = z + nu + 2, w2 = w * w;
+    double *Bc = ws->Bc, *Br = ws->Br, *Bx = ws->Bx;
+    double e0[2 * HB_MAXSPLIT + 1], e[2 * HB_MAXSPLIT + 1], dre[HB_MAXSPLIT], dim[HB_MAXSPLIT];
+    for (int r = 0; r < ns; r++) /* ell_r: modal equation r's row over w^2; ell_ns: the amplitude's */
+        for (int j = 0; j < nl; j++) h->ell[(size_t)r * nl + j] = l->sp[brm_mg(l, r) + j] / w2;
+    extras(h, ws, a, e0, h->ell + (size_t)ns * nl, dre, dim);
     if (br_hb_jacobian(h, y, w, h->J, NULL, err, errlen)) return -1;
     for (int c = 0; c < nu; c++) {
-        memcpy(A + (size_t)c * na, h->J + (size_t)c * nu, (size_t)nu * sizeof(double));
-        A[(size_t)c * na + nu] = creal(h->Jq[c]), A[(size_t)c * na + nu + 1] = cimag(h->Jq[c]);
+        for (int r = 0; r < ns; r++)
+            Br[(size_t)(2 * r) * nu + c] = creal(h->Jq[(size_t)r * nu + c]), Br[(size_t)(2 * r + 1) * nu + c] = cimag(h->Jq[(size_t)r * nu + c]);
+        Br[(size_t)(2 * ns) * nu + c] = creal(h->Jq[(size_t)ns * nu + c]);
     }
+    /* eta (at z: the blocks are z's until the columns below): R's harmonic 1 moves by -Sn_j deta_j, mu_r by mE_rj
+     * deta_j, A by dre_j dRe eta_j + dim_j dIm eta_j */
+    for (int q = 0; q < 2 * ns - 1; q++) {
+        const int j = (q + 1) / 2, im = q > 0 && q % 2 == 0;
+        const double complex dj = im ? I : 1.0;
+        double *col = Bc + (size_t)(2 + q) * nu, *cx = Bx + (size_t)(2 + q) * nx;
+        for (int r = 0; r < nu; r++) col[r] = 0.0;
+        for (int i = 0; i < nl; i++) {
+            const double complex v = -dj * l->sp[brm_sn(l, j) + i];
+            col[nl + i] = creal(v), col[2 * nl + i] = cimag(v);
+        }
+        for (int r = 0; r < ns; r++) {
+            const double complex v = dj * l->sp[brm_me(l, r) + j] / w2;
+            cx[2 * r] = creal(v), cx[2 * r + 1] = cimag(v);
+        }
+        cx[2 * ns] = im ? dim[j] : dre[j];
+    }
+    if (eval(h, ws, y, w, xi, ze, a, h->R, e0, err, errlen)) return -1; /* (the columns' G left h->G elsewhere) */
     const double dp[2] = {1e-7 * w, 1e-7 * fmax(fabs(xi), 1e-3 * w)};
     for (int p = 0; p < 2; p++) { /* the columns of w and xi */
-        if (eval(h, y, w + (p == 0 ? dp[0] : 0.0), xi + (p == 1 ? dp[1] : 0.0), a, h->Rt, e, err, errlen)) return -1;
-        double *col = A + (size_t)(nu + p) * na;
+        if (eval(h, ws, y, w + (p == 0 ? dp[0] : 0.0), xi + (p == 1 ? dp[1] : 0.0), ze, a, h->Rt, e, err, errlen)) return -1;
+        double *col = Bc + (size_t)p * nu, *cx = Bx + (size_t)p * nx;
         for (int r = 0; r < nu; r++) col[r] = (h->Rt[r] - h->R[r]) / dp[p];
-        col[nu] = (e[0] - e0[0]) / dp[p], col[nu + 1] = (e[1] - e0[1]) / dp[p];
+        for (int r = 0; r < nx; r++) cx[r] = (e[r] - e0[r]) / dp[p];
     }
-    return eval(h, y, w, xi, a, h->R, e, err, errlen);
+    return eval(h, ws, y, w, xi, ze, a, h->R, e0, err, errlen);
 }
 
-/* Newton on (y, w, xi) at amplitude a from the guess -> iterations, or -1 (no convergence within maxit), -2 (an
- * error in err) */
-static int newton_mode(hb *h, double *y, double *w, double *xi, double a, int maxit, double *A, double *b, int *piv,
-                       char *err, size_t errlen)
+/* the Newton matrix (aug_jacobian's), b (nu + nx) -> b overwritten by the step: dense LU, or GMRES with the border;
+ * 0, or -1 with err */
+static int solve_step(hb *h, mode_ws *ws, double *b, char *err, size_t errlen)
 {
-    const int nu = h->nu, na = nu + 2, nl = h->s.nnl;
-    double e[2], et[2];
-    br_hb_set_tolerances(h, y);
-    if (eval(h, y, *w, *xi, a, h->R, e, err, errlen)) return -2;
+    const int nu = h->nu, nx = ws->nx, na = nu + nx;
+    if (h->kry) {
+        const hb_border bd = {nx, ws->Bc, ws->Br, ws->Bx};
+        return br_hb_kry_solve_border(h, &bd, b, err, errlen);
+    }
+    double *A = ws->A;
+    for (int c = 0; c < nu; c++) {
+        memcpy(A + (size_t)c * na, h->J + (size_t)c * nu, (size_t)nu * sizeof(double));
+        for (int r = 0; r < nx; r++) A[(size_t)c * na + nu + r] = ws->Br[(size_t)r * nu + c];
+    }
+    for (int c = 0; c < nx; c++) {
+        memcpy(A + (size_t)(nu + c) * na, ws->Bc + (size_t)c * nu, (size_t)nu * sizeof(double));
+        memcpy(A + (size_t)(nu + c) * na + nu, ws->Bx + (size_t)c * nx, (size_t)nx * sizeof(double));
+    }
+    br_hbm_blas_threads(na);
+    const int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, A, na, ws->piv, b, na);
+    br_hbm_blas_threads(0);
+    if (info != 0) {
+        snprintf(err, errlen, "hbm: the backbone's Newton matrix is singular at %.9g Hz", h->lin.w / (2 * M_PI));
+        return -1;
+    }
+    return 0;
+}
+
+/* Newton on z = (y, w, xi, ze) (nu + nx) at amplitude a from the guess -> iterations, or -1 (no convergence within maxit),
+ * -2 (an error in err) */
+static int newton_mode(hb *h, mode_ws *ws, double *z, double a, int maxit, char *err, size_t errlen)
+{
+    const int nu = h->nu, nx = ws->nx, na = nu + nx, nl = h->s.nnl;
+    double e[2 * HB_MAXSPLIT + 1], et[2 * HB_MAXSPLIT + 1], *b = ws->b, *zt = h->yt;
+    br_hb_set_tolerances(h, z);
+    if (eval(h, ws, z, z[nu], z[nu + 1], z + nu + 2, a, h->R, e, err, errlen)) return -2;
     for (int it = 1; it <= maxit; it++) {
-        if (aug_jacobian(h, y, *w, *xi, a, A, err, errlen)) return -2;
+        if (aug_jacobian(h, ws, z, a, err, errlen)) return -2;
         for (int r = 0; r < nu; r++) b[r] = -h->R[r];
-        b[nu] = -e[0], b[nu + 1] = -e[1];
-        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, A, na, piv, b, na) != 0) {
-            snprintf(err, errlen, "hbm: the backbone's Newton matrix is singular at %.9g Hz", *w / (2 * M_PI));
-            return -1;
-        }
-        double f0 = e[0] * e[0] + e[1] * e[1], f1 = INFINITY, alpha = 1.0, wt = *w, xt = *xi;
+        for (int r = 0; r < nx; r++) b[nu + r] = -e[r];
+        if (solve_step(h, ws, b, err, errlen)) return -1;
+        double f0 = 0.0, f1 = INFINITY, alpha = 1.0;
+        for (int r = 0; r < nx; r++) f0 += e[r] * e[r];
         for (int r = 0; r < nu; r++) f0 += h->R[r] * h->R[r];
         int ok = 0;
         for (int ls = 0; ls <= 8; ls++, alpha *= 0.5) { /* backtracking on |R|^2 + |e|^2 (Armijo) */
-            for (int i = 0; i < nu; i++) h->yt[i] = y[i] + alpha * b[i];
-            wt = *w + alpha * b[nu], xt = *xi + alpha * b[nu + 1];
+            for (int i = 0; i < na; i++) zt[i] = z[i] + alpha * b[i];
             *err = 0;
-            ok = wt > 0.0 && eval(h, h->yt, wt, xt, a, h->Rt, et, err, errlen) == 0;
+            ok = zt[nu] > 0.0 && eval(h, ws, zt, zt[nu], zt[nu + 1], zt + nu + 2, a, h->Rt, et, err, errlen) == 0;
             if (!ok) continue;
-            f1 = et[0] * et[0] + et[1] * et[1];
+            f1 = 0.0;
+            for (int r = 0; r < nx; r++) f1 += et[r] * et[r];
             for (int r = 0; r < nu; r++) f1 += h->Rt[r] * h->Rt[r];
             if (f1 <= (1.0 - 1e-4 * alpha) * f0) break;
         }
@@ -114,16 +207,17 @@ static int newton_mode(hb *h, double *y, double *w, double *xi, double a, int ma
             if (!*err) snprintf(err, errlen, "hbm: the backbone's Newton step left positive frequencies");
             return -1;
         }
-        memcpy(y, h->yt, (size_t)nu * sizeof(double));
+        memcpy(z, zt, (size_t)na * sizeof(double));
         memcpy(h->R, h->Rt, (size_t)nu * sizeof(double));
-        *w = wt, *xi = xt, e[0] = et[0], e[1] = et[1];
+        memcpy(e, et, (size_t)nx * sizeof(double));
         h->newton++;
-        const double step = alpha * br_hb_norm_inf(b + nl, nu - nl);
+        const double step = alpha * br_hb_norm_inf(b + nl, nu - nl), emax = br_hb_norm_inf(e, nx);
+        const double estep = alpha * br_hb_norm_inf(b + nu + 2, nx - 2);
         if (getenv("BRISTLE_HBM_DEBUG"))
-            fprintf(stderr, "mode newton %d: a %.6e f %.12g xi %.6e |R| %.3e |e| %.3e step %.3e alpha %g\n", it, a,
-                    *w / (2 * M_PI), *xi, br_hb_norm_inf(h->R, nu), fmax(fabs(e[0]), fabs(e[1])), step, alpha);
-        if (br_hb_norm_inf(h->R, nl) <= h->ytol && br_hb_norm_inf(h->R + nl, nu - nl) <= h->ytol1 &&
-            fmax(fabs(e[0]), fabs(e[1])) <= h->tol * a && step <= 1e3 * h->ytol1 && fabs(alpha * b[nu]) <= 1e-6 * *w)
+            fprintf(stderr, "mode newton %d: a %.6e f %.12g xi %.6e eta_0 %.6e |R| %.3e |e| %.3e step %.3e alpha %g\n", it, a,
+                    z[nu] / (2 * M_PI), z[nu + 1], z[nu + 2], br_hb_norm_inf(h->R, nu), emax, step, alpha);
+        if (br_hb_norm_inf(h->R, nl) <= h->ytol && br_hb_norm_inf(h->R + nl, nu - nl) <= h->ytol1 && emax <= h->tol * a &&
+            step <= 1e3 * h->ytol1 && fabs(alpha * b[nu]) <= 1e-6 * z[nu] && estep <= 1e3 * h->tol * a)
             return it;
     }
     return -1;
@@ -137,7 +231,11 @@ static int stuck_stiffness(hb *h, const double *y, double w, double d, double co
     const int nu = h->nu, nl = h->s.nnl, nd = h->s.nnl_dof, nb = 2 * h->H + 1;
     memset(S, 0, (size_t)nl * nl * sizeof(double complex));
     if (h->s.nif > 0) { /* the colored Jacobian's blocks: harmonic 1's complex-linear part (hbm_krylov.c's d_1) */
-        if (br_hb_residual(h, y, w, h->R, err, errlen) || br_hb_jacobian(h, y, w, h->J, NULL, err, errlen)) return -1;
+        double complex *Jq = h->Jq;
+        h->Jq = NULL; /* (no functionals yet) */
+        const int rc = br_hb_residual(h, y, w, h->R, err, errlen) || br_hb_jacobian(h, y, w, h->J, NULL, err, errlen);
+        h->Jq = Jq;
+        if (rc) return -1;
         for (int i = 0; i < nl;) {
             int c0, sz;
             const double *Db = hb_block(h, i, &c0, &sz);
@@ -164,13 +262,17 @@ static int stuck_stiffness(hb *h, const double *y, double w, double d, double co
     return rc;
 }
 
-/* solver, mode K, the smallest amplitude a -> the first guess: the static state (the preload solved, nothing
- * oscillating), the contacts linearized about it (stuck), the K-th mode of (K - T^T Re S T, M) above 0.01 Hz
- * scaled to the amplitude a on the first column: y, w = its frequency, xi = its modal damping (C and the contacts'
- * viscous part); 0, or -1 with err */
-static int mode_guess(hb *h, int K, double a, double *y, double *w, double *xi, char *err, size_t errlen)
+/* solver (with its modes), mode K, the smallest amplitude a -> the first guess z: the static state (the preload solved,
+ * nothing oscillating), the contacts linearized about it (stuck: G_1 = S y_1), the K-th mode above 0.01 Hz of the
+ * linear system in the structure's modal coordinates, v of Km = diag(lam) - P^T Re S P (orthonormal: psi = Phi v is
+ * mass-normalized), scaled to the amplitude a: y, w = its frequency, xi = its damping psi^T C psi - (P v)^T Im S
+ * (P v) / w_S, eta_j = a v_j (v_0 > 0); ws's split modes: the largest |v_m| first, then the modes within 10 % of its
+ * frequency nearest it (up to HB_MAXSPLIT); 0, or -1 with err */
+static int mode_guess(hb *h, int K, double a, mode_ws *ws, double *z, char *err, size_t errlen)
 {
+    double *y = z;
     const br_hbm_sys *s = &h->s;
+    const br_hbm_lin *l = &h->lin;
     const int n = s->ndof, nl = s->nnl, nu = h->nu;
     double wn = 2 * M_PI; /* the static state's AFT frequency (nothing oscillates: any) */
     h->lin.xi = 0.0;
@@ -178,68 +280,50 @@ static int mode_guess(hb *h, int K, double a, double *y, double *w, double *xi, 
     if (br_hb_bonded_guess(h, y)) memset(y, 0, (size_t)nu * sizeof(double));
     for (int i = nl; i < nu; i++) y[i] = 0.0;
     br_hb_set_tolerances(h, y);
-    /* nothing oscillates: the harmonics need only be small against the first amplitude (1e-6 of it: the guess sets
-     * them anew; a preload's AFT leaves them
-     * at its period tolerance times the mean force's receptance, 1e-14 m at the lap joint's 2 kN) */
-    h->ytol1 = fmax(h->ytol1, 1e-6 * a);
-    double ws = wn;
-    const int its = br_hb_newton(h, y, &ws, NULL, NULL, 0, fmax(br_hb_norm_inf(y, nu), 1e-300), wn, 40, err, errlen);
+    /* nothing oscillates: the harmonics need only be small against the first amplitude's (1e-6 of it: the guess sets
+     * them anew; a preload's AFT leaves them at its period tolerance times the mean force's receptance, 1e-14 m at the
+     * lap joint's 2 kN) */
+    double pmax = 0.0;
+    for (size_t e = 0; e < (size_t)n * nl; e++) pmax = fmax(pmax, fabs(l->P[e]));
+    h->ytol1 = fmax(h->ytol1, 1e-6 * a * pmax);
+    double ws_ = wn;
+    double complex *Jq = h->Jq;
+    h->Jq = NULL;
+    const int its = br_hb_newton(h, y, &ws_, NULL, NULL, 0, fmax(br_hb_norm_inf(y, nu), 1e-300), wn, 40, err, errlen);
+    h->Jq = Jq;
     if (its < 0) {
         if (!*err) snprintf(err, errlen, "hbm: no static state (the preload) for the mode");
         return -1;
     }
     const double ys = br_hb_norm_inf(y, nl);
     double complex *S = malloc((size_t)nl * nl * sizeof(double complex));
-    double *TT = calloc((size_t)n * nl, sizeof(double)), *Ks = malloc((size_t)n * n * sizeof(double));
-    double *Cs = malloc((size_t)n * n * sizeof(double)), *Ms = malloc((size_t)n * n * sizeof(double));
-    double *lam = malloc((size_t)n * sizeof(double)), *U = malloc((size_t)n * nl * sizeof(double));
-    double complex *col = malloc((size_t)n * sizeof(double complex));
+    double *Sr = malloc((size_t)nl * nl * sizeof(double)), *U = malloc((size_t)nl * n * sizeof(double));
+    double *Km = malloc((size_t)n * n * sizeof(double)), *lam = malloc((size_t)n * sizeof(double));
+    double *psi = malloc((size_t)2 * n * sizeof(double)), *pv = malloc((size_t)nl * sizeof(double));
     int rc = -1;
-    if (!S || !TT || !Ks || !Cs || !Ms || !lam || !U || !col) {
+    if (!S || !Sr || !U || !Km || !lam || !psi || !pv) {
         snprintf(err, errlen, "hbm: out of memory");
         goto out;
     }
-    if (stuck_stiffness(h, y, wn, 1e-6 * (ys > 0 ? ys : a), S, err, errlen)) goto out;
-    /* TT (n x nl): column i the DOF pattern of coordinate i; Ks = K - TT Re S TT^T, Cs = C - TT Im S TT^T / wn */
-    for (int i = 0; i < nl; i++) {
-        for (int e = 0; e < n; e++) col[e] = 0.0;
-        br_hbm_coord_add(s, i, 1.0, col);
-        for (int e = 0; e < n; e++) TT[(size_t)i * n + e] = creal(col[e]);
-    }
-    for (int part = 0; part < 2; part++) {
-        double *Out = part ? Cs : Ks;
-        for (int j = 0; j < nl; j++) /* U = TT (part of S) */
-            for (int e = 0; e < n; e++) {
-                double v = 0.0;
-                for (int i = 0; i < nl; i++) {
-                    const double sij = part ? cimag(S[(size_t)j * nl + i]) / wn : creal(S[(size_t)j * nl + i]);
-                    if (sij != 0.0) v += TT[(size_t)i * n + e] * sij;
-                }
-                U[(size_t)j * n + e] = v;
-            }
-        memcpy(Out, part ? s->C : s->K, (size_t)n * n * sizeof(double));
-        for (int c = 0; c < n; c++) /* Out -= U TT^T */
-            for (int j = 0; j < nl; j++) {
-                const double t = TT[(size_t)j * n + c];
-                if (t == 0.0) continue;
-                for (int e = 0; e < n; e++) Out[(size_t)c * n + e] -= U[(size_t)j * n + e] * t;
-            }
-        for (int c = 0; c < n; c++) /* the symmetric part */
-            for (int e = 0; e < c; e++) {
-                const double v = 0.5 * (Out[(size_t)c * n + e] + Out[(size_t)e * n + c]);
-                Out[(size_t)c * n + e] = Out[(size_t)e * n + c] = v;
-            }
-    }
-    memcpy(Ms, s->M, (size_t)n * n * sizeof(double));
+    if (stuck_stiffness(h, y, wn, 1e-6 * (ys > 0 ? ys : a * pmax), S, err, errlen)) goto out;
     br_hbm_blas_threads(n);
-    const lapack_int info = LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'U', n, Ks, n, Ms, n, lam);
+    for (size_t e = 0; e < (size_t)nl * nl; e++) Sr[e] = creal(S[e]);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nl, n, nl, 1.0, Sr, nl, l->P, nl, 0.0, U, nl);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, nl, -1.0, l->P, nl, U, nl, 0.0, Km, n);
+    for (int m = 0; m < n; m++) Km[(size_t)m * n + m] += l->lam[m];
+    for (int c = 0; c < n; c++) /* the symmetric part */
+        for (int e = 0; e < c; e++) {
+            const double v = 0.5 * (Km[(size_t)c * n + e] + Km[(size_t)e * n + c]);
+            Km[(size_t)c * n + e] = Km[(size_t)e * n + c] = v;
+        }
+    const lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', n, Km, n, lam);
     br_hbm_blas_threads(0);
     if (info != 0) {
-        snprintf(err, errlen, "hbm: the stuck system's eigenproblem failed (dsygvd info %d)", (int)info);
+        snprintf(err, errlen, "hbm: the stuck system's eigenproblem failed (dsyevd info %d)", (int)info);
         goto out;
     }
     if (getenv("BRISTLE_HBM_DEBUG"))
-        for (int j = 0; j < n && j < 8; j++) fprintf(stderr, "stuck linearization: mode %d at %.6g Hz\n", j + 1, sqrt(fabs(lam[j])) / (2 * M_PI));
+        for (int j = 0; j < n && j < 8; j++) fprintf(stderr, "stuck linearization: mode %d at %.9g Hz\n", j + 1, sqrt(fabs(lam[j])) / (2 * M_PI));
     int m = -1;
     for (int j = 0, cnt = 0; j < n && m < 0; j++)
         if (lam[j] > (2 * M_PI * 0.01) * (2 * M_PI * 0.01) && ++cnt == K) m = j;
@@ -247,68 +331,104 @@ static int mode_guess(hb *h, int K, double a, double *y, double *w, double *xi, 
         snprintf(err, errlen, "hbm: --mode %d: the stuck system has fewer modes above 0.01 Hz", K);
         goto out;
     }
-    const double *phi = Ks + (size_t)m * n;
-    /* the first column's value in the mode, its modal damping */
-    const hb_col *c = &h->col[0];
-    double q = 0.0, cm = 0.0;
-    for (int t = 0; t < c->n; t++) q += c->coef[t] * phi[h->lin.out[c->idx[t]]];
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) cm += phi[i] * Cs[(size_t)j * n + i] * phi[j];
-    if (!(fabs(q) > 0.0)) {
-        snprintf(err, errlen, "hbm: --mode %d: %s does not move in it (pick a column that does)", K, c->name);
-        goto out;
+    double *v = Km + (size_t)m * n;
+    int js = 0;
+    for (int j = 0; j < n; j++)
+        if (fabs(v[j]) > fabs(v[js])) js = j;
+    if (v[js] < 0)
+        for (int j = 0; j < n; j++) v[j] = -v[j];
+    /* the split modes: js, then by distance in frequency those within 10 % of the linearized mode's */
+    const double lm = lam[m];
+    ws->ns = 1, ws->idx[0] = js;
+    for (;;) {
+        int best = -1;
+        for (int j = 0; j < n; j++) {
+            const double fj = sqrt(fmax(l->lam[j], 0.0) / lm);
+            int have = 0;
+            for (int q = 0; q < ws->ns; q++) have |= ws->idx[q] == j;
+            if (have || fabs(fj - 1.0) > 0.1) continue;
+            if (best < 0 || fabs(fj - 1.0) < fabs(sqrt(fmax(l->lam[best], 0.0) / lm) - 1.0)) best = j;
+        }
+        if (best < 0 || ws->ns == HB_MAXSPLIT) break;
+        ws->idx[ws->ns++] = best;
     }
-    for (int e = 0; e < n; e++) col[e] = phi[e] * (a / q);
-    for (int i = 0; i < nl; i++) y[nl + i] = creal(br_hbm_coord(s, i, col)), y[2 * nl + i] = 0.0;
-    *w = sqrt(lam[m]), *xi = cm;
+    ws->nx = 2 * ws->ns + 1;
+    /* xi = psi^T C psi - (P v)^T Im S (P v) / wn, psi = Phi v */
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, l->Phi, n, v, 1, 0.0, psi, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, s->C, n, psi, 1, 0.0, psi + n, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, nl, n, 1.0, l->P, nl, v, 1, 0.0, pv, 1);
+    double cmv = cblas_ddot(n, psi, 1, psi + n, 1);
+    for (int i = 0; i < nl; i++)
+        for (int j = 0; j < nl; j++) cmv -= pv[i] * cimag(S[(size_t)j * nl + i]) * pv[j] / wn;
+    for (int i = 0; i < nl; i++) y[nl + i] = a * pv[i], y[2 * nl + i] = 0.0; /* y_1 = a P v, real */
+    z[nu] = sqrt(lm), z[nu + 1] = cmv;
+    double *ze = z + nu + 2;
+    ze[0] = a * v[js];
+    for (int j = 1; j < ws->ns; j++) ze[2 * j - 1] = a * v[ws->idx[j]], ze[2 * j] = 0.0;
     if (getenv("BRISTLE_HBM_DEBUG")) {
-        double e[2];
-        if (eval(h, y, *w, *xi, a, h->R, e, err, errlen) == 0)
-            fprintf(stderr, "mode guess: %.6g Hz, xi %.4g, column %.4g (+%.4g i) for %.4g, |R| %.3e of |y| %.3e\n", *w / (2 * M_PI),
-                    *xi, creal(h->q0), cimag(h->q0), a, br_hb_norm_inf(h->R, nu), br_hb_norm_inf(y, nu));
+        fprintf(stderr, "mode guess: %.9g Hz, xi %.6g, %d split modes:", z[nu] / (2 * M_PI), cmv, ws->ns);
+        for (int j = 0; j < ws->ns; j++)
+            fprintf(stderr, " %d (%.6g Hz, share %.6f)", ws->idx[j] + 1, sqrt(fabs(l->lam[ws->idx[j]])) / (2 * M_PI), v[ws->idx[j]]);
+        fprintf(stderr, "\n");
     }
     rc = 0;
 out:
-    free(S), free(TT), free(Ks), free(Cs), free(Ms), free(lam), free(U), free(col);
+    free(S), free(Sr), free(U), free(Km), free(lam), free(psi), free(pv);
     return rc;
 }
 
-/* the last two solutions z1, z2 ((y, w, xi), nu + 2), the step over the last one's t -> the predictor z1 + t (z1 - z2) */
-static void secant(int nu, const double *z1, const double *z2, double t, double *y, double *w, double *xi)
+/* the last two solutions z1, z2 (nz), the step over the last one's t -> the predictor z = z1 + t (z1 - z2) */
+static void secant(int nz, const double *z1, const double *z2, double t, double *z)
 {
-    for (int i = 0; i < nu; i++) y[i] = z1[i] + t * (z1[i] - z2[i]);
-    *w = z1[nu] + t * (z1[nu] - z2[nu]), *xi = z1[nu + 1] + t * (z1[nu + 1] - z2[nu + 1]);
+    for (int i = 0; i < nz; i++) z[i] = z1[i] + t * (z1[i] - z2[i]);
 }
 
 int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int progress, double **rows, long *nrows,
                     double *f_lin, char *warning, size_t wlen, char *err, size_t errlen)
 {
-    const int nu = h->nu, na = nu + 2, width = BR_HBM_MODE_LEAD + br_hbm_row_width(h);
+    const int nu = h->nu, nl = h->s.nnl, width = BR_HBM_MODE_LEAD + br_hbm_row_width(h), nzmax = nu + 2 * HB_MAXSPLIT + 1;
     *rows = NULL, *nrows = 0, *warning = 0;
-    if (br_hbm_set_linear_solver(h, BR_HBM_SOLVER_DENSE)) {
-        snprintf(err, errlen, "hbm: out of memory for the Newton matrix (%d unknowns)", nu);
+    if (br_hbm_lin_modes(&h->s, &h->lin)) {
+        snprintf(err, errlen, "hbm: out of memory for the modes");
         return -2;
     }
-    double *A = malloc((size_t)na * na * sizeof(double)), *b = malloc((size_t)na * sizeof(double));
-    int *piv = malloc((size_t)na * sizeof(int));
-    double *z1 = malloc((size_t)(nu + 2) * sizeof(double)), *z2 = malloc((size_t)(nu + 2) * sizeof(double));
+    if (!h->lin.havemodes) {
+        snprintf(err, errlen, "hbm: --mode: the structure's undamped modes could not be computed (its mass matrix is not "
+                              "positive definite: a DOF without mass?)");
+        return -4;
+    }
+    mode_ws ws = {0};
+    ws.A = h->kry ? NULL : malloc((size_t)nzmax * nzmax * sizeof(double)), ws.b = malloc((size_t)nzmax * sizeof(double));
+    ws.Bc = malloc((size_t)nu * HB_MAXBORDER * sizeof(double)), ws.Br = malloc((size_t)nu * HB_MAXBORDER * sizeof(double));
+    ws.Bx = malloc((size_t)HB_MAXBORDER * HB_MAXBORDER * sizeof(double));
+    ws.piv = malloc((size_t)nzmax * sizeof(int));
+    ws.G1 = malloc((size_t)nl * sizeof(double complex));
+    double *z = malloc((size_t)3 * nzmax * sizeof(double)), *z1 = z ? z + nzmax : NULL, *z2 = z ? z + 2 * nzmax : NULL;
+    double *yt = realloc(h->yt, (size_t)nzmax * sizeof(double)); /* (Newton's trial z) */
+    if (yt) h->yt = yt;
     double *out = malloc((size_t)points * 4 * width * sizeof(double));
-    h->Jq = malloc((size_t)nu * sizeof(double complex));
+    h->Jq = malloc((size_t)HB_MAXELL * nu * sizeof(double complex)), h->ell = calloc((size_t)HB_MAXELL * nl, sizeof(double complex));
     const double lev = h->lev;
     h->lev = 0.0; /* autonomous: the harmonic loads off, the static ones on */
     int rc = 0;
     long np = 0, cap = (long)points * 4;
-    if (!A || !b || !piv || !z1 || !z2 || !out || !h->Jq) {
+    if ((!h->kry && !ws.A) || !ws.b || !ws.Bc || !ws.Br || !ws.Bx || !ws.piv || !ws.G1 || !z || !yt || !out || !h->Jq || !h->ell) {
         snprintf(err, errlen, "hbm: out of memory");
         rc = -2;
         goto done;
     }
-    double *y = h->y, w = 0.0, xi = 0.0;
-    if (mode_guess(h, mode, a0, y, &w, &xi, err, errlen)) {
+    if (mode_guess(h, mode, a0, &ws, z, err, errlen)) {
         rc = -2;
         goto done;
     }
-    *f_lin = w / (2 * M_PI);
+    const int nz = nu + ws.nx;
+    h->nell = ws.ns + 1;
+    *f_lin = z[nu] / (2 * M_PI);
+    if (br_hbm_lin_split(&h->s, &h->lin, ws.ns, ws.idx)) { /* harmonic 1 split along the modes from here on */
+        snprintf(err, errlen, "hbm: out of memory for the split modes");
+        rc = -2;
+        goto done;
+    }
     /* natural continuation in log a: the predictor the secant through the last two solutions (the first step scales
      * the oscillation by the amplitudes' ratio), a step halved on a failed Newton */
     const double la0 = log(a0), dla = points > 1 ? (log(a1) - la0) / (points - 1) : 0.0;
@@ -316,7 +436,7 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
     int have = 0;
     while (rc == 0) {
         const double a = exp(la);
-        int its = newton_mode(h, y, &w, &xi, a, 30, A, b, piv, err, errlen);
+        int its = newton_mode(h, &ws, z, a, 30, err, errlen);
         if (its == -2) {
             rc = -2;
             break;
@@ -329,8 +449,8 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
                 break;
             }
             step *= 0.5, la = lprev + step, *err = 0;
-            memcpy(y, z1, (size_t)nu * sizeof(double)), w = z1[nu], xi = z1[nu + 1];
-            if (have > 1) secant(nu, z1, z2, step / (lprev - lprev2), y, &w, &xi); /* at the shorter step */
+            memcpy(z, z1, (size_t)nz * sizeof(double));
+            if (have > 1) secant(nz, z1, z2, step / (lprev - lprev2), z); /* at the shorter step */
             continue;
         }
         if (np == cap) {
@@ -338,14 +458,15 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
             rc = -3;
             break;
         }
+        const double w = z[nu], xi = z[nu + 1];
         double *row = out + np * width;
         row[0] = a, row[1] = xi / (2 * w), row[2] = xi;
         br_hb_point_row(h, w, its, row + BR_HBM_MODE_LEAD);
         np++;
         if (progress) fprintf(stderr, "\rhbm: mode %d, amplitude %.4g, %.6g Hz, damping %.4g, %d Newton iterations   ", mode, a,
                               w / (2 * M_PI), xi / (2 * w), its);
-        memcpy(z2, z1, (size_t)(nu + 2) * sizeof(double));
-        memcpy(z1, y, (size_t)nu * sizeof(double)), z1[nu] = w, z1[nu + 1] = xi;
+        memcpy(z2, z1, (size_t)nz * sizeof(double));
+        memcpy(z1, z, (size_t)nz * sizeof(double));
         lprev2 = lprev, lprev = la, have++;
         if ((dla >= 0 ? la >= log(a1) - 1e-12 : la <= log(a1) + 1e-12) || points < 2) break;
         step = fmin(fabs(dla), 2 * fabs(step)) * (dla >= 0 ? 1 : -1);
@@ -353,14 +474,17 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
         if (dla >= 0 ? la > log(a1) : la < log(a1)) la = log(a1), step = la - lprev;
         if (have == 1) { /* the oscillation scaled by the amplitude's ratio */
             const double r = exp(step);
-            for (int i = h->s.nnl; i < nu; i++) y[i] *= r;
-        } else secant(nu, z1, z2, step / (lprev - lprev2), y, &w, &xi);
+            for (int i = nl; i < nu; i++) z[i] *= r;
+            for (int i = nu + 2; i < nz; i++) z[i] *= r;
+        } else secant(nz, z1, z2, step / (lprev - lprev2), z);
     }
     if (progress) fprintf(stderr, "\n");
+    if (rc == 0 || rc == -3) memcpy(h->y, z1, (size_t)nu * sizeof(double)), h->w = z1[nu];
 done:
     h->lev = lev, h->lin.xi = 0.0;
-    free(h->Jq), h->Jq = NULL;
-    free(A), free(b), free(piv), free(z1), free(z2);
+    br_hbm_lin_split(&h->s, &h->lin, 0, NULL);
+    free(h->Jq), free(h->ell), h->Jq = NULL, h->ell = NULL, h->nell = 0;
+    free(ws.A), free(ws.b), free(ws.Bc), free(ws.Br), free(ws.Bx), free(ws.piv), free(ws.G1), free(z);
     if (np > 0) *rows = out, *nrows = np;
     else free(out);
     return rc;
