@@ -132,12 +132,13 @@ Test(hbm, backbone_of_a_jenkins_oscillator_is_the_describing_function, .timeout 
         br_hbm *h = solver(SCEN("oscillator_coulomb_jenkins"), sets, 1, H, 512, &m, "block.x");
         const double k = m->spring[0].k, kt = m->cset[0].desc.fric.kt, mass = m->body[0].mass;
         const double fs = m->cset[0].desc.fric.mu_k * 20.0, xs = fs / kt;
-        double *rows = NULL, flin;
-        long np = 0;
+        br_hbm_bb bb;
         char warn[1024], err[2048] = "";
         /* the amplitude is modal, the first harmonic's mass-weighted norm: sqrt(m) |x_1| for one DOF */
         const double sm = sqrt(mass);
-        const int rc = br_hbm_backbone(h, 1, 0.1 * xs * sm, 100 * xs * sm, 12, 0, &rows, &np, &flin, warn, sizeof warn, err, sizeof err);
+        const int rc = br_hbm_backbone(h, 1, 0.1 * xs * sm, 100 * xs * sm, 12, NULL, 0, 0, &bb, warn, sizeof warn, err, sizeof err);
+        const double *rows = bb.rows, flin = bb.f_lin;
+        const long np = bb.n;
         cr_assert(rc == 0 && np >= 12, "backbone: rc %d, %ld points: %s %s", rc, np, err, warn);
         const int width = BR_HBM_MODE_LEAD + br_hbm_row_width(h);
         double worst_f = 0, worst_d = 0, stuck = 0, worst_a = 0;
@@ -167,10 +168,61 @@ Test(hbm, backbone_of_a_jenkins_oscillator_is_the_describing_function, .timeout 
             cr_assert(stuck <= 1e-9, "stuck: %g", stuck);
             cr_assert(flast > fk && flast / fk - 1 <= 1e-3, "at 100 x_s: %g Hz against %g", flast, fk);
         }
-        free(rows);
+        br_hbm_bb_free(&bb);
         br_hbm_free(h);
         br_model_free(m);
     }
+}
+
+/* Issue 53's acceptance 4 on the sphere: S8a's geometry with a spring (scenarios/microslip_sphere_mode.yaml: a rigid
+ * sphere of R = 10 mm on a 1 g body held by a spring, pressed 1 um into the 14400-point jenkins patch on a Winkler
+ * foundation). Below macroslip a point at radius r slips once the ball's tangential amplitude u exceeds its slip
+ * displacement x_s(r) = u_s (1 - r^2 / c^2), u_s = mu k_n d / kt; per cycle it dissipates 4 mu N (u - x_s), and the
+ * sum over the slipping annulus is W = (2/3) pi mu k_n d c^2 u_s (u / u_s)^3 (docs/hbm.md): the energy per cycle
+ * grows as the cube of the amplitude, Mindlin and Deresiewicz's exponent, exactly up to the full slip. The backbone
+ * (H = 1, N = 32) over the decade u = 0.06 to 0.6 u_s: the exponent fitted to log W against log a within 0.1 of 3
+ * (the issue's bound; measured 2.993), and W at each amplitude within 3 % of the closed form at the static state's
+ * own penetration d (the mesh's spacing, 2.5 um, is 1.8 of the annulus' width at the smallest amplitude; measured
+ * 1.7 % there, 0.1 % above). */
+Test(hbm, a_sphere_on_a_flat_dissipates_as_the_cube_of_its_amplitude, .timeout = 300)
+{
+    const char *path = SCEN("microslip_sphere_mode"), *cols[2] = {"ball.x", "ball.z"};
+    char err[2048], warn[1024];
+    size_t len;
+    char *text = br_read_text(path, &len, err, sizeof err);
+    cr_assert(text, "%s", err);
+    br_model *m = br_scenario_load(path, NULL, 0, err, sizeof err);
+    cr_assert(m, "%s", err);
+    int bad;
+    br_hbm *h = br_hbm_create(m, text, len, 1, 32, 200, 1e-8, 2, cols, &bad, err, sizeof err);
+    free(text);
+    cr_assert(h, "%s", err);
+    br_hbm_bb bb;
+    const int rc = br_hbm_backbone(h, 1, 1e-9, 1e-8, 3, NULL, 0, 0, &bb, warn, sizeof warn, err, sizeof err);
+    cr_assert(rc == 0 && bb.n >= 3, "backbone: rc %d, %ld points: %s %s", rc, bb.n, err, warn);
+    const int width = BR_HBM_MODE_LEAD + br_hbm_row_width(h), H = 1;
+    const br_contact_set_desc *cs = &m->cset[0].desc;
+    const double mu = cs->fric.mu_k, kn = 1e12, kt = 1e12, R = 0.01; /* the scenario's: k_n = 1 / sigma, kt_area, R */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, worst = 0;
+    for (long p = 0; p < bb.n; p++) {
+        const double *r = bb.rows + p * width, *lead = r + BR_HBM_MODE_LEAD;
+        /* frf.csv's row: f_Hz, newton, then per column h0..hH, pp, arg1; then the set's W */
+        const double u = lead[2 + 1], d = -lead[2 + (H + 3)], W = lead[2 + 2 * (H + 3)];
+        const double us = mu * kn * d / kt, c2 = 2 * R * d, Wp = 2.0 / 3.0 * M_PI * mu * kn * d * c2 * us * pow(u / us, 3);
+        cr_log_info("sphere on flat at modal amplitude %.3e: u %.3e m (%.3f u_s), %.6g Hz, damping ratio %.4g, W %.5e J "
+                    "against %.5e J (%+.2e)", r[0], u, u / us, lead[0], r[1], W, Wp, W / Wp - 1);
+        worst = fmax(worst, fabs(W / Wp - 1));
+        cr_assert(u < us, "the test must stay below macroslip (%g u_s)", u / us);
+        const double x = log(r[0]), y = log(W);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    const double n = (double)bb.n, slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    cr_log_info("sphere on flat: W grows as the amplitude to the %.4f (Mindlin: 3); W within %.2e of the closed form", slope, worst);
+    cr_assert(fabs(slope - 3.0) <= 0.1, "the microslip exponent %g", slope);
+    cr_assert(worst <= 0.03, "W %g from the closed form", worst);
+    br_hbm_bb_free(&bb);
+    br_hbm_free(h);
+    br_model_free(m);
 }
 
 /* JSON text, key of an array of numbers -> up to max of them in v; their count (the key must be there) */
@@ -701,10 +753,11 @@ Test(hbm, s2_backbone_linear_limit_is_the_stuck_systems_mode, .timeout = 300)
         w = sqrt(creal(best)), xi = cimag(best) / w;
     }
     const double f_ref = w / (2 * M_PI), D_ref = xi / (2 * w);
-    double *rows = NULL, flin;
-    long np = 0;
+    br_hbm_bb bb;
     char warn[1024];
-    const int rc = br_hbm_backbone(h, 1, 1e-7, 1e-6, 2, 0, &rows, &np, &flin, warn, sizeof warn, err, sizeof err);
+    const int rc = br_hbm_backbone(h, 1, 1e-7, 1e-6, 2, NULL, 0, 0, &bb, warn, sizeof warn, err, sizeof err);
+    const double *rows = bb.rows;
+    const long np = bb.n;
     cr_assert(rc == 0 && np == 2, "backbone: rc %d, %ld points: %s %s", rc, np, err, warn);
     const int width = BR_HBM_MODE_LEAD + br_hbm_row_width(h);
     for (long p = 0; p < np; p++) {
@@ -714,7 +767,7 @@ Test(hbm, s2_backbone_linear_limit_is_the_stuck_systems_mode, .timeout = 300)
         cr_assert(fabs(f / f_ref - 1) <= 1e-6 && fabs(D / D_ref - 1) <= 1e-6, "f %.10g against %.10g, D %.9g against %.9g", f,
                   f_ref, D, D_ref);
     }
-    free(rows);
+    br_hbm_bb_free(&bb);
     br_field_destroy(fld);
     free(fr), free(fv), free(u), free(Kl), free(Cl), free(Mc), free(Ks), free(lam), free(A), free(B), free(al), free(be);
     br_hbm_sys_free(&s);

@@ -274,17 +274,44 @@ enum { BR_HBM_SOLVER_AUTO, BR_HBM_SOLVER_DENSE, BR_HBM_SOLVER_KRYLOV };
 #define BR_HBM_KRYLOV_MIN 1000
 /* solver, one of the above -> h set to it; 0, or -1 (out of memory) */
 int br_hbm_set_linear_solver(br_hbm *h, int solver);
-/* Nonlinear modes by the extended periodic motion concept (hbm_mode.c; docs/nonlinear-modes-plan.md): solver (its
- * first column the amplitude's), mode K (1: the lowest above 0.01 Hz of the system with its contacts linearized
- * about the static state, stuck), amplitudes a0 to a1 of the first column's first harmonic (a cos w t; P of them,
- * log-spaced, more where a step fails), progress -> rows (BR_HBM_MODE_LEAD + br_hbm_row_width each: amplitude,
- * damping ratio xi / (2 w), xi, then frf.csv's row: frequency, Newton iterations, the columns, the sets' energy per
- * cycle and fewest points in contact; malloc'd, *nrows of them), *f_lin the linearized mode's frequency [Hz]; 0, -1
- * (no convergence at a0), -2 (an error, in err) or -3 (stopped early: rows kept, the reason in warning). The solver
- * takes the dense linear solver from here on. */
+/* Nonlinear modes by the extended periodic motion concept (hbm_mode.c; docs/hbm.md, "Nonlinear modes"). A backbone:
+ * its points' rows (BR_HBM_MODE_LEAD + br_hbm_row_width each: the modal amplitude, the damping ratio xi / (2 w), xi,
+ * then frf.csv's row: frequency, Newton iterations, the columns, the sets' energy per cycle and fewest points in
+ * contact), the linearized mode's frequency, the modes harmonic 1 was split along and every point's unknowns. */
 #define BR_HBM_MODE_LEAD 3
-int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int progress, double **rows, long *nrows,
-                    double *f_lin, char *warning, size_t wlen, char *err, size_t errlen);
+#define BR_HBM_MAXSPLIT 16
+typedef struct br_hbm_bb {
+    double *rows;
+    long n;
+    double f_lin;                 /* [Hz] */
+    int ns, split[BR_HBM_MAXSPLIT];
+    int nz;                       /* a point's unknowns: nu + 2 ns + 1 */
+    double *sol;                  /* n of them: (y, w, xi, Re eta_0, Re eta_1, Im eta_1, ...) */
+} br_hbm_bb;
+
+void br_hbm_bb_free(br_hbm_bb *bb);
+
+/* solver (its first column the one reported beside the amplitude), mode K (1: the lowest above 0.01 Hz of the system
+ * with its contacts linearized about the static state, stuck), modal amplitudes a0 to a1 (the first harmonic's
+ * mass-weighted norm sqrt(Q_1^H M Q_1); P of them, log-spaced, more where a step fails; the nstops amplitudes stops
+ * landed on exactly as well), progress -> bb; 0, -1 (no convergence at a0), -2 (an error, in err), -3 (stopped early:
+ * the points kept, the reason in warning) or -4 (a model without undamped modes: bad input, in err) */
+int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, const double *stops, int nstops, int progress,
+                    br_hbm_bb *bb, char *warning, size_t wlen, char *err, size_t errlen);
+
+/* A ring-down (hbm_check.c): the model (`bristle run`'s step, its harmonic loads off from here on) released from
+ * backbone point p's periodic state (every DOF's displacement and velocity from its harmonics, the contact states the
+ * AFT ends its period with) and integrated for P periods of the point's frequency without the negative damping; per
+ * window of one such period the DOFs' first harmonic (its mass-weighted norm: the modal amplitude), the frequency
+ * from its phase's drift and the damping ratio from its decay over the windows either side (logarithmic decrement
+ * delta per cycle, D = delta / sqrt(4 pi^2 + delta^2)). rows: P - 2 rows of BR_HBM_RD_WIDTH: the start amplitude,
+ * the window, its middle's time after the release [s], the amplitude, the damping ratio, the frequency [Hz], the
+ * first column's first harmonic, the backbone's damping ratio and frequency at that amplitude (log-linear between its
+ * points; NaN outside them). With snapdir, the meshed sets' and faced interfaces' field snapshots at 8 phases of the
+ * first period in snapdir/fields (as a run writes them, with their .pvd). 0, or -1 with err */
+#define BR_HBM_RD_WIDTH 9
+int br_hbm_ringdown(br_hbm *h, br_model *m, const br_hbm_bb *bb, long p, int periods, const char *snapdir, double *rows,
+                    char *err, size_t errlen);
 
 /* GMRES's products so far (0 on the dense path) */
 long br_hbm_krylov_products(const br_hbm *h);

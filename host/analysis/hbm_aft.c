@@ -317,6 +317,7 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
             diff = fmax(diff, fabs(G[i] - a->Gp[i])), big = fmax(big, fabs(G[i]));
         }
         done = a->nstate == 0 || (p > 1 && diff <= a->ptol * big);
+        if (getenv("BRISTLE_HBM_AFTDEBUG")) fprintf(stderr, "aft period %d: change %.3e of %.3e\n", p, diff, big);
         /* a slow geometric approach (bristles near stick relax at a rate proportional to their speed): once
          * the change shrinks by a steady ratio rho a period, the limit is G + (G - G_prev) rho / (1 - rho)
          * (Aitken), taken when that correction times the ratio's drift is within the tolerance */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/hbm_internal.h"
+#include "io/fields.h"
 #include "step/checkpoint.h"
 
 /* ---- a point of the curve checked by time integration ---- */
@@ -60,11 +61,12 @@ static double whole_period_step(double T, double dt, long *K)
 
 /* solver at a solution (h->y at h->w), the model -> *dout: the model's data (CPU) at the solution's periodic state
  * at t = 0 of a period: every DOF's displacement, velocity and acceleration from the harmonics
- * (Z_k Q_k = F_k + G_k), a free body's last acceleration too, the contact field's states those the AFT ends its
+ * (Z_k Q_k = F_k + G_k; q1, unless NULL, Q_1), a free body's last acceleration too, the contact field's states those the AFT ends its
  * period with, the time a whole number of periods after the loads' and prescribed normal forces' ramps; *x0out the bodies' positions at creation (run_dofs' origin), amp (NULL, or n)
  * each DOF's sum over k >= 1 of |Q_k|; the model's loads are driven at h->w from here on; its step m->dt must
  * divide the period (whole_period_step); 0, or -1 with err */
-static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, double *amp, char *err, size_t errlen)
+static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, double *amp, double complex *q1, char *err,
+                         size_t errlen)
 {
     const br_hbm_sys *s = &h->s;
     const int n = s->ndof, nl = s->nnl, H = h->H;
@@ -83,15 +85,23 @@ static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, dou
         for (int a = 0; a < n; a++) amp[a] = 0.0;
     for (int k = 0; k <= H; k++) {
         const double complex iw = I * k * w;
-        for (size_t e = 0; e < (size_t)n * n; e++) Z[e] = s->K[e] + iw * s->C[e] + iw * iw * s->M[e];
-        if (k == 0) br_hbm_bond(s, Z); /* as the solution's linear part: the interface bonded, its force G_0 + kb y_0 */
-        for (int a = 0; a < n; a++) q[a] = k == 0 ? s->f0[a] : k == 1 ? h->lev * (s->fc[a] - I * s->fs[a]) : 0.0;
-        for (int i = 0; i < nl; i++) br_hbm_coord_add(s, i, br_hb_force(h, h->y, k, i), q);
-        if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, 1, (lapack_complex_double *)Z, n, piv, (lapack_complex_double *)q, n)) {
-            snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz", k, w / (2 * M_PI));
-            goto out;
+        if (k == 1 && h->lin.nsplit > 0) { /* a backbone's state: harmonic 1 along its split modes and the rest */
+            for (int i = 0; i < nl; i++) q[i] = br_hb_force(h, h->y, 1, i);
+            br_hbm_lin_split_q1(s, &h->lin, q, h->lin.eta, Z); /* (Z: n complex of scratch) */
+            memcpy(q, Z, (size_t)n * sizeof *q);
+        } else {
+            /* the damping C - xi M (xi: a backbone's negative damping, else 0) */
+            for (size_t e = 0; e < (size_t)n * n; e++) Z[e] = s->K[e] + iw * (s->C[e] - h->lin.xi * s->M[e]) + iw * iw * s->M[e];
+            if (k == 0) br_hbm_bond(s, Z); /* as the solution's linear part: the interface bonded, its force G_0 + kb y_0 */
+            for (int a = 0; a < n; a++) q[a] = k == 0 ? s->f0[a] : k == 1 ? h->lev * (s->fc[a] - I * s->fs[a]) : 0.0;
+            for (int i = 0; i < nl; i++) br_hbm_coord_add(s, i, br_hb_force(h, h->y, k, i), q);
+            if (LAPACKE_zgesv(LAPACK_COL_MAJOR, n, 1, (lapack_complex_double *)Z, n, piv, (lapack_complex_double *)q, n)) {
+                snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz", k, w / (2 * M_PI));
+                goto out;
+            }
         }
         for (int a = 0; a < n; a++) u[a] += creal(q[a]), v[a] += creal(iw * q[a]), acc[a] += creal(iw * iw * q[a]);
+        if (q1 && k == 1) memcpy(q1, q, (size_t)n * sizeof *q);
         if (amp && k > 0)
             for (int a = 0; a < n; a++) amp[a] += cabs(q[a]);
     }
@@ -147,7 +157,7 @@ int br_hb_check_by_run(hb *h, br_model *m, int periods, double *out, char *err, 
     }
     long K;
     m->dt = whole_period_step(T, dt0, &K);
-    if (periodic_data(h, m, &d, &x0, NULL, err, errlen)) goto out;
+    if (periodic_data(h, m, &d, &x0, NULL, NULL, err, errlen)) goto out;
     /* least squares of the first column over the first and the last period: x = c0 + a cos + b sin */
     double S[2][12] = {{0}};
     const double tstart = d->t;
@@ -178,6 +188,172 @@ out:
     m->dt = dt0;
     br_data_free(d);
     free(u), free(x0);
+    return rc;
+}
+
+/* ---- a backbone checked by a ring-down ---- */
+
+/* fn -> every harmonic in it a constant 0 (a ring-down's loads: the static ones stay) */
+static void tf_harmonics_off(br_timefn *fn)
+{
+    if (fn->kind == BR_TF_HARMONIC || fn->kind == BR_TF_SWEEP) fn->kind = BR_TF_CONSTANT, fn->c = 0.0;
+    for (int k = 0; k < fn->nterm; k++) tf_harmonics_off(&fn->term[k]);
+}
+
+/* backbone bb, amplitude a -> its damping ratio (out[0]) and frequency (out[1]) there, log-linear between the
+ * points that bracket it (NaN outside them) */
+static void bb_at(const br_hbm_bb *bb, int width, double a, double *out)
+{
+    out[0] = out[1] = NAN;
+    for (long p = 0; p + 1 < bb->n; p++) {
+        const double *r0 = bb->rows + p * width, *r1 = r0 + width;
+        if ((a - r0[0]) * (a - r1[0]) > 0.0 || r0[0] == r1[0]) continue;
+        const double t = log(a / r0[0]) / log(r1[0] / r0[0]);
+        out[0] = r0[1] + t * (r1[1] - r0[1]), out[1] = r0[BR_HBM_MODE_LEAD] + t * (r1[BR_HBM_MODE_LEAD] - r0[BR_HBM_MODE_LEAD]);
+        return;
+    }
+}
+
+int br_hbm_ringdown(br_hbm *h, br_model *m, const br_hbm_bb *bb, long p, int periods, const char *snapdir, double *rows,
+                    char *err, size_t errlen)
+{
+    const br_hbm_sys *s = &h->s;
+    const int n = s->ndof, width = BR_HBM_MODE_LEAD + br_hbm_row_width(h);
+    const double dt0 = m->dt;
+    br_data *d = NULL;
+    double *x0 = NULL, *u = malloc((size_t)(n + 1) * sizeof(double)), *psi = malloc((size_t)(n + 1) * sizeof(double));
+    double *acc = malloc((size_t)3 * (n + 1) * sizeof(double)), *cyc = malloc((size_t)(periods + 1) * 4 * sizeof(double));
+    double complex *q1 = malloc((size_t)(n + 1) * sizeof *q1);
+    int rc = -1;
+    if (!u || !psi || !acc || !cyc || !q1) {
+        snprintf(err, errlen, "hbm: out of memory for the ring-down");
+        goto out;
+    }
+    if (br_hbm_bb_restore(h, bb, p, err, errlen)) goto out;
+    const double w = h->w, T = 2 * M_PI / w, a0 = bb->rows[p * width];
+    long K;
+    m->dt = whole_period_step(T, dt0, &K);
+    for (int l = 0; l < m->nload; l++) tf_harmonics_off(&m->load[l].mag);
+    if (periodic_data(h, m, &d, &x0, NULL, q1, err, errlen)) goto out;
+    /* the reference signal sig(t) = psi^T M u(t), psi = M-normalized Re Q_1 at the release: a cycle runs from one of its
+     * upward crossings of the last cycle's mean to the next (the first from the release's mean) */
+    double nrm = 0.0;
+    for (int a = 0; a < n; a++) {
+        double v = 0.0;
+        for (int b = 0; b < n; b++) v += s->M[(size_t)b * n + a] * creal(q1[b]);
+        psi[a] = v, nrm += v * creal(q1[a]);
+    }
+    for (int a = 0; a < n; a++) psi[a] /= sqrt(fmax(nrm, 1e-300));
+    run_dofs(h, d, x0, u);
+    const double tstart = d->t;
+    double sprev = 0.0, mean = 0.0, tc = -1.0, west = w, amax = 0.0;
+    int armed = 0; /* the signal has been below the mean by half its largest excursion above it since the last crossing
+                    * (no double crossings at the mean) */
+    for (int a = 0; a < n; a++) sprev += psi[a] * u[a];
+    {
+        double sm = 0.0; /* the release's mean: harmonic 0's part of the signal */
+        for (int a = 0; a < n; a++) sm += psi[a] * (u[a] - creal(q1[a]));
+        mean = sm;
+    }
+    /* per cycle, least squares of every DOF on (1, cos, sin)(west (t - tc)) (west the last cycle's frequency): the
+     * normal equations' 3 x 3 matrix N and each DOF's right sides in acc (3 n); at the cycle's end its first harmonic
+     * Q, the amplitude sqrt(Q^H M Q), the first column's, the signal's mean */
+    double Nm[9] = {0}, colr[3] = {0};
+    long ncyc = 0, total = (long)periods * K, kmax = 4 * total;
+    const long every = K >= 8 ? K / 8 : 1; /* the snapshots: 8 over the first period (fewer when it has fewer steps) */
+    double snapt[8];
+    int nsnap = 0;
+    memset(acc, 0, (size_t)3 * n * sizeof(double));
+    for (long k = 1; k <= kmax && ncyc < periods; k++) {
+        if (snapdir && k > K) break; /* snapshots only: one period */
+        const int snap = snapdir && k % every == 0 && nsnap < 8;
+        if (snap) br_field_record_points(d->field, 1);
+        double wall = 0.0;
+        if (br_step_begin(m, d, 0, &wall, err, errlen)) goto out;
+        if (snap) {
+            char names[1024];
+            const int fr = br_fields_write(m, d, snapdir, nsnap, NULL, names, sizeof names);
+            if (fr) {
+                snprintf(err, errlen, "hbm: cannot write the snapshot %d into %s%s", nsnap, snapdir, fr == -2 ? ": out of memory" : "");
+                goto out;
+            }
+            snapt[nsnap++] = d->t - tstart;
+            br_field_record_points(d->field, 0);
+        }
+        if (br_step_end(m, d, &wall, err, errlen)) goto out;
+        if (snapdir) continue;
+        run_dofs(h, d, x0, u);
+        double sg = 0.0;
+        for (int a = 0; a < n; a++) sg += psi[a] * u[a];
+        const double t = d->t - tstart;
+        mean += (sg - mean) * m->dt / (2.0 * T); /* the crossings' level: the signal's mean over about two periods */
+        amax = fmax(amax, sg - mean);
+        if (sg - mean < -0.5 * amax) armed = 1;
+        if (armed && sprev < mean && sg >= mean) { /* an upward crossing: a cycle ends (and the next begins) at tx */
+            armed = 0, amax = 0.0;
+            const double tx = t - m->dt * (sg - mean) / (sg - sprev);
+            if (tc >= 0.0 && Nm[0] >= 3.0) {
+                int p3[3];
+                double Nf[9], c3[3] = {colr[0], colr[1], colr[2]};
+                memcpy(Nf, Nm, sizeof Nf);
+                if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, 3, 3, Nf, 3, p3) == 0) {
+                    double a2 = 0.0, sm = 0.0;
+                    /* Q_a = A_a - i B_a of every DOF: (mean, A, B) = N^-1 acc_a */
+                    for (int a = 0; a < n; a++) LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', 3, 1, Nf, 3, p3, acc + 3 * a, 3);
+                    LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', 3, 1, Nf, 3, p3, c3, 3);
+                    for (int a = 0; a < n; a++) {
+                        double vr = 0.0, vi = 0.0;
+                        for (int b = 0; b < n; b++) vr += s->M[(size_t)b * n + a] * acc[3 * b + 1], vi -= s->M[(size_t)b * n + a] * acc[3 * b + 2];
+                        a2 += acc[3 * a + 1] * vr + acc[3 * a + 2] * (-vi);
+                        sm += psi[a] * acc[3 * a];
+                    }
+                    double *cr = cyc + ncyc * 4;
+                    cr[0] = 0.5 * (tc + tx), cr[1] = sqrt(fmax(a2, 0.0)), cr[2] = tx - tc, cr[3] = hypot(c3[1], c3[2]);
+                    ncyc++;
+                    (void)sm;
+                }
+                west = 2 * M_PI / (tx - tc);
+            }
+            tc = tx;
+            memset(Nm, 0, sizeof Nm), memset(colr, 0, sizeof colr), memset(acc, 0, (size_t)3 * n * sizeof(double));
+        }
+        sprev = sg;
+        if (tc >= 0.0) {
+            const double r[3] = {1.0, cos(west * (t - tc)), sin(west * (t - tc))}, x = run_column(h, 0, u);
+            for (int i = 0; i < 3; i++) {
+                for (int j = 0; j < 3; j++) Nm[3 * i + j] += r[i] * r[j];
+                colr[i] += r[i] * x;
+            }
+            for (int a = 0; a < n; a++) acc[3 * a] += u[a], acc[3 * a + 1] += r[1] * u[a], acc[3 * a + 2] += r[2] * u[a];
+        }
+    }
+    if (snapdir) {
+        if (nsnap && br_fields_collection(m, snapdir, snapt, nsnap)) {
+            snprintf(err, errlen, "hbm: cannot write the snapshots' collection into %s", snapdir);
+            goto out;
+        }
+        rc = 0;
+        goto out;
+    }
+    if (ncyc < periods) {
+        snprintf(err, errlen, "hbm: the ring-down from amplitude %g made %ld cycles of the %d asked for in %.4g s (it stopped "
+                 "oscillating about its mean)", a0, ncyc, periods, kmax * m->dt);
+        goto out;
+    }
+    /* cycle c (1 .. periods - 2): its frequency 1 / T_c, the decrement delta = ln(a_(c-1) / a_(c+1)) / 2 a cycle */
+    for (int c = 1; c + 1 < periods; c++) {
+        double *r = rows + (size_t)(c - 1) * BR_HBM_RD_WIDTH;
+        const double *y = cyc + (size_t)c * 4, delta = 0.5 * log(cyc[(size_t)(c - 1) * 4 + 1] / cyc[(size_t)(c + 1) * 4 + 1]);
+        r[0] = a0, r[1] = c, r[2] = y[0], r[3] = y[1], r[4] = delta / sqrt(4 * M_PI * M_PI + delta * delta), r[5] = 1.0 / y[2];
+        r[6] = y[3];
+        bb_at(bb, width, y[1], r + 7);
+    }
+    rc = 0;
+out:
+    m->dt = dt0;
+    br_hbm_bb_release(h);
+    br_data_free(d);
+    free(u), free(psi), free(acc), free(cyc), free(q1), free(x0);
     return rc;
 }
 
@@ -302,7 +478,7 @@ int br_hb_floquet(hb *h, br_model *m, double *out, char *err, size_t errlen)
         goto out;
     }
     m->dt = dtK;
-    if (periodic_data(h, m, &d, &x0, amp, err, errlen)) goto out;
+    if (periodic_data(h, m, &d, &x0, amp, NULL, err, errlen)) goto out;
     br_ckpt c = {.fp = open_memstream(&buf, &len), .writing = 1};
     const int kept = c.fp && br_data_checkpoint(m, d, &c) == 0;
     if (c.fp) fclose(c.fp);

@@ -46,9 +46,18 @@ static int usage(FILE *o)
                "  --mode K --amplitude-from A0 --amplitude-to A1\n"
                "                 the K-th nonlinear mode's backbone instead (extended periodic motion concept: the harmonic\n"
                "                 loads off, a negative damping xi M making the damped mode periodic): from the K-th mode of\n"
-               "                 the contacts linearized about the static state, at --points amplitudes (log-spaced) of the\n"
-               "                 first column's first harmonic [m]; writes backbone.csv (amplitude, damping_ratio, xi, then\n"
-               "                 frf.csv's columns), backbone_frequency.png, backbone_damping.png, summary.json\n"
+               "                 the contacts linearized about the static state, at --points modal amplitudes (log-spaced;\n"
+               "                 the first harmonic's mass-weighted norm sqrt(Q1^H M Q1) [m kg^0.5]); writes backbone.csv\n"
+               "                 (amplitude, damping_ratio, xi, then frf.csv's columns), backbone_frequency.png,\n"
+               "                 backbone_damping.png, summary.json\n"
+               "  --ringdown A,... [--ringdown-periods P]\n"
+               "                 with --mode: from each amplitude A the model released from the backbone's state and\n"
+               "                 integrated in time for P periods (default 12) without the negative damping; per period\n"
+               "                 its amplitude, frequency and damping ratio beside the backbone's (ringdown.csv, markers\n"
+               "                 on the plots)\n"
+               "  --snapshots A,...\n"
+               "                 with --mode: the meshed sets' and faced interfaces' stick/slip snapshots at 8 phases of a\n"
+               "                 period from each amplitude A (snapshots/a<k>/fields/, as a run writes them)\n"
                "  --out DIR      output folder (default runs/<scenario name>-hbm)\n"
                "  writes frf.csv (per point: [level,] frequency, each column's harmonic amplitudes, peak-to-peak and\n"
                "  first harmonic's phase, each contact set's friction energy per cycle and fewest points in contact),\n"
@@ -72,6 +81,9 @@ typedef struct hb_opts {
     long mode;                /* --mode K: the K-th nonlinear mode's backbone (0: a forced response) */
     double a0, a1;            /* --amplitude-from A0 --amplitude-to A1 */
     int have_a0, have_a1;
+    double ring[HB_MAXLEV], snap[HB_MAXLEV]; /* --ringdown A,...; --snapshots A,... */
+    int nring, nsnap;
+    long ring_periods;        /* --ringdown-periods P */
 } hb_opts;
 
 /* option, its value, what it is -> *v a positive finite number; 0, or -1 with the message printed */
@@ -84,11 +96,30 @@ static int positive(const char *opt, const char *val, const char *what, double *
     return 0;
 }
 
+/* option, its value: up to HB_MAXLEV positive numbers separated by commas, what they are -> v, *n; 0, or -1 with the
+ * message printed */
+static int positive_list(const char *opt, const char *val, const char *what, double *v, int *n)
+{
+    const char *q = val;
+    *n = 0;
+    for (;;) {
+        char *e;
+        const double x = strtod(q, &e);
+        if (e == q || !(x > 0) || !isfinite(x) || *n == HB_MAXLEV || (*e && *e != ',')) {
+            fprintf(stderr, "bristle hbm: %s takes up to %d positive %s separated by commas, got '%s'\n", opt, HB_MAXLEV, what, val);
+            return -1;
+        }
+        v[(*n)++] = x;
+        if (!*e) return 0;
+        q = e + 1;
+    }
+}
+
 /* argv -> options; 0, or 2 (bad input, message printed) or 1 (help printed) */
 static int parse_args(int argc, char **argv, hb_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->H = 7, o->N = -1, o->points = 100, o->maxper = 200, o->tol = 1e-8;
+    o->H = 7, o->N = -1, o->points = 100, o->maxper = 200, o->tol = 1e-8, o->ring_periods = 12;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 1;
@@ -144,20 +175,13 @@ static int parse_args(int argc, char **argv, hb_opts *o)
             }
             o->cols[o->ncols++] = argv[++i];
         } else if (!strcmp(a, "--levels")) {
-            const char *q = argv[++i];
-            o->nlev = 0;
-            for (;;) {
-                char *e;
-                const double v = strtod(q, &e);
-                if (e == q || !(v > 0) || !isfinite(v) || o->nlev == HB_MAXLEV || (*e && *e != ',')) {
-                    fprintf(stderr, "bristle hbm: --levels takes up to %d positive factors separated by commas, got '%s'\n",
-                            HB_MAXLEV, argv[i]);
-                    return 2;
-                }
-                o->levels[o->nlev++] = v;
-                if (!*e) break;
-                q = e + 1;
-            }
+            if (positive_list(a, argv[++i], "factors", o->levels, &o->nlev)) return 2;
+        } else if (!strcmp(a, "--ringdown")) {
+            if (positive_list(a, argv[++i], "amplitudes", o->ring, &o->nring)) return 2;
+        } else if (!strcmp(a, "--snapshots")) {
+            if (positive_list(a, argv[++i], "amplitudes", o->snap, &o->nsnap)) return 2;
+        } else if (!strcmp(a, "--ringdown-periods")) {
+            if (br_arg_long("hbm", "--ringdown-periods", argv[++i], 3, 100000, &o->ring_periods)) return 2;
         } else if (!strcmp(a, "--out")) o->out = argv[++i];
         else if (!strcmp(a, "--linear-solver")) {
             const char *v = argv[++i];
@@ -183,12 +207,25 @@ static int parse_args(int argc, char **argv, hb_opts *o)
         } else o->scen = a;
     }
     if (!o->scen) return usage(stderr);
+    if ((o->nring || o->nsnap) && !o->mode) {
+        fprintf(stderr, "bristle hbm: --ringdown and --snapshots go with a backbone (--mode K)\n");
+        return 2;
+    }
     if (o->mode || o->have_a0 || o->have_a1) { /* a backbone */
         if (!o->mode || !o->have_a0 || !o->have_a1 || o->have_f0 || o->have_f1 || o->have_at || o->have_l0 || o->have_l1 ||
             o->nlev || o->check || o->stability) {
             fprintf(stderr, "bristle hbm: a backbone takes --mode K --amplitude-from A0 --amplitude-to A1 (and no --from, --to, "
                             "--at, --levels, --check or --stability)\n");
             return 2;
+        }
+        const double lo = fmin(o->a0, o->a1), hi = fmax(o->a0, o->a1);
+        for (int k = 0; k < o->nring + o->nsnap; k++) {
+            const double a = k < o->nring ? o->ring[k] : o->snap[k - o->nring];
+            if (a < lo * (1 - 1e-12) || a > hi * (1 + 1e-12)) {
+                fprintf(stderr, "bristle hbm: %s %g is outside the backbone's amplitudes %g to %g\n",
+                        k < o->nring ? "--ringdown" : "--snapshots", a, o->a0, o->a1);
+                return 2;
+            }
         }
         if (o->a0 == o->a1) {
             fprintf(stderr, "bristle hbm: --amplitude-from and --amplitude-to are the same amplitude (%g)\n", o->a0);
@@ -362,93 +399,6 @@ static void plots_level(const char *dir, const hb *h, const double *rows, int wi
     free(x), free(y);
 }
 
-/* --mode: the backbone, backbone.csv, its plots and summary.json in the output folder -> exit status */
-static int mode_main(hb *h, const hb_opts *o)
-{
-    char dir[1024], stage[1100], err[2048] = "", warning[1024] = "", path[1200];
-    if (o->out) snprintf(dir, sizeof dir, "%s", o->out);
-    else snprintf(dir, sizeof dir, "runs/%s-hbm", h->s.m->name);
-    if (br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
-        fprintf(stderr, "bristle hbm: %s\n", err);
-        return 1;
-    }
-    const double t0 = br_wall_seconds();
-    double *rows = NULL, f_lin = NAN;
-    long np = 0;
-    const int rc = br_hbm_backbone(h, (int)o->mode, o->a0, o->a1, (int)o->points, isatty(2) && !o->quiet, &rows, &np, &f_lin,
-                                   warning, sizeof warning, err, sizeof err);
-    const double wall = br_wall_seconds() - t0;
-    if (rc == -4) { /* a model the nonlinear mode does not take: nothing written */
-        fprintf(stderr, "bristle hbm: %s: %s\n", o->scen, err);
-        br_rm_tree(stage);
-        return 2;
-    }
-    const int failed = rc == -1 || rc == -2, width = BR_HBM_MODE_LEAD + br_hbm_row_width(h);
-    if (failed) fprintf(stderr, "bristle hbm: %s\n", *err ? err : "no convergence");
-    int wrc = 0;
-    snprintf(path, sizeof path, "%s/backbone.csv", stage);
-    FILE *fp = fopen(path, "w");
-    if (fp) {
-        fprintf(fp, "amplitude,damping_ratio,xi,");
-        br_hb_header_names(h, fp, NULL);
-        fprintf(fp, "\n");
-        for (long p = 0; p < np; p++) br_output_csv_row(rows + p * width, width, fp);
-    }
-    if (!fp || fclose(fp)) wrc = -1;
-    if (np > 0) { /* frequency and damping ratio against the amplitude, log x */
-        double *x = malloc((size_t)np * 2 * sizeof(double));
-        for (long p = 0; x && p < np; p++) x[p] = rows[p * width], x[np + p] = rows[p * width + BR_HBM_MODE_LEAD];
-        for (int k = 0; x && k < 2; k++) {
-            double *yv = malloc((size_t)np * sizeof(double));
-            for (long p = 0; yv && p < np; p++) yv[p] = k ? rows[p * width + 1] : x[np + p];
-            char title[300], xl[200];
-            snprintf(title, sizeof title, "%s: mode %ld, %s by harmonic balance (H = %d)", h->s.m->name, o->mode,
-                     k ? "damping ratio" : "frequency", h->H);
-            snprintf(xl, sizeof xl, "amplitude of %.60s's first harmonic [m]", h->col[0].name);
-            const br_series sr = {k ? "damping ratio" : "frequency", np, x, yv, 0, 0, 1};
-            snprintf(path, sizeof path, "%s/backbone_%s.png", stage, k ? "damping" : "frequency");
-            if (yv) br_plot_series_png(path, title, xl, k ? "damping ratio" : "frequency [Hz]", BR_PLOT_LOGX, &sr, 1);
-            free(yv);
-        }
-        free(x);
-    }
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "scenario", h->s.m->name);
-    cJSON_AddStringToObject(j, "analysis", "nonlinear mode by the extended periodic motion concept (harmonic balance)");
-    cJSON_AddStringToObject(j, "status", failed ? "failed" : rc == -3 ? "stopped" : "complete");
-    if (*warning) cJSON_AddStringToObject(j, "warning", warning);
-    br_json_number(j, "mode", (double)o->mode);
-    cJSON_AddStringToObject(j, "amplitude_of", h->col[0].name);
-    br_json_number(j, "amplitude_from", o->a0);
-    br_json_number(j, "amplitude_to", o->a1);
-    br_json_number(j, "linearized_frequency_Hz", f_lin);
-    br_json_number(j, "harmonics", (double)h->H);
-    br_json_number(j, "samples", (double)h->N);
-    br_json_number(j, "unknowns", (double)h->nu);
-    br_json_number(j, "points", (double)np);
-    br_json_number(j, "newton_iterations", (double)h->newton);
-    br_json_number(j, "jacobians", (double)h->jacobians);
-    br_json_number(j, "aft_periods", (double)h->aft.periods);
-    br_json_number(j, "wall_s", wall);
-    char *txt = cJSON_Print(j);
-    snprintf(path, sizeof path, "%s/summary.json", stage);
-    fp = fopen(path, "w");
-    if (!fp || !txt || fprintf(fp, "%s\n", txt) < 0) wrc = -1;
-    if (fp && fclose(fp)) wrc = -1;
-    free(txt), cJSON_Delete(j);
-    if (!failed && wrc == 0 && br_stage_publish(stage, dir, err, sizeof err)) {
-        fprintf(stderr, "bristle hbm: %s\n", err);
-        wrc = -1;
-    }
-    if (!o->quiet && !failed && np > 0)
-        printf("bristle hbm: mode %ld (linearized %.6g Hz): %ld amplitudes from %g to %g m of %s in %.3g s, %.6g to %.6g Hz, "
-               "damping ratio %.4g to %.4g%s%s -> %s\n",
-               o->mode, f_lin, np, rows[0], rows[(np - 1) * width], h->col[0].name, wall, rows[BR_HBM_MODE_LEAD],
-               rows[(np - 1) * width + BR_HBM_MODE_LEAD], rows[1], rows[(np - 1) * width + 1], *warning ? "; " : "", warning, dir);
-    free(rows);
-    return failed || wrc ? 1 : 0;
-}
-
 int br_hbm_main(int argc, char **argv)
 {
     hb_opts o;
@@ -480,7 +430,9 @@ int br_hbm_main(int argc, char **argv)
         return 1;
     }
     if (o.mode) {
-        const int mrc = mode_main(h, &o);
+        hb_mode_opts mo = {o.scen, o.out, o.mode, o.points, o.ring_periods, o.a0, o.a1, {0}, {0}, o.nring, o.nsnap, o.quiet};
+        memcpy(mo.ring, o.ring, sizeof o.ring), memcpy(mo.snap, o.snap, sizeof o.snap);
+        const int mrc = br_hb_mode_main(h, m, &mo);
         br_hbm_free(h), br_model_free(m);
         return mrc;
     }

@@ -9,7 +9,7 @@
 
 #define HB_MAXCOL 64
 #define HB_MAXLEV 32
-#define HB_MAXSPLIT 16 /* the modes harmonic 1 of a nonlinear mode is split along, at most (hbm_mode.c) */
+#define HB_MAXSPLIT BR_HBM_MAXSPLIT /* the modes harmonic 1 of a nonlinear mode is split along, at most (hbm_mode.c) */
 #define HB_MAXELL (HB_MAXSPLIT + 1)
 
 /* an output column: a body's displacement along x, y or z, as a sum over DOFs */
@@ -69,6 +69,25 @@ int br_hb_newton(hb *h, double *y, double *w, const double *tau, const double *y
                  int maxit, char *err, size_t errlen);
 void br_hb_point_row(hb *h, double w, int its, double *row);
 int br_hb_bonded_guess(hb *h, double *y);
+
+/* solver, backbone bb, point p -> the solver at p's state: split as the backbone was, its xi, eta, y and w, the harmonic
+ * loads off, the residual (and the AFT's states) evaluated there; 0, or -1 with err. br_hbm_bb_release: back to the
+ * forced response (the loads at level 1, no split) */
+int br_hbm_bb_restore(hb *h, const br_hbm_bb *bb, long p, char *err, size_t errlen);
+void br_hbm_bb_release(hb *h);
+
+/* `bristle hbm --mode K`'s options (hbm_cmd.c parses them) */
+typedef struct hb_mode_opts {
+    const char *scen, *out;
+    long mode, points, ring_periods;
+    double a0, a1;
+    double ring[HB_MAXLEV], snap[HB_MAXLEV]; /* --ringdown A,...: ring-downs from these amplitudes; --snapshots A,... */
+    int nring, nsnap, quiet;
+} hb_mode_opts;
+
+/* solver, model, options -> the backbone, its ring-downs and snapshots in the output folder (hbm_mode_cmd.c); the
+ * exit status */
+int br_hb_mode_main(hb *h, br_model *m, const hb_mode_opts *o);
 
 /* solver after a residual (h->G) -> v (nell): the functionals L_r = ell_r^T G_1 there */
 void br_hb_ell_values(const hb *h, double complex *v);

@@ -383,11 +383,29 @@ static void secant(int nz, const double *z1, const double *z2, double t, double 
     for (int i = 0; i < nz; i++) z[i] = z1[i] + t * (z1[i] - z2[i]);
 }
 
-int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int progress, double **rows, long *nrows,
-                    double *f_lin, char *warning, size_t wlen, char *err, size_t errlen)
+void br_hbm_bb_free(br_hbm_bb *bb)
+{
+    free(bb->rows), free(bb->sol);
+    memset(bb, 0, sizeof *bb);
+}
+
+/* the stops (n), the last amplitude's log l, the direction dir, the next log step's end t -> t clamped to the first
+ * stop strictly past l and not past t */
+static double next_stop(const double *stops, int n, double l, double dir, double t)
+{
+    for (int i = 0; i < n; i++) {
+        const double ls = log(stops[i]);
+        if ((ls - l) * dir > 1e-12 && (t - ls) * dir > 0) t = ls;
+    }
+    return t;
+}
+
+int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, const double *stops, int nstops, int progress,
+                    br_hbm_bb *bb, char *warning, size_t wlen, char *err, size_t errlen)
 {
     const int nu = h->nu, nl = h->s.nnl, width = BR_HBM_MODE_LEAD + br_hbm_row_width(h), nzmax = nu + 2 * HB_MAXSPLIT + 1;
-    *rows = NULL, *nrows = 0, *warning = 0;
+    memset(bb, 0, sizeof *bb);
+    *warning = 0;
     if (br_hbm_lin_modes(&h->s, &h->lin)) {
         snprintf(err, errlen, "hbm: out of memory for the modes");
         return -2;
@@ -397,6 +415,7 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
                               "positive definite: a DOF without mass?)");
         return -4;
     }
+    const long cap = (long)(points + nstops) * 4;
     mode_ws ws = {0};
     ws.A = h->kry ? NULL : malloc((size_t)nzmax * nzmax * sizeof(double)), ws.b = malloc((size_t)nzmax * sizeof(double));
     ws.Bc = malloc((size_t)nu * HB_MAXBORDER * sizeof(double)), ws.Br = malloc((size_t)nu * HB_MAXBORDER * sizeof(double));
@@ -406,13 +425,13 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
     double *z = malloc((size_t)3 * nzmax * sizeof(double)), *z1 = z ? z + nzmax : NULL, *z2 = z ? z + 2 * nzmax : NULL;
     double *yt = realloc(h->yt, (size_t)nzmax * sizeof(double)); /* (Newton's trial z) */
     if (yt) h->yt = yt;
-    double *out = malloc((size_t)points * 4 * width * sizeof(double));
+    bb->rows = malloc((size_t)cap * width * sizeof(double)), bb->sol = malloc((size_t)cap * nzmax * sizeof(double));
     h->Jq = malloc((size_t)HB_MAXELL * nu * sizeof(double complex)), h->ell = calloc((size_t)HB_MAXELL * nl, sizeof(double complex));
     const double lev = h->lev;
     h->lev = 0.0; /* autonomous: the harmonic loads off, the static ones on */
     int rc = 0;
-    long np = 0, cap = (long)points * 4;
-    if ((!h->kry && !ws.A) || !ws.b || !ws.Bc || !ws.Br || !ws.Bx || !ws.piv || !ws.G1 || !z || !yt || !out || !h->Jq || !h->ell) {
+    if ((!h->kry && !ws.A) || !ws.b || !ws.Bc || !ws.Br || !ws.Bx || !ws.piv || !ws.G1 || !z || !yt || !bb->rows || !bb->sol ||
+        !h->Jq || !h->ell) {
         snprintf(err, errlen, "hbm: out of memory");
         rc = -2;
         goto done;
@@ -423,15 +442,16 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
     }
     const int nz = nu + ws.nx;
     h->nell = ws.ns + 1;
-    *f_lin = z[nu] / (2 * M_PI);
+    bb->f_lin = z[nu] / (2 * M_PI), bb->ns = ws.ns, bb->nz = nz;
+    memcpy(bb->split, ws.idx, sizeof ws.idx);
     if (br_hbm_lin_split(&h->s, &h->lin, ws.ns, ws.idx)) { /* harmonic 1 split along the modes from here on */
         snprintf(err, errlen, "hbm: out of memory for the split modes");
         rc = -2;
         goto done;
     }
     /* natural continuation in log a: the predictor the secant through the last two solutions (the first step scales
-     * the oscillation by the amplitudes' ratio), a step halved on a failed Newton */
-    const double la0 = log(a0), dla = points > 1 ? (log(a1) - la0) / (points - 1) : 0.0;
+     * the oscillation by the amplitudes' ratio), a step halved on a failed Newton; a step ends at a stop it passes */
+    const double la0 = log(a0), la1 = log(a1), dla = points > 1 ? (la1 - la0) / (points - 1) : 0.0, dir = la1 >= la0 ? 1.0 : -1.0;
     double la = la0, lprev = la0, lprev2 = la0, step = dla;
     int have = 0;
     while (rc == 0) {
@@ -453,25 +473,26 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
             if (have > 1) secant(nz, z1, z2, step / (lprev - lprev2), z); /* at the shorter step */
             continue;
         }
-        if (np == cap) {
+        if (bb->n == cap) {
             snprintf(warning, wlen, "the backbone stopped at amplitude %.6g: more than %ld points", a, cap);
             rc = -3;
             break;
         }
         const double w = z[nu], xi = z[nu + 1];
-        double *row = out + np * width;
+        double *row = bb->rows + bb->n * width;
         row[0] = a, row[1] = xi / (2 * w), row[2] = xi;
         br_hb_point_row(h, w, its, row + BR_HBM_MODE_LEAD);
-        np++;
+        memcpy(bb->sol + bb->n * nz, z, (size_t)nz * sizeof(double));
+        bb->n++;
         if (progress) fprintf(stderr, "\rhbm: mode %d, amplitude %.4g, %.6g Hz, damping %.4g, %d Newton iterations   ", mode, a,
                               w / (2 * M_PI), xi / (2 * w), its);
         memcpy(z2, z1, (size_t)nz * sizeof(double));
         memcpy(z1, z, (size_t)nz * sizeof(double));
         lprev2 = lprev, lprev = la, have++;
-        if ((dla >= 0 ? la >= log(a1) - 1e-12 : la <= log(a1) + 1e-12) || points < 2) break;
-        step = fmin(fabs(dla), 2 * fabs(step)) * (dla >= 0 ? 1 : -1);
-        la = lprev + step;
-        if (dla >= 0 ? la > log(a1) : la < log(a1)) la = log(a1), step = la - lprev;
+        if ((la - la1) * dir >= -1e-12 || points < 2) break;
+        step = fmin(fabs(dla), 2 * fabs(step)) * dir;
+        la = next_stop(stops, nstops, lprev, dir, (lprev + step - la1) * dir > 0 ? la1 : lprev + step);
+        step = la - lprev;
         if (have == 1) { /* the oscillation scaled by the amplitude's ratio */
             const double r = exp(step);
             for (int i = nl; i < nu; i++) z[i] *= r;
@@ -479,13 +500,33 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, int p
         } else secant(nz, z1, z2, step / (lprev - lprev2), z);
     }
     if (progress) fprintf(stderr, "\n");
-    if (rc == 0 || rc == -3) memcpy(h->y, z1, (size_t)nu * sizeof(double)), h->w = z1[nu];
 done:
     h->lev = lev, h->lin.xi = 0.0;
     br_hbm_lin_split(&h->s, &h->lin, 0, NULL);
     free(h->Jq), free(h->ell), h->Jq = NULL, h->ell = NULL, h->nell = 0;
     free(ws.A), free(ws.b), free(ws.Bc), free(ws.Br), free(ws.Bx), free(ws.piv), free(ws.G1), free(z);
-    if (np > 0) *rows = out, *nrows = np;
-    else free(out);
+    if (bb->n == 0) br_hbm_bb_free(bb);
     return rc;
+}
+
+int br_hbm_bb_restore(br_hbm *h, const br_hbm_bb *bb, long p, char *err, size_t errlen)
+{
+    const int nu = h->nu;
+    const double *z = bb->sol + p * bb->nz;
+    if (br_hbm_lin_split(&h->s, &h->lin, bb->ns, bb->split)) {
+        snprintf(err, errlen, "hbm: out of memory for the split modes");
+        return -1;
+    }
+    h->lev = 0.0, h->lin.xi = z[nu + 1];
+    h->lin.eta[0] = z[nu + 2];
+    for (int j = 1; j < bb->ns; j++) h->lin.eta[j] = z[nu + 1 + 2 * j] + I * z[nu + 2 + 2 * j];
+    memcpy(h->y, z, (size_t)nu * sizeof(double));
+    h->w = z[nu];
+    return br_hb_set_param(h, h->w, err, errlen) || br_hb_residual(h, h->y, h->w, h->R, err, errlen) ? -1 : 0;
+}
+
+void br_hbm_bb_release(br_hbm *h)
+{
+    h->lev = 1.0, h->lin.xi = 0.0;
+    br_hbm_lin_split(&h->s, &h->lin, 0, NULL);
 }
