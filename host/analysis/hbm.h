@@ -213,7 +213,17 @@ typedef struct br_hbm_aft {
     long *nmin;           /* per set: the fewest points in contact at a sample of the last evaluated period */
     long evals, periods, max_periods_seen, capped, extrapolated;
     double updates;       /* contact point updates done */
+    /* the last evaluation from rest: its unknowns (nu), frequency and whether the field's states are still its final
+     * ones (the periodic state at the period's start; br_hbm_aft_eval_warm starts from them) */
+    double *ylast, wlast, *warm0;
+    int havelast, lastplain; /* lastplain: the last march ended by the plain test (not capped, not extrapolated) */
+    long warm_evals, warm_periods;
+    /* Anderson's acceleration of the period map's fixed point (the states at a period's start): the last z, g(z),
+     * f = g - z, and up to BR_AFT_AA differences of f and of g (nstate each) */
+    double *aa;
+    long accelerated;     /* periods started from Anderson's extrapolated states */
 } br_hbm_aft;
+#define BR_AFT_AA 5
 
 /* system, H, N, ramp periods, period cap, tolerance -> a initialized; 0, or -1 with err */
 int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, double ptol, br_hbm_aft *a, char *err,
@@ -227,6 +237,17 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
  * own velocity with h = 0, G moved by that pass's harmonics less the first's; 0, or -1 with err (a state or
  * force not finite). The same y and w give the same G whatever was evaluated before. */
 int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen);
+
+/* a after br_hbm_aft_eval at (y0, w), y (near y0), w -> G as br_hbm_aft_eval, but the march started from the periodic
+ * state the evaluation at y0 ended with (every set's states saved in a->warm0 by br_hbm_aft_save_warm) instead of from
+ * rest: the periods a slowly repeating state takes are those from a start O(|y - y0|) away (the colored Jacobian's
+ * forward differences, hbm_jacobian.c; the states' branch is y0's, which from rest is y's to O(|y - y0|)); 0, or -1
+ * with err */
+int br_hbm_aft_eval_warm(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen);
+
+/* a, y0, w -> 1 when the field's states are those the evaluation from rest at (y0, w) ended with, saved into a->warm0
+ * for br_hbm_aft_eval_warm; else 0 */
+int br_hbm_aft_save_warm(br_hbm_aft *a, const double *y0, double w);
 
 void br_hbm_aft_free(br_hbm_aft *a);
 

@@ -21,7 +21,7 @@ void br_hbm_aft_free(br_hbm_aft *a)
     free(a->desc), free(a->secant), free(a->atexact), free(a->state0), free(a->stbuf), free(a->resB), free(a->gB),
         free(a->GA), free(a->GB), free(a->cs), free(a->fe), free(a->fv), free(a->fset), free(a->used);
     free(a->u), free(a->uprev), free(a->v), free(a->vs), free(a->g), free(a->Gp), free(a->res), free(a->W), free(a->nmin);
-    free(a->iu), free(a->ipt), free(a->yi), free(a->gi);
+    free(a->iu), free(a->ipt), free(a->yi), free(a->gi), free(a->ylast), free(a->warm0), free(a->aa);
     memset(a, 0, sizeof *a);
 }
 
@@ -92,7 +92,10 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
         if (a->desc[c].iface) br_field_iface(a->field, c, &a->iu[c], &a->ipt[c]);
     a->state0 = calloc((size_t)(a->nstate + 1), sizeof(double));
     a->stbuf = malloc((size_t)(a->nstate + 1) * sizeof(double));
-    if (!a->field || !a->state0 || !a->stbuf) {
+    a->warm0 = malloc((size_t)(a->nstate + 1) * sizeof(double));
+    a->ylast = malloc((size_t)(a->nu + 1) * sizeof(double));
+    a->aa = malloc((size_t)(a->nstate + 1) * (5 + 2 * BR_AFT_AA) * sizeof(double));
+    if (!a->field || !a->state0 || !a->stbuf || !a->warm0 || !a->ylast || !a->aa) {
         if (a->field) snprintf(err, errlen, "hbm: out of memory");
         br_hbm_aft_free(a);
         return -1;
@@ -263,14 +266,39 @@ static void scale(const br_hbm_aft *a, double *G)
     for (int i = 0; i < a->nu; i++) G[i] *= (i < a->s->nnl ? 1.0 : 2.0) / a->N;
 }
 
+static int march(br_hbm_aft *a, const double *y, double w, double *G, long npts, char *err, size_t errlen);
+
+int br_hbm_aft_save_warm(br_hbm_aft *a, const double *y0, double w)
+{
+    if (!a->havelast || !a->lastplain || a->wlast != w || memcmp(a->ylast, y0, (size_t)a->nu * sizeof(double))) return 0;
+    get_states(a, a->warm0);
+    return 1;
+}
+
+int br_hbm_aft_eval_warm(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen)
+{
+    const br_hbm_sys *s = a->s;
+    long npts = 0;
+    for (int c = 0; c < a->nset; c++) npts += a->desc[c].npoints;
+    a->havelast = 0, a->warm_evals++;
+    put_states(a, a->warm0);
+    synth(a, y, w, 0, 1.0, 0.0, 1.0, 0.0); /* the period's start: the previous sample (j = 0) of the march */
+    for (int i = 0; i < s->nnl_dof; i++) a->uprev[s->nl[i]] = a->u[s->nl[i]];
+    memcpy(a->yiprev, a->yi, (size_t)s->nif * sizeof(double));
+    const long p0 = a->periods;
+    const int rc = march(a, y, w, G, npts, err, errlen);
+    a->warm_periods += a->periods - p0;
+    return rc;
+}
+
 int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen)
 {
     const br_hbm_sys *s = a->s;
-    const int N = a->N, nu = a->nu;
+    const int N = a->N;
     const double h = 2.0 * M_PI / w / N;
     long npts = 0;
     for (int c = 0; c < a->nset; c++) npts += a->desc[c].npoints;
-    a->evals++;
+    a->evals++, a->havelast = 0;
     /* from rest at the mean position: every state zero, the oscillation ramped in (smoothstep). Deforming
      * interfaces start from the unloaded assembly instead (their coordinates zero, every point at its gap): their
      * mean is ramped in first (the preload, quasi-statically), then the oscillation; a stuck point's mean force
@@ -290,7 +318,97 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
                 return -1;
             a->updates += (double)npts;
         }
-    int done = 0;
+    if (march(a, y, w, G, npts, err, errlen)) return -1;
+    memcpy(a->ylast, y, (size_t)a->nu * sizeof(double));
+    a->wlast = w, a->havelast = 1;
+    return 0;
+}
+
+static double dot(const double *x, const double *y, long n)
+{
+    double s = 0.0;
+    for (long i = 0; i < n; i++) s += x[i] * y[i];
+    return s;
+}
+
+/* Anderson's acceleration (type II, depth BR_AFT_AA) of the period map z -> g(z) of every set's states, after a
+ * period started at z (the aa buffer's first block) ended at g (the field's states), p the period -> the next
+ * period's start: g - dG gamma, gamma minimizing |f - dF gamma| over the last differences (by the normal equations,
+ * regularized: 1e-12 of their diagonal), or g itself (the first two periods, where the residual |f| grew by half, or
+ * where the extrapolation changes a state by more than the last period did tenfold: the history restarts). The
+ * fixed point is the plain march's: a state the period leaves as it is (a stuck element's) stays as it is. */
+static void anderson(br_hbm_aft *a, int p, int *k)
+{
+    const long n = a->nstate;
+    double *z = a->aa, *g = z + n, *f = g + n, *fprev = f + n, *gprev = fprev + n, *dF = gprev + n, *dG = dF + BR_AFT_AA * n;
+    get_states(a, g);
+    for (long i = 0; i < n; i++) f[i] = g[i] - z[i];
+    const double fn = dot(f, f, n), fpn = p > 1 ? dot(fprev, fprev, n) : 0.0;
+    if (p > 1 && fn > 2.25 * fpn) *k = 0; /* |f| grew by half: the history no longer describes the map */
+    else if (p > 1) { /* the newest differences in slot (p - 2) % depth */
+        const int slot = (p - 2) % BR_AFT_AA;
+        for (long i = 0; i < n; i++) dF[slot * n + i] = f[i] - fprev[i], dG[slot * n + i] = g[i] - gprev[i];
+        if (*k < BR_AFT_AA) (*k)++;
+    }
+    memcpy(fprev, f, (size_t)n * sizeof(double)), memcpy(gprev, g, (size_t)n * sizeof(double));
+    int use = *k > 0 && p >= 3 && fn > 0.0;
+    double A[BR_AFT_AA * BR_AFT_AA], b[BR_AFT_AA];
+    const int m = *k;
+    for (int i = 0; use && i < m; i++) {
+        for (int j = 0; j <= i; j++) A[i * m + j] = A[j * m + i] = dot(dF + i * n, dF + j * n, n);
+        b[i] = dot(dF + i * n, f, n);
+    }
+    for (int i = 0; use && i < m; i++) A[i * m + i] *= 1.0 + 1e-12, use = A[i * m + i] > 0.0;
+    /* Cholesky of the m x m normal equations, then the two triangular solves */
+    for (int j = 0; use && j < m; j++) {
+        double d = A[j * m + j];
+        for (int q = 0; q < j; q++) d -= A[j * m + q] * A[j * m + q];
+        if (!(d > 0.0)) {
+            use = 0;
+            break;
+        }
+        A[j * m + j] = sqrt(d);
+        for (int i = j + 1; i < m; i++) {
+            double v = A[i * m + j];
+            for (int q = 0; q < j; q++) v -= A[i * m + q] * A[j * m + q];
+            A[i * m + j] = v / A[j * m + j];
+        }
+    }
+    if (use) {
+        for (int i = 0; i < m; i++) {
+            double v = b[i];
+            for (int q = 0; q < i; q++) v -= A[i * m + q] * b[q];
+            b[i] = v / A[i * m + i];
+        }
+        for (int i = m - 1; i >= 0; i--) {
+            double v = b[i];
+            for (int q = i + 1; q < m; q++) v -= A[q * m + i] * b[q];
+            b[i] = v / A[i * m + i];
+        }
+        double step = 0.0; /* the extrapolation's size against the last period's change */
+        for (long i = 0; i < n; i++) {
+            double c = 0.0;
+            for (int j = 0; j < m; j++) c += dG[j * n + i] * b[j];
+            z[i] = g[i] - c, step += c * c;
+        }
+        if (step > 100.0 * fn) use = 0, *k = 0;
+    }
+    if (!use) memcpy(z, g, (size_t)n * sizeof(double));
+    else {
+        put_states(a, z);
+        a->accelerated++;
+    }
+}
+
+/* the field at the start of a period of (y, w) -> periods marched until the force harmonics repeat (G), then the
+ * corrector's period; 0, or -1 with err */
+static int march(br_hbm_aft *a, const double *y, double w, double *G, long npts, char *err, size_t errlen)
+{
+    const int N = a->N, nu = a->nu;
+    const double h = 2.0 * M_PI / w / N;
+    int done = 0, aak = 0, extrap = 0;
+    const int aa = a->nstate > 0 && !getenv("BRISTLE_HBM_NOAA");
+    if (aa) get_states(a, a->aa); /* z: the first period's start */
     double dprev = 0.0, rprev = -1.0;
     for (int p = 1; p <= a->maxper && !done; p++) {
         memset(G, 0, (size_t)nu * sizeof(double));
@@ -327,14 +445,16 @@ int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *e
             if (est <= 1e-2 * big && est * fmax(drift, 1e-3) <= a->ptol * big) {
                 for (int i = 0; i < nu; i++) G[i] += (G[i] - a->Gp[i]) * rho / (1.0 - rho);
                 a->extrapolated++;
-                done = 1;
+                done = extrap = 1;
             }
         }
         dprev = diff, rprev = rho;
         if (p > a->max_periods_seen) a->max_periods_seen = p;
         memcpy(a->Gp, G, (size_t)nu * sizeof(double));
+        if (aa && !done) anderson(a, p, &aak);
     }
     if (!done) a->capped++;
+    a->lastplain = done && !extrap; /* (a warm start from a state that has not settled inherits its slow approach) */
     /* one more period, each sample stepped over its interval and then evaluated at its own velocity: G moves
      * by the difference of the two passes' harmonics (the states are the same), and W is the second pass's
      * sampled power for the sets it serves */

@@ -453,9 +453,16 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, const
      * the oscillation by the amplitudes' ratio), a step halved on a failed Newton; a step ends at a stop it passes */
     const double la0 = log(a0), la1 = log(a1), dla = points > 1 ? (la1 - la0) / (points - 1) : 0.0, dir = la1 >= la0 ? 1.0 : -1.0;
     double la = la0, lprev = la0, lprev2 = la0, step = dla;
-    int have = 0;
+    int have = 0, nst = nstops < 2 * HB_MAXLEV ? nstops : 2 * HB_MAXLEV;
+    double st[2 * HB_MAXLEV]; /* the stops not yet passed or given up */
+    memcpy(st, stops, (size_t)nst * sizeof(double));
     while (rc == 0) {
-        const double a = exp(la);
+        double a = exp(la); /* (the range's ends and the stops exactly as given) */
+        int atstop = -1;
+        for (int i = 0; i < nst + 2; i++) {
+            const double at = i == 0 ? a0 : i == 1 ? a1 : st[i - 2];
+            if (fabs(la - log(at)) <= 1e-12) a = at, atstop = i - 2;
+        }
         int its = newton_mode(h, &ws, z, a, 30, err, errlen);
         if (its == -2) {
             rc = -2;
@@ -468,6 +475,9 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, const
                 rc = have ? -3 : -1;
                 break;
             }
+            /* a stop Newton misses twice in a row (a stick-slip corner right there: Newton's convergence is linear)
+             * is given up: the ring-downs and snapshots start from the point nearest it */
+            if (atstop >= 0 && fabs(step) < 0.3 * fabs(dla)) st[atstop] = st[--nst];
             step *= 0.5, la = lprev + step, *err = 0;
             memcpy(z, z1, (size_t)nz * sizeof(double));
             if (have > 1) secant(nz, z1, z2, step / (lprev - lprev2), z); /* at the shorter step */
@@ -491,7 +501,7 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, const
         lprev2 = lprev, lprev = la, have++;
         if ((la - la1) * dir >= -1e-12 || points < 2) break;
         step = fmin(fabs(dla), 2 * fabs(step)) * dir;
-        la = next_stop(stops, nstops, lprev, dir, (lprev + step - la1) * dir > 0 ? la1 : lprev + step);
+        la = next_stop(st, nst, lprev, dir, (lprev + step - la1) * dir > 0 ? la1 : lprev + step);
         step = la - lprev;
         if (have == 1) { /* the oscillation scaled by the amplitude's ratio */
             const double r = exp(step);

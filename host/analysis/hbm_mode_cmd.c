@@ -40,13 +40,14 @@ static void mode_plots(const char *stage, const hb *h, long mode, const br_hbm_b
     free(v);
 }
 
-/* bb, amplitude a -> the point at it (the stop landed on), or -1 */
+/* bb, amplitude a -> the point nearest it (the stop landed on, or where the backbone gave it up, within a fifth), or -1 */
 static long point_at_amplitude(const hb *h, const br_hbm_bb *bb, double a)
 {
     const int width = BR_HBM_MODE_LEAD + br_hbm_row_width(h);
+    long best = -1;
     for (long p = 0; p < bb->n; p++)
-        if (fabs(bb->rows[p * width] / a - 1.0) <= 1e-9) return p;
-    return -1;
+        if (best < 0 || fabs(log(bb->rows[p * width] / a)) < fabs(log(bb->rows[best * width] / a))) best = p;
+    return best >= 0 && fabs(log(bb->rows[best * width] / a)) <= log(1.2) ? best : -1;
 }
 
 int br_hb_mode_main(hb *h, br_model *m, const hb_mode_opts *o)
@@ -107,7 +108,7 @@ int br_hb_mode_main(hb *h, br_model *m, const hb_mode_opts *o)
         }
         /* against the backbone where it reaches: the frequency relative; the damping ratio relative where the backbone's
          * is 1e-6 or more (a stuck friction oscillator's is 0), absolute everywhere */
-        worst[k][0] = worst[k][1] = worst[k][2] = 0.0;
+        worst[k][0] = worst[k][1] = worst[k][2] = NAN; /* (fmax ignores NaN: NaN where no window compared) */
         for (long q = 0; q < per - 2; q++) {
             const double *w = r + q * BR_HBM_RD_WIDTH;
             if (isfinite(w[8])) worst[k][0] = fmax(worst[k][0], fabs(w[5] / w[8] - 1.0));
