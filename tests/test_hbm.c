@@ -1020,6 +1020,84 @@ static int run_study(const char *dir, const char *name, const char *text, const 
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* A study of backbones (`type: hbm` with `mode: 1`, issue 53): the one-DOF jenkins oscillator (kt = k) with its friction
+ * limit mu N at 20 N (the base), 10 N and 40 N (a grid in mu): each variant's backbone.csv equals the describing
+ * function at its own slip amplitude x_s = mu N / kt (H = 1: within 0.5 %, the issue's bound, as the single
+ * backbone's test); study.csv's largest damping ratio, its amplitude and the energy per cycle there are the
+ * variant's backbone's (12 digits); the table is the same on 1 and 2 threads; backbone_damping.png is drawn. The
+ * describing function's largest damping ratio does not depend on mu N (D depends on a / x_s alone, with k = kt), so
+ * the three maxima agree within the amplitude grid's resolution (measured: 1e-3). */
+Test(hbm, a_study_runs_a_backbone_per_variant, .timeout = 300)
+{
+    char dir[] = "/tmp/bristle_hbm_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char full[2048], args[600], msg[1024], p[400];
+    snprintf(full, sizeof full,
+             "scenario: %s\n"
+             "set: {contacts.friction.friction.kt: 3947.8417604357433}\n"
+             "grid: {contacts.friction.friction.mu: [0.5, 2.0]}\n"
+             "analysis: {type: hbm, mode: 1, columns: [block.x], amplitude_from: 1.0e-4, amplitude_to: 0.3, harmonics: 1,\n"
+             "           samples: 512, points: 16}\n",
+             SCEN("oscillator_coulomb_jenkins"));
+    snprintf(args, sizeof args, "--out '%s/t1' --threads 1", dir);
+    cr_assert_eq(run_study(dir, "bb.yaml", full, args, msg, sizeof msg), 0, "%s", msg);
+    snprintf(args, sizeof args, "--out '%s/t2' --threads 2", dir);
+    cr_assert_eq(run_study(dir, "bb.yaml", full, args, msg, sizeof msg), 0, "%s", msg);
+    char cmd[900];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s/t1/study.csv' '%s/t2/study.csv'", dir, dir);
+    cr_assert_eq(system(cmd), 0, "study.csv differs between 1 and 2 threads");
+    snprintf(p, sizeof p, "%s/t1/study.csv", dir);
+    csv_table *st = csv_read(p);
+    cr_assert(st && st->nrows == 3, "%s", p);
+    const double k = 3947.8417604357433, kt = k, mass = 1.0;
+    const double mus[3] = {1.0, 0.5, 2.0};
+    double worst_f = 0, worst_d = 0, dmax[3];
+    for (int v = 0; v < 3; v++) {
+        const double fs = mus[v] * 20.0, xs = fs / kt;
+        snprintf(p, sizeof p, "%s/t1/variants/%05d/backbone.csv", dir, v);
+        csv_table *t = csv_read(p);
+        cr_assert(t && t->nrows >= 16, "%s", p);
+        const int ca = csv_col(t, "block.x.h1"), cd = csv_col(t, "damping_ratio"), cf = csv_col(t, "f_Hz"), cw = csv_col(t, "friction.W");
+        cr_assert(ca >= 0 && cd >= 0 && cf >= 0 && cw >= 0);
+        long best = 0;
+        for (int r = 0; r < t->nrows; r++) {
+            const double a = csv_at(t, r, ca), D = csv_at(t, r, cd), f = csv_at(t, r, cf);
+            if (D > csv_at(t, best, cd)) best = r;
+            if (a <= xs) continue;
+            const double beta = acos(1 - 2 * xs / a), keq = kt / M_PI * (beta - 0.5 * sin(2 * beta));
+            const double w2 = (k + keq) / mass, Dref = 4 * fs * (a - xs) / (2 * M_PI * mass * w2 * a * a);
+            worst_f = fmax(worst_f, fabs(f / (sqrt(w2) / (2 * M_PI)) - 1)), worst_d = fmax(worst_d, fabs(D / Dref - 1));
+        }
+        dmax[v] = csv_at(st, v, csv_col(st, "damping_max"));
+        cr_assert(fabs(dmax[v] / csv_at(t, best, cd) - 1) <= 1e-11, "variant %d: damping_max %.17g, its backbone's %.17g", v, dmax[v],
+                  csv_at(t, best, cd));
+        cr_assert(fabs(csv_at(st, v, csv_col(st, "amplitude_at_damping_max")) / csv_at(t, best, 0) - 1) <= 1e-11);
+        cr_assert(fabs(csv_at(st, v, csv_col(st, "friction.W_at_damping_max")) / csv_at(t, best, cw) - 1) <= 1e-11);
+        cr_assert(fabs(csv_at(st, v, csv_col(st, "f_linear_Hz")) / (sqrt((k + kt) / mass) / (2 * M_PI)) - 1) <= 1e-9);
+        csv_free(t);
+    }
+    cr_log_info("backbone study: 3 variants (mu N = 20, 10, 40 N) within %.2e in frequency and %.2e in damping of the describing "
+                "function; largest damping ratios %.5f, %.5f, %.5f", worst_f, worst_d, dmax[0], dmax[1], dmax[2]);
+    cr_assert(worst_f <= 5e-3 && worst_d <= 5e-3, "frequency %g, damping %g", worst_f, worst_d);
+    csv_free(st);
+    snprintf(p, sizeof p, "%s/t1/backbone_damping.png", dir);
+    cr_assert_eq(access(p, F_OK), 0, "%s", p);
+    /* bad input: exit 2 with the study file's line */
+    static const char *const bad[][2] = {
+        {"analysis: {type: hbm, mode: 1, columns: [block.x], amplitude_from: 1.0e-4}\n", "amplitude_to"},
+        {"analysis: {type: hbm, mode: 1, columns: [block.x], from: 2, amplitude_from: 1.0e-4, amplitude_to: 0.1}\n", "not 'from'"},
+        {"analysis: {type: hbm, mode: 1, columns: [block.x], amplitude_from: -1, amplitude_to: 0.1}\n", "positive"},
+        {"analysis: {type: stepped_sine, columns: [block.x], frequencies: [1, 2], mode: 1}\n", "belongs to an hbm"},
+    };
+    for (size_t q = 0; q < sizeof bad / sizeof bad[0]; q++) {
+        snprintf(full, sizeof full, "scenario: %s\n%s", SCEN("oscillator_coulomb_jenkins"), bad[q][0]);
+        snprintf(args, sizeof args, "--out '%s/bad'", dir);
+        const int rc = run_study(dir, "bad.yaml", full, args, msg, sizeof msg);
+        cr_assert(rc == 2 && strstr(msg, "bad.yaml:") && strstr(msg, bad[q][1]), "%s: rc %d, '%s'", bad[q][1], rc, msg);
+    }
+    remove_dir(dir);
+}
+
 /* An hbm analysis in a study file: a curve per variant. The Jenkins oscillator held stuck (kt = 1000 and
  * 2000 N/m, a damper of 5 N s/m beside its spring) is linear: every point of each variant's curve has the
  * receptance 1 / |k + kt - m w^2 + i c w| and the phase -arg of it (the stepped sine's convention, x = R

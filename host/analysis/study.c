@@ -453,8 +453,14 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (hbm) { /* harmonic balance: the curves' counts (docs/hbm.md) */
         br_json_number(j, "harmonics", S->hH);
         br_json_number(j, "samples", S->hN);
-        br_json_number(j, "from_Hz", S->hf0);
-        br_json_number(j, "to_Hz", S->hf1);
+        if (S->hmode) { /* a backbone per variant */
+            br_json_number(j, "mode", S->hmode);
+            br_json_number(j, "amplitude_from", S->ha0);
+            br_json_number(j, "amplitude_to", S->ha1);
+        } else {
+            br_json_number(j, "from_Hz", S->hf0);
+            br_json_number(j, "to_Hz", S->hf1);
+        }
         br_json_number(j, "curve_points", (double)hpts);
         br_json_number(j, "newton_iterations", (double)hnewton);
         br_json_number(j, "jacobians", (double)hjac);
@@ -493,9 +499,10 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     char ranks[48] = "";
     if (RK->size > 1) snprintf(ranks, sizeof ranks, "%d ranks x ", RK->size);
     if (hbm)
-        printf("%s: %ld variants, %ld complete, %ld failed; %ld points on the curves in %.3g s (%.3g field updates/s on %s%d "
+        printf("%s: %ld variants, %ld complete, %ld failed; %ld points on the %s in %.3g s (%.3g field updates/s on %s%d "
                "threads); output in %s/\n",
-               S->name, nv, ndone, nv - ndone, hpts, wall, wall > 0 ? hupd / wall : 0.0, ranks, nthreads, io_fail ? dir : final_dir);
+               S->name, nv, ndone, nv - ndone, hpts, S->hmode ? "backbones" : "curves", wall, wall > 0 ? hupd / wall : 0.0, ranks,
+               nthreads, io_fail ? dir : final_dir);
     else
         printf("%s: %ld variants, %ld complete, %ld failed; %ld variant-steps in %.3g s (%.3g variant-steps/s on %s%d "
                "threads); output in %s/\n",

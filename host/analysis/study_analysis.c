@@ -309,6 +309,58 @@ int br_study_stepped_sample(const st_study *S, st_var *V, double t)
  * variants/NNNNN/frf.csv (bristle hbm's columns), V->f (per point: f, Newton iterations, 1, per column the first
  * harmonic's receptance |x_1 / F| and phase against the excitation, as a stepped sine's), the peaks, the friction
  * energy per cycle at the first column's peak, the counts; V->status done or failed (err) */
+/* study (mode: K), variant v, the solver -> the variant's backbone: variants/NNNNN/backbone.csv (bristle hbm --mode's
+ * columns), V->f (per point: the modal amplitude, the frequency, the damping ratio, per column its first harmonic and
+ * phase), V->mres (the linearized frequency, the last point's frequency and damping ratio, the largest damping ratio,
+ * its amplitude and frequency), V->Wpk (the sets' energy per cycle at the largest damping ratio); V->status done or
+ * failed (err) */
+static void mode_variant(const st_study *S, long v, st_var *V, br_hbm *h, const char *dir)
+{
+    char err[2048] = "", warn[1024] = "";
+    br_hbm_bb bb;
+    const int rc = br_hbm_backbone(h, S->hmode, S->ha0, S->ha1, S->hpoints, NULL, 0, 0, &bb, warn, sizeof warn, err, sizeof err);
+    if (rc == -3) snprintf(V->err, sizeof V->err, "%s", warn);
+    else if (rc < 0) snprintf(V->err, sizeof V->err, "%s", *err ? err : "no convergence");
+    br_hbm_counts(h, &V->newton, &V->jacobians);
+    const br_hbm_aft *a = br_hbm_aft_of(h);
+    V->aft_evals = a->evals, V->updates = a->updates, V->npoints = bb.n;
+    const int width = BR_HBM_MODE_LEAD + br_hbm_row_width(h), H = S->hH;
+    for (int q = 0; q < ST_MRES; q++) V->mres[q] = NAN;
+    V->mres[0] = bb.n > 0 ? bb.f_lin : NAN;
+    long pmax = -1;
+    for (long p = 0; p < bb.n; p++) {
+        const double *x = bb.rows + p * width, *lead = x + BR_HBM_MODE_LEAD;
+        double rec[3 + 2 * MAXCOL];
+        rec[0] = x[0], rec[1] = lead[0], rec[2] = x[1];
+        for (int c = 0; c < S->ncol; c++) rec[3 + 2 * c] = lead[2 + c * (H + 3) + 1], rec[4 + 2 * c] = lead[2 + c * (H + 3) + H + 2];
+        if (pmax < 0 || x[1] > bb.rows[pmax * width + 1]) pmax = p;
+        if (push_point(S, V, rec)) break;
+    }
+    if (bb.n > 0) {
+        const double *last = bb.rows + (bb.n - 1) * width, *mx = bb.rows + pmax * width;
+        V->mres[1] = last[BR_HBM_MODE_LEAD], V->mres[2] = last[1];
+        V->mres[3] = mx[1], V->mres[4] = mx[0], V->mres[5] = mx[BR_HBM_MODE_LEAD];
+        for (int s = 0; s < V->m->nset && s < 64; s++) V->Wpk[s] = mx[width - 2 * V->m->nset + s];
+    }
+    if (bb.n > 0 && !V->oom) { /* backbone.csv as bristle hbm --mode writes it */
+        char path[1400], tmp[1500];
+        snprintf(path, sizeof path, "%s/variants/%05ld", dir, v);
+        FILE *fp = br_mkdir_p(path) ? NULL : (snprintf(tmp, sizeof tmp, "%s/backbone.csv.part", path), fopen(tmp, "w"));
+        if (fp) {
+            fprintf(fp, "amplitude,damping_ratio,xi,");
+            br_hbm_write_header(h, fp, NULL);
+            for (long p = 0; p < bb.n; p++) br_output_csv_row(bb.rows + p * width, width, fp);
+        }
+        snprintf(path + strlen(path), sizeof path - strlen(path), "/backbone.csv");
+        if (!fp || (ferror(fp) | (fclose(fp) != 0)) || rename(tmp, path)) {
+            snprintf(V->err, sizeof V->err, "cannot write %.1000s", path);
+            V->oom = 1; /* the study's output is incomplete */
+        }
+    }
+    if (rc == 0 && !V->oom) V->status = ST_DONE;
+    br_hbm_bb_free(&bb);
+}
+
 void br_study_hbm_variant(const st_study *S, long v, st_var *V, const char *dir)
 {
     const char *cols[MAXCOL];
@@ -317,6 +369,14 @@ void br_study_hbm_variant(const st_study *S, long v, st_var *V, const char *dir)
     int bad;
     const double t0 = br_wall_seconds();
     br_hbm *h = br_hbm_create(V->m, S->text, S->len, S->hH, S->hN, S->hmaxper, S->tol, S->ncol, cols, &bad, err, sizeof err);
+    if (S->hmode) {
+        V->status = ST_FAILED;
+        if (h) mode_variant(S, v, V, h, dir);
+        else V->oom = !bad, snprintf(V->err, sizeof V->err, "%s", err);
+        V->hwall = br_wall_seconds() - t0;
+        br_hbm_free(h);
+        return;
+    }
     br_hbm_rows r = {0};
     const int rc = h ? br_hbm_curve(h, S->hf0, S->hf1, S->hpoints, 0.0, 0, &r, warn, sizeof warn, err, sizeof err) : -2;
     V->hwall = br_wall_seconds() - t0;

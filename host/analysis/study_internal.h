@@ -17,6 +17,7 @@
 
 enum { AN_TIME = 0, AN_SWEEP = 1, AN_STEPPED = 2, AN_HBM = 3 };
 enum { MAXAX = 8, MAXKEY = 8, MAXRND = 64, MAXCOL = 12, MAXFIX = 32, KEYLEN = 160 };
+#define ST_MRES 6 /* hbm with mode: the backbone's figures a variant reports */
 enum { ST_RUNNING = 0, ST_DONE = 1, ST_FAILED = 2 };
 /* variants below which a lockstep stage runs on the calling thread: a variant's stage takes 0.2
  * (a 1-DOF oscillator) to 5 us (the S2 bundle), a parallel region's start and barrier a few us, and
@@ -81,6 +82,8 @@ typedef struct st_study {
     double hf0, hf1;            /* hbm: the frequency range [Hz] */
     int hH, hN, hpoints, hmaxper; /* hbm: harmonics, samples a period, points, the AFT's period cap */
     int hstab;                    /* hbm: 1 (stability: peak) the Floquet multipliers at the first column's peak */
+    int hmode;                    /* hbm with mode: K, a backbone per variant (0: a forced response) */
+    double ha0, ha1;              /* ... its modal amplitudes: amplitude_from, amplitude_to */
     int extrap;                   /* stepped sine: 1 (extrapolate: true) each response's steady state extrapolated */
     int plots, nseries;
     int hdf5;                   /* output.format: hdf5: study.h5 instead of study.csv and the variants' CSV files */
@@ -129,6 +132,7 @@ typedef struct st_var {
     int nturn;
     double Wpk[64];             /* per set: friction energy per cycle at the first column's peak [J] */
     double mupk;                /* hbm with stability: peak: the largest Floquet multiplier there (NaN: none) */
+    double mres[ST_MRES];       /* hbm with mode: the backbone's figures (st_res's mode) */
 } st_var;
 
 /* The variants' contact sets in one field (the variant as the leading dimension): set s of
@@ -158,6 +162,9 @@ typedef struct st_beams {
 /* the per-variant results a study.csv row reports */
 typedef struct st_res {
     double peak[MAXCOL], fpeak[MAXCOL], af, residual, t;
+    /* hbm with mode: the linearized frequency [Hz], the last point's frequency and damping ratio, the largest damping
+     * ratio, its amplitude and frequency (E: the sets' energy per cycle there) */
+    double mode[ST_MRES];
     double E[64];
     int status;
     int inaccurate;             /* finished with an energy residual above time.energy_tolerance */

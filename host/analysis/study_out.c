@@ -38,6 +38,7 @@ static double peak_frequency(const st_study *S, const st_var *V, int c, long i)
 void br_study_results(const st_study *S, st_var *V, st_res *r)
 {
     r->status = V->status;
+    for (int q = 0; q < ST_MRES; q++) r->mode[q] = S->hmode ? V->mres[q] : NAN;
     if (S->analysis == AN_HBM) { /* no time: the peaks of the curve, the friction energy per cycle there */
         r->t = r->residual = NAN;
         for (int c = 0; c < S->ncol; c++) {
@@ -75,13 +76,21 @@ int br_study_write_table(const st_study *S, const br_model *m0, st_var *V, const
     for (int a = 0; a < S->naxis; a++) fprintf(fp, ",%s", S->axis[a].name);
     for (int k = 0; k < S->nrand; k++) fprintf(fp, ",%s", S->rnd[k].key);
     const int hb = S->analysis == AN_HBM; /* no time: no t_reached or energy residual; the curve's turning points */
-    fprintf(fp, hb ? ",status" : ",status,t_reached");
+    if (hb && S->hmode) { /* a backbone per variant */
+        static const char *const MK[ST_MRES] = {"f_linear_Hz", "f_end_Hz", "damping_end", "damping_max", "amplitude_at_damping_max",
+                                                "f_at_damping_max_Hz"};
+        fprintf(fp, ",status");
+        for (int q = 0; q < ST_MRES; q++) fprintf(fp, ",%s", MK[q]);
+        for (int s = 0; s < m0->nset && s < 64; s++) fprintf(fp, ",%s.W_at_damping_max", m0->cset[s].name);
+        fprintf(fp, ",error\n");
+    } else fprintf(fp, hb ? ",status" : ",status,t_reached");
     const char *pk = S->analysis == AN_TIME ? "max_abs" : S->analysis == AN_SWEEP ? "peak" : "peak_receptance";
     const char *fk = S->analysis == AN_TIME ? "t_max" : "f_peak";
-    for (int c = 0; c < S->ncol; c++) fprintf(fp, ",%s.%s,%s.%s", S->col[c], pk, S->col[c], fk);
-    if (S->analysis != AN_TIME) fprintf(fp, ",AF");
-    for (int s = 0; s < m0->nset && s < 64; s++) fprintf(fp, hb ? ",%s.W_at_peak" : ",%s.friction_energy", m0->cset[s].name);
-    if (hb && S->hstab) fprintf(fp, ",turning_points,%s.peak_floquet_max,error\n", S->col[0]);
+    for (int c = 0; c < S->ncol && !S->hmode; c++) fprintf(fp, ",%s.%s,%s.%s", S->col[c], pk, S->col[c], fk);
+    if (S->analysis != AN_TIME && !S->hmode) fprintf(fp, ",AF");
+    for (int s = 0; s < m0->nset && s < 64 && !S->hmode; s++) fprintf(fp, hb ? ",%s.W_at_peak" : ",%s.friction_energy", m0->cset[s].name);
+    if (S->hmode) ;
+    else if (hb && S->hstab) fprintf(fp, ",turning_points,%s.peak_floquet_max,error\n", S->col[0]);
     else fprintf(fp, hb ? ",turning_points,error\n" : S->analysis == AN_STEPPED ? ",unconverged,energy_residual,error\n"
                                                                            : ",energy_residual,error\n");
     for (long v = 0; v < S->nvar; v++) {
@@ -94,11 +103,15 @@ int br_study_write_table(const st_study *S, const br_model *m0, st_var *V, const
         }
         for (int k = 0; k < S->nrand; k++) csv_num(fp, v == 0 ? S->rnd[k].base : S->rval[v * S->nrand + k]);
         fprintf(fp, ",%s", R[v].status != ST_DONE ? "failed" : !hb && R[v].inaccurate ? "inaccurate" : "complete");
+        if (S->hmode) {
+            for (int q = 0; q < ST_MRES; q++) csv_num(fp, R[v].status == ST_DONE ? R[v].mode[q] : NAN);
+            for (int s = 0; s < m0->nset && s < 64; s++) csv_num(fp, R[v].status == ST_DONE ? R[v].E[s] : NAN);
+        }
         if (!hb) csv_num(fp, R[v].t);
-        for (int c = 0; c < S->ncol; c++) csv_num(fp, R[v].peak[c]), csv_num(fp, R[v].fpeak[c]);
-        if (S->analysis != AN_TIME) csv_num(fp, R[v].af);
-        for (int s = 0; s < m0->nset && s < 64; s++) csv_num(fp, R[v].status == ST_DONE ? R[v].E[s] : NAN);
-        if (hb) fprintf(fp, R[v].status == ST_DONE ? ",%d" : ",", R[v].nturn);
+        for (int c = 0; c < S->ncol && !S->hmode; c++) csv_num(fp, R[v].peak[c]), csv_num(fp, R[v].fpeak[c]);
+        if (S->analysis != AN_TIME && !S->hmode) csv_num(fp, R[v].af);
+        for (int s = 0; s < m0->nset && s < 64 && !S->hmode; s++) csv_num(fp, R[v].status == ST_DONE ? R[v].E[s] : NAN);
+        if (hb && !S->hmode) fprintf(fp, R[v].status == ST_DONE ? ",%d" : ",", R[v].nturn);
         if (hb && S->hstab) csv_num(fp, R[v].status == ST_DONE ? R[v].mupk : NAN);
         if (S->analysis == AN_STEPPED) fprintf(fp, ",%ld", R[v].capped);
         if (!hb) csv_num(fp, R[v].status == ST_DONE ? R[v].residual : NAN);
@@ -164,8 +177,54 @@ static int plot_done(int rc, const char *name, char files[][64], int *nfiles)
 /* hbm: the first column's receptance against frequency, one curve per variant (each on its own frequencies: the
  * continuation chooses them), up to 12 variants (more: 12 spread over them, variant 0 first), on a log axis
  * (frf.png) and a linear one (frf_linear.png); 1 when out of memory */
+/* a backbone per variant (mode) -> backbone_frequency.png, backbone_damping.png: up to 12 variants' frequency and damping
+ * ratio against the modal amplitude (log x) */
+static int mode_plot(const st_study *S, const st_var *V, const st_res *R, const char *dir, char files[][64], int *nfiles)
+{
+    const long nv = S->nvar, ncurve = nv < 12 ? nv : 12;
+    const int w = br_study_frec(S);
+    br_series sr[12];
+    static char labels[12][200];
+    double *buf[12] = {0};
+    int oom = 0;
+    for (int k = 0; k < 2; k++) {
+        int ns = 0;
+        for (long q = 0; q < ncurve; q++) {
+            const long v = ncurve == nv ? q : (long)((double)q * (double)(nv - 1) / 11.0 + 0.5);
+            if (R[v].status != ST_DONE || V[v].nf < 2) continue;
+            double *b = buf[ns] = malloc((size_t)2 * V[v].nf * sizeof(double));
+            if (!b) {
+                oom = 1;
+                continue;
+            }
+            for (long i = 0; i < V[v].nf; i++) b[i] = V[v].f[i * w], b[V[v].nf + i] = V[v].f[i * w + (k ? 2 : 1)];
+            int gi[MAXAX];
+            br_study_variant_index(S, v, gi);
+            if (v == 0) snprintf(labels[ns], sizeof labels[ns], "base");
+            else if (S->naxis) {
+                const char *seg = strrchr(S->axis[0].name, '.');
+                snprintf(labels[ns], sizeof labels[ns], "%ld: %.40s = %.3g", v, seg ? seg + 1 : S->axis[0].name, S->axis[0].val[gi[0]]);
+            } else snprintf(labels[ns], sizeof labels[ns], "variant %ld", v);
+            sr[ns] = (br_series){labels[ns], V[v].nf, b, b + V[v].nf, (int)(q % 8), v == 0 ? 2.0 : 1.3, 0};
+            ns++;
+        }
+        char path[1400], title[400];
+        const char *name = k ? "backbone_damping.png" : "backbone_frequency.png";
+        snprintf(title, sizeof title, "%s: mode %d, %s by harmonic balance%s", S->name, S->hmode, k ? "damping ratio" : "frequency",
+                 nv > 12 ? " (12 of the variants)" : "");
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (ns > 0)
+            oom |= plot_done(br_plot_series_png(path, title, "modal amplitude sqrt(Q1^H M Q1) [m kg^0.5]",
+                                                k ? "damping ratio" : "frequency [Hz]", BR_PLOT_LOGX, sr, ns),
+                             name, files, nfiles);
+        for (int q = 0; q < ns; q++) free(buf[q]), buf[q] = NULL;
+    }
+    return oom;
+}
+
 static int hbm_frf_plot(const st_study *S, const st_var *V, const st_res *R, const char *dir, char files[][64], int *nfiles)
 {
+    if (S->hmode) return mode_plot(S, V, R, dir, files, nfiles);
     const long nv = S->nvar, ncurve = nv < 12 ? nv : 12;
     const int w = br_study_frec(S);
     br_series sr[12];
@@ -234,20 +293,25 @@ int br_study_plots(const st_study *S, const br_model *m0, st_var *V, const st_re
         for (int kind = 0; kind < 2; kind++) {
             br_series sr[MAXCOL + 64];
             int ns = 0;
-            const int ncurve = kind == 0 ? S->ncol : (m0->nset < 8 ? m0->nset : 8);
+            const int ncurve = kind == 0 ? (S->hmode ? 1 : S->ncol) : (m0->nset < 8 ? m0->nset : 8);
             for (int c = 0; c < ncurve; c++) {
                 for (long i = 0; i < n; i++) {
                     const st_res *r = &R[idx[i]];
                     int gi[MAXAX];
                     br_study_variant_index(S, idx[i], gi);
                     x[i] = A->val[gi[a]];
-                    y[c * nv + i] = r->status != ST_DONE ? NAN : kind == 0 ? r->peak[c] : r->E[c];
+                    y[c * nv + i] = r->status != ST_DONE ? NAN : kind == 0 ? (S->hmode ? r->mode[3] : r->peak[c]) : r->E[c];
                 }
-                sr[ns++] = (br_series){kind == 0 ? S->col[c] : m0->cset[c].name, n, x, y + c * nv, c == 3 ? 4 : c, 1.5, 1};
+                sr[ns++] = (br_series){kind == 0 ? (S->hmode ? "damping_max" : S->col[c]) : m0->cset[c].name, n, x, y + c * nv,
+                                       c == 3 ? 4 : c, 1.5, 1};
             }
-            if (kind == 0) snprintf(ylab, sizeof ylab, "%s", S->analysis == AN_SWEEP ? "peak amplitude (column units, m for displacements)" : "peak receptance |x / F| [m/N]");
-            else snprintf(ylab, sizeof ylab, "%s", S->analysis == AN_HBM ? "friction energy per cycle at the peak [J]" : "friction energy [J]");
-            snprintf(title, sizeof title, "%s: %s against %s", S->name, kind == 0 ? "peak response" : "friction energy", A->name);
+            if (kind == 0) snprintf(ylab, sizeof ylab, "%s", S->hmode ? "the backbone's largest damping ratio"
+                                                         : S->analysis == AN_SWEEP ? "peak amplitude (column units, m for displacements)"
+                                                                                   : "peak receptance |x / F| [m/N]");
+            else snprintf(ylab, sizeof ylab, "%s", S->hmode ? "friction energy per cycle at the largest damping ratio [J]"
+                                                   : S->analysis == AN_HBM ? "friction energy per cycle at the peak [J]" : "friction energy [J]");
+            snprintf(title, sizeof title, "%s: %s against %s", S->name, kind == 0 ? (S->hmode ? "largest damping" : "peak response")
+                     : "friction energy", A->name);
             char name[64];
             snprintf(name, sizeof name, "%s_vs_axis%d.png", kind == 0 ? "peak" : "energy", a);
             snprintf(path, sizeof path, "%s/%s", dir, name);

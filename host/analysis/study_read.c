@@ -206,7 +206,8 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
 {
     static const char *const K[] = {"type", "columns", "excitation", "window", "from", "frequencies", "tolerance",
                                     "start", "min_cycles", "max_cycles", "fit_cycles", "to", "harmonics", "samples",
-                                    "points", "periods_max", "stability", "extrapolate", NULL};
+                                    "points", "periods_max", "stability", "extrapolate", "mode", "amplitude_from",
+                                    "amplitude_to", NULL};
     if (!an) {
         fail(c, yaml_document_get_root_node(&c->doc), "missing key 'analysis' (type: time_history, sweep, stepped_sine or hbm)");
         return;
@@ -263,22 +264,42 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
         else if (!strcmp(v, "true")) S->extrap = 1;
         else if (strcmp(v, "false")) fail(c, xp, "extrapolate must be true or false (got '%s')", v);
     }
-    static const char *const HK[] = {"to", "harmonics", "samples", "points", "periods_max", "stability", NULL};
+    static const char *const HK[] = {"to", "harmonics", "samples", "points", "periods_max", "stability", "mode",
+                                     "amplitude_from", "amplitude_to", NULL};
     if (S->analysis != AN_HBM) {
         for (int k = 0; HK[k] && !c->failed; k++)
             if (get(c, an, HK[k])) fail(c, get(c, an, HK[k]), "'%s' belongs to an hbm analysis", HK[k]);
         return;
     }
-    /* harmonic balance (docs/hbm.md): from, to [Hz], harmonics, samples, points, periods_max, tolerance */
-    yaml_node_t *nf = get(c, an, "from"), *nt = get(c, an, "to");
-    if (!nf || !nt) {
-        fail(c, nf ? nf : an, "an hbm analysis needs 'from' and 'to': the frequency range [Hz]");
+    /* harmonic balance (docs/hbm.md): from, to [Hz], harmonics, samples, points, periods_max, tolerance; or a backbone
+     * (mode: K) from amplitude_from to amplitude_to */
+    yaml_node_t *nf = get(c, an, "from"), *nt = get(c, an, "to"), *nm = get(c, an, "mode");
+    if (nm) {
+        yaml_node_t *na = get(c, an, "amplitude_from"), *nb = get(c, an, "amplitude_to");
+        S->hmode = oint(c, an, "mode", 1, 1, 1000);
+        if (nf || nt || get(c, an, "stability")) {
+            fail(c, nf ? nf : nt ? nt : get(c, an, "stability"), "a backbone (mode) takes amplitude_from and amplitude_to, not "
+                                                                 "'%s'", nf ? "from" : nt ? "to" : "stability");
+            return;
+        }
+        if (!na || !nb) {
+            fail(c, na ? na : an, "a backbone (mode) needs 'amplitude_from' and 'amplitude_to': its modal amplitudes");
+            return;
+        }
+        S->ha0 = num(c, na, "amplitude_from"), S->ha1 = num(c, nb, "amplitude_to");
+        if (c->failed) return;
+        if (!(S->ha0 > 0) || !isfinite(S->ha0)) fail(c, na, "amplitude_from must be a positive modal amplitude (got %g)", S->ha0);
+        else if (!(S->ha1 > 0) || !isfinite(S->ha1)) fail(c, nb, "amplitude_to must be a positive modal amplitude (got %g)", S->ha1);
+        else if (S->ha0 == S->ha1) fail(c, nb, "amplitude_to must differ from amplitude_from (both %g)", S->ha0);
+        S->hf0 = 1.0, S->hf1 = 2.0; /* (unused) */
+    } else if (!nf || !nt) {
+        fail(c, nf ? nf : an, "an hbm analysis needs 'from' and 'to': the frequency range [Hz] (or mode: K and "
+                              "amplitude_from, amplitude_to: a backbone)");
         return;
-    }
-    S->hf0 = num(c, nf, "from"), S->hf1 = num(c, nt, "to");
+    } else S->hf0 = num(c, nf, "from"), S->hf1 = num(c, nt, "to");
     S->hH = oint(c, an, "harmonics", 7, -1000000, 64);
     S->hN = oint(c, an, "samples", 16 * (S->hH > 0 ? S->hH : 1), -1000000, 1 << 20);
-    S->hpoints = oint(c, an, "points", 100, 1, 100000);
+    S->hpoints = oint(c, an, "points", S->hmode ? 20 : 100, S->hmode ? 2 : 1, 100000);
     S->hmaxper = oint(c, an, "periods_max", 200, 2, 1000000);
     yaml_node_t *hs = get(c, an, "stability");
     if (hs) {
@@ -287,6 +308,14 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
         else if (strcmp(v, "none")) fail(c, hs, "stability must be peak or none (got '%s')", v);
     }
     if (c->failed) return;
+    if (S->hmode) {
+        if (S->hH < 1) fail(c, get(c, an, "harmonics"), "harmonics must be at least 1 (got %d)", S->hH);
+        else if (S->hN < 2 * S->hH + 1)
+            fail(c, get(c, an, "samples") ? get(c, an, "samples") : an, "samples must be at least 2 harmonics + 1 = %d (got %d)",
+                 2 * S->hH + 1, S->hN);
+        else if (S->tol >= 1e-2) fail(c, get(c, an, "tolerance"), "an hbm tolerance must lie in (0, 0.01) (got %g)", S->tol);
+        return;
+    }
     if (!(S->hf0 > 0)) fail(c, nf, "from must be a positive frequency [Hz] (got %g)", S->hf0);
     else if (!(S->hf1 > 0)) fail(c, nt, "to must be a positive frequency [Hz] (got %g)", S->hf1);
     else if (S->hf0 == S->hf1) fail(c, nt, "to must differ from from (both %g Hz)", S->hf0);
