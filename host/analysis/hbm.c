@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/hbm_internal.h"
+#include "base/outdir.h"
 
 /* the continuation's parameter p (a frequency [rad/s], or the level at h->wfix) -> the linear part at its
  * frequency, h->lev at its level; 0 or -1 */
@@ -35,8 +36,10 @@ double complex br_hb_force(const hb *h, const double *y, int k, int j)
 int br_hb_residual(hb *h, const double *y, double p, double *R, char *err, size_t errlen)
 {
     if (br_hb_set_param(h, p, err, errlen)) return -1;
-    const double w = h->lin.w;
-    if (br_hbm_aft_eval(&h->aft, y, w, h->G, err, errlen)) return -1;
+    const double w = h->lin.w, t0 = br_wall_seconds();
+    const int arc = br_hbm_aft_eval(&h->aft, y, w, h->G, err, errlen);
+    h->wall_res += br_wall_seconds() - t0;
+    if (arc) return -1;
     memcpy(h->ysol, y, (size_t)h->nu * sizeof(double));
     if (h->kry) return br_hb_kry_residual(h, y, R);
     const int nl = h->s.nnl;
@@ -371,6 +374,8 @@ void br_hbm_free(br_hbm *h)
     free(h->G), free(h->R), free(h->Rt), free(h->J), free(h->Jw), free(h->A), free(h->b), free(h->yt), free(h->yp);
     free(h->piv), free(h->y), free(h->dR), free(h->ypk), free(h->ysol), free(h->D);
     br_hb_kry_free(h);
+    for (int t = 0; t < h->ntw; t++) br_hbm_aft_free(&h->tw[t]);
+    free(h->tw);
     free(h);
 }
 
@@ -378,7 +383,9 @@ br_hbm *br_hbm_create(const br_model *m, const char *text, size_t len, int H, in
                       int ncol, const char *const *cols, int *bad, char *err, size_t errlen)
 {
     *bad = 0;
-    openblas_set_num_threads(1); /* systems of tens to hundreds of unknowns: OpenBLAS's threads only yield */
+    openblas_set_num_threads(1); /* one thread: OpenBLAS's threaded factorizations round differently on different counts of
+                                  * threads (the lap joint at 1 mm: 1e-8 apart on 1 and 2), where a run must be bitwise the same;
+                                  * the threads go to the colored Jacobian's AFTs instead (hbm_jacobian.c) */
     br_hbm *h = calloc(1, sizeof *h);
     if (!h) {
         snprintf(err, errlen, "hbm: out of memory");

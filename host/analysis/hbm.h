@@ -130,10 +130,6 @@ typedef struct br_hbm_lin {
 /* system, H, output DOFs -> l allocated; 0 or -1 */
 int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm_lin *l);
 
-/* order n of the matrices about to be factored or multiplied -> OpenBLAS's threads: all for n >= 1000 outside a parallel
- * region, else 1 (n = 0: back to 1) */
-void br_hbm_blas_threads(int n);
-
 /* system, l -> the undamped modes of (K, M) computed (l->havemodes: Phi, lam, P, Po, ...) and l on the modal path (the
  * harmonics k >= 1 by the modes) when the damping is diagonal in them (to 1e-9 of the diagonal's geometric mean); 0,
  * or -1 (out of memory) */
@@ -238,12 +234,14 @@ int br_hbm_aft_init(const br_hbm_sys *s, int H, int N, int ramp, int maxper, dou
  * force not finite). The same y and w give the same G whatever was evaluated before. */
 int br_hbm_aft_eval(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen);
 
-/* a after br_hbm_aft_eval at (y0, w), y (near y0), w -> G as br_hbm_aft_eval, but the march started from the periodic
- * state the evaluation at y0 ended with (every set's states saved in a->warm0 by br_hbm_aft_save_warm) instead of from
- * rest: the periods a slowly repeating state takes are those from a start O(|y - y0|) away (the colored Jacobian's
+/* a, warm (the states an evaluation at (y0, w) ended with: a->warm0 after br_hbm_aft_save_warm, or another AFT's of the
+ * same system), y (near y0), w -> G as br_hbm_aft_eval, but the march started from warm instead of from rest: the periods a slowly repeating state takes are those from a start O(|y - y0|) away (the colored Jacobian's
  * forward differences, hbm_jacobian.c; the states' branch is y0's, which from rest is y's to O(|y - y0|)); 0, or -1
  * with err */
-int br_hbm_aft_eval_warm(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen);
+int br_hbm_aft_eval_warm(br_hbm_aft *a, const double *warm, const double *y, double w, double *G, char *err, size_t errlen);
+
+/* a -> its counts (evaluations, periods, updates, ...) added to into's and zeroed (an AFT's clone on a thread) */
+void br_hbm_aft_merge_counts(br_hbm_aft *into, br_hbm_aft *a);
 
 /* a, y0, w -> 1 when the field's states are those the evaluation from rest at (y0, w) ended with, saved into a->warm0
  * for br_hbm_aft_eval_warm; else 0 */

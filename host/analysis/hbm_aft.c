@@ -275,13 +275,23 @@ int br_hbm_aft_save_warm(br_hbm_aft *a, const double *y0, double w)
     return 1;
 }
 
-int br_hbm_aft_eval_warm(br_hbm_aft *a, const double *y, double w, double *G, char *err, size_t errlen)
+void br_hbm_aft_merge_counts(br_hbm_aft *into, br_hbm_aft *a)
+{
+    into->evals += a->evals, into->periods += a->periods, into->capped += a->capped, into->extrapolated += a->extrapolated;
+    into->updates += a->updates, into->warm_evals += a->warm_evals, into->warm_periods += a->warm_periods;
+    into->accelerated += a->accelerated;
+    if (a->max_periods_seen > into->max_periods_seen) into->max_periods_seen = a->max_periods_seen;
+    a->evals = a->periods = a->capped = a->extrapolated = a->warm_evals = a->warm_periods = a->accelerated = 0;
+    a->max_periods_seen = 0, a->updates = 0.0;
+}
+
+int br_hbm_aft_eval_warm(br_hbm_aft *a, const double *warm, const double *y, double w, double *G, char *err, size_t errlen)
 {
     const br_hbm_sys *s = a->s;
     long npts = 0;
     for (int c = 0; c < a->nset; c++) npts += a->desc[c].npoints;
     a->havelast = 0, a->warm_evals++;
-    put_states(a, a->warm0);
+    put_states(a, warm);
     synth(a, y, w, 0, 1.0, 0.0, 1.0, 0.0); /* the period's start: the previous sample (j = 0) of the march */
     for (int i = 0; i < s->nnl_dof; i++) a->uprev[s->nl[i]] = a->u[s->nl[i]];
     memcpy(a->yiprev, a->yi, (size_t)s->nif * sizeof(double));
@@ -335,7 +345,7 @@ static double dot(const double *x, const double *y, long n)
  * period started at z (the aa buffer's first block) ended at g (the field's states), p the period -> the next
  * period's start: g - dG gamma, gamma minimizing |f - dF gamma| over the last differences (by the normal equations,
  * regularized: 1e-12 of their diagonal), or g itself (the first two periods, where the residual |f| grew by half, or
- * where the extrapolation changes a state by more than the last period did tenfold: the history restarts). The
+ * where the extrapolation changes the states by more than 1e4 |f|: the history restarts). The
  * fixed point is the plain march's: a state the period leaves as it is (a stuck element's) stays as it is. */
 static void anderson(br_hbm_aft *a, int p, int *k)
 {
@@ -345,10 +355,15 @@ static void anderson(br_hbm_aft *a, int p, int *k)
     for (long i = 0; i < n; i++) f[i] = g[i] - z[i];
     const double fn = dot(f, f, n), fpn = p > 1 ? dot(fprev, fprev, n) : 0.0;
     if (p > 1 && fn > 2.25 * fpn) *k = 0; /* |f| grew by half: the history no longer describes the map */
-    else if (p > 1) { /* the newest differences in slot (p - 2) % depth */
-        const int slot = (p - 2) % BR_AFT_AA;
+    else if (p > 1) { /* the newest differences last (slots 0 .. k - 1, the oldest dropped when they are full) */
+        if (*k == BR_AFT_AA) {
+            memmove(dF, dF + n, (size_t)(BR_AFT_AA - 1) * n * sizeof(double));
+            memmove(dG, dG + n, (size_t)(BR_AFT_AA - 1) * n * sizeof(double));
+            (*k)--;
+        }
+        const int slot = *k;
         for (long i = 0; i < n; i++) dF[slot * n + i] = f[i] - fprev[i], dG[slot * n + i] = g[i] - gprev[i];
-        if (*k < BR_AFT_AA) (*k)++;
+        (*k)++;
     }
     memcpy(fprev, f, (size_t)n * sizeof(double)), memcpy(gprev, g, (size_t)n * sizeof(double));
     int use = *k > 0 && p >= 3 && fn > 0.0;
@@ -391,8 +406,9 @@ static void anderson(br_hbm_aft *a, int p, int *k)
             for (int j = 0; j < m; j++) c += dG[j * n + i] * b[j];
             z[i] = g[i] - c, step += c * c;
         }
-        if (step > 100.0 * fn) use = 0, *k = 0;
+        if (step > 1e8 * fn) use = 0, *k = 0; /* (a slow mode's limit lies rho / (1 - rho) |f| away: 1e4 |f| at 0.9999) */
     }
+    if (getenv("BRISTLE_HBM_AFTDEBUG")) fprintf(stderr, "  anderson: period %d, |f| %.3e, history %d, %s\n", p, sqrt(fn), *k, use ? "extrapolated" : "plain");
     if (!use) memcpy(z, g, (size_t)n * sizeof(double));
     else {
         put_states(a, z);

@@ -31,6 +31,7 @@ struct br_hbm {
     double *dR;     /* Broyden's residual of the secant condition */
     int *piv;
     long newton, jacobians, broyden, turned_back;
+    double wall_res, wall_jac, wall_lin; /* wall seconds in the residuals, the Jacobians, the linear solves (backbones) */
     double ytol;    /* convergence: the mean's residual |R_0| <= ytol (a displacement) ... */
     double ytol1;   /* ... and the oscillating harmonics' |R_k>=1| <= ytol1 */
     double tol;     /* ytol = tol times the mean's largest harmonic, ytol1 tol times the oscillation's (neither
@@ -52,6 +53,8 @@ struct br_hbm {
      * in the unknowns there (Jq: nell rows of nu; NULL outside a backbone), which the Jacobians fill */
     int nell;
     double complex *ell, ellv[HB_MAXELL], *Jq;
+    br_hbm_aft *tw; /* the colored Jacobian's AFTs on threads: one per thread (ntw), made at its first use */
+    int ntw;
     int kry;        /* 1: the Newton matrix J = I - H D is applied, not formed: GMRES (hbm_krylov.c) */
     struct hb_kry *kr;
 };

@@ -4,8 +4,10 @@
 #include <complex.h>
 
 #include "analysis/hbm_internal.h"
+#include "base/outdir.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,56 +21,86 @@ int br_hb_jacobian_w(hb *h, const double *y, double p, char *err, size_t errlen)
     return br_hb_set_param(h, p, err, errlen);
 }
 
+/* solver -> its threads' AFTs (h->tw: one per OpenMP thread outside a parallel region, made once); their count, 1 when
+ * one thread (or out of memory: the solver's own AFT serves) */
+static int thread_afts(hb *h)
+{
+    const int T = omp_in_parallel() ? 1 : omp_get_max_threads();
+    if (T < 2) return 1;
+    if (h->ntw >= T) return T;
+    br_hbm_aft *tw = realloc(h->tw, (size_t)T * sizeof *tw);
+    if (!tw) return h->ntw > 1 ? h->ntw : 1;
+    h->tw = tw;
+    for (int t = h->ntw; t < T; t++) {
+        char e[256];
+        if (br_hbm_aft_init(&h->s, h->H, h->N, h->aft.ramp, h->aft.maxper, h->aft.ptol, &h->tw[t], e, sizeof e)) break;
+        h->ntw = t + 1;
+    }
+    return h->ntw > 1 ? h->ntw : 1;
+}
+
 /* With deforming interfaces each point's forces depend on its own three coordinates only: one AFT perturbs a
  * column of every point at once (and one of the DOF coordinates), and the change is told apart by where it
  * falls. y, w (G at them in h->G), scale of the differences -> h->D, the contact forces' Jacobian block by block
- * (hb_block), by forward differences over (2H + 1) max(nnl_dof, 3) AFTs; at harmonic 0 an interface coordinate's
- * entry holds its bond stiffness kb too (br_hb_force) */
+ * (hb_block), by forward differences over (2H + 1) max(nnl_dof, 3) AFTs, the colors on threads (each its own AFT:
+ * every color's result is the same on any count of threads); at harmonic 0 an interface coordinate's entry holds
+ * its bond stiffness kb too (br_hb_force) */
 static int jacobian_blocks(hb *h, const double *y, double w, double scale, char *err, size_t errlen)
 {
     const br_hbm_sys *s = &h->s;
-    const int nu = h->nu, nl = s->nnl, nd = s->nnl_dof, nb = 2 * h->H + 1, slots = nd > 3 ? nd : 3;
+    const int nu = h->nu, nl = s->nnl, nd = s->nnl_dof, nb = 2 * h->H + 1, slots = nd > 3 ? nd : 3, ncolor = nb * slots;
     const double d = 1e-7 * scale;
-    double *G0 = malloc((size_t)nu * sizeof(double)), *dG = malloc((size_t)nu * sizeof(double));
-    if (!G0 || !dG) {
-        free(G0), free(dG);
+    const int T = thread_afts(h);
+    double *G0 = malloc((size_t)nu * sizeof(double)), *buf = malloc((size_t)2 * T * nu * sizeof(double));
+    if (!G0 || !buf) {
+        free(G0), free(buf);
         snprintf(err, errlen, "hbm: out of memory");
         return -1;
     }
     memcpy(G0, h->G, (size_t)nu * sizeof(double));
     /* the perturbed oscillations' marches start from y's periodic state when the field holds it (the residual at y was
      * the last evaluation), so that a slowly repeating state takes the periods of a start 1e-7 away, not from rest;
-     * the mean's colors come first, from rest, and y's state is saved before them */
+     * the mean's colors from rest (a mean the ramp brings in may slip on the way, which a step from the periodic
+     * state does not repeat) */
     const int warm = !getenv("BRISTLE_HBM_NOWARM") && br_hbm_aft_save_warm(&h->aft, y, w);
     int rc = 0;
-    for (int b = 0; b < nb && rc == 0; b++)
-        for (int sl = 0; sl < slots && rc == 0; sl++) {
-            /* the color (block b, slot sl): DOF coordinate sl, and every interface point's component sl */
-            memcpy(h->yt, y, (size_t)nu * sizeof(double));
-            int any = 0;
-            for (int i = 0; i < nl; i++)
-                if (i < nd ? i == sl : (i - nd) % 3 == sl) h->yt[(size_t)b * nl + i] += d, any = 1;
-            if (!any) continue;
-            /* (the mean's colors from rest: a mean the ramp brings in may slip on the way, which a step from the periodic
-             * state does not repeat) */
-            if (warm && b > 0 ? br_hbm_aft_eval_warm(&h->aft, h->yt, w, dG, err, errlen)
-                              : br_hbm_aft_eval(&h->aft, h->yt, w, dG, err, errlen)) {
-                rc = -1;
-                break;
-            }
-            for (int e = 0; e < nu; e++) dG[e] = (dG[e] - G0[e]) / d;
-            for (int i = 0; i < nl; i++) {
-                if (i < nd ? i != sl : (i - nd) % 3 != sl) continue;
-                /* column (b, i) of i's block; the coordinates its change falls on: the DOF ones, or its point's three */
-                int c0, sz;
-                double *Db = hb_block(h, i, &c0, &sz) + (size_t)(b * sz + i - c0) * sz * nb;
-                for (int bb = 0; bb < nb; bb++)
-                    for (int j = c0; j < c0 + sz; j++)
-                        Db[bb * sz + j - c0] = dG[(size_t)bb * nl + j] + (bb == 0 && b == 0 && j == i && i >= nd ? s->kb[i - nd] : 0.0);
-            }
+    char terr[2048] = "";
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1)
+    for (int col = 0; col < ncolor; col++) {
+        int failed;
+#pragma omp atomic read
+        failed = rc;
+        if (failed) continue;
+        const int b = col / slots, sl = col % slots, t = T > 1 ? omp_get_thread_num() : 0;
+        br_hbm_aft *a = T > 1 ? &h->tw[t] : &h->aft;
+        double *yt = buf + (size_t)2 * t * nu, *dG = yt + nu;
+        /* the color (block b, slot sl): DOF coordinate sl, and every interface point's component sl */
+        memcpy(yt, y, (size_t)nu * sizeof(double));
+        int any = 0;
+        for (int i = 0; i < nl; i++)
+            if (i < nd ? i == sl : (i - nd) % 3 == sl) yt[(size_t)b * nl + i] += d, any = 1;
+        if (!any) continue;
+        char e[2048] = "";
+        if (warm && b > 0 ? br_hbm_aft_eval_warm(a, h->aft.warm0, yt, w, dG, e, sizeof e) : br_hbm_aft_eval(a, yt, w, dG, e, sizeof e)) {
+#pragma omp critical(hbm_jacobian_error)
+            if (!rc) rc = -1, snprintf(terr, sizeof terr, "%s", e);
+            continue;
         }
+        for (int q = 0; q < nu; q++) dG[q] = (dG[q] - G0[q]) / d;
+        for (int i = 0; i < nl; i++) {
+            if (i < nd ? i != sl : (i - nd) % 3 != sl) continue;
+            /* column (b, i) of i's block; the coordinates its change falls on: the DOF ones, or its point's three */
+            int c0, sz;
+            double *Db = hb_block(h, i, &c0, &sz) + (size_t)(b * sz + i - c0) * sz * nb;
+            for (int bb = 0; bb < nb; bb++)
+                for (int j = c0; j < c0 + sz; j++)
+                    Db[bb * sz + j - c0] = dG[(size_t)bb * nl + j] + (bb == 0 && b == 0 && j == i && i >= nd ? s->kb[i - nd] : 0.0);
+        }
+    }
+    for (int t = 0; T > 1 && t < T; t++) br_hbm_aft_merge_counts(&h->aft, &h->tw[t]);
+    if (rc) snprintf(err, errlen, "%s", terr);
     memcpy(h->G, G0, (size_t)nu * sizeof(double));
-    free(G0), free(dG);
+    free(G0), free(buf);
     return rc;
 }
 
@@ -101,7 +133,18 @@ static void jacobian_dense(hb *h, double *J)
 }
 
 /* y, w (R at them in h->R) -> J = dR/dy (and Jw = dR/dw if Jw) by forward differences */
+static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, char *err, size_t errlen);
+
 int br_hb_jacobian(hb *h, const double *y, double w, double *J, double *Jw, char *err, size_t errlen)
+{
+    const double t0 = br_wall_seconds(), r0 = h->wall_res;
+    const int rc = jacobian(h, y, w, J, Jw, err, errlen);
+    h->wall_jac += br_wall_seconds() - t0 - (h->wall_res - r0); /* (its residuals counted as the Jacobian's) */
+    h->wall_res = r0;
+    return rc;
+}
+
+static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, char *err, size_t errlen)
 {
     const int nu = h->nu;
     const double scale = fmax(br_hb_norm_inf(y, nu), h->ytol * 1e6);

@@ -163,7 +163,6 @@ int br_hb_kry_precondition(hb *h, char *err, size_t errlen)
         return -1;
     }
     int rc = 0;
-    br_hbm_blas_threads(nl);
     for (int kk = 0; kk <= h->H && rc == 0; kk++) {
         double complex *Pk = k->Pk + (size_t)kk * nl * nl;
         br_hbm_lin_block(&h->s, &h->lin, kk, Pk); /* H_k, then I - H_k d_k block column by block column */
@@ -201,7 +200,6 @@ int br_hb_kry_precondition(hb *h, char *err, size_t errlen)
             rc = -1, snprintf(err, errlen, "hbm: the Newton-Krylov preconditioner of harmonic %d is singular at %.9g Hz", kk,
                               h->lin.w / (2 * M_PI));
     }
-    br_hbm_blas_threads(0);
     free(dk);
     if (hc != k->hc) free(hc);
     k->built = rc == 0, k->last = 0;

@@ -19,6 +19,7 @@
 #include <complex.h>
 
 #include "analysis/hbm_internal.h"
+#include "base/outdir.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -166,9 +167,7 @@ static int solve_step(hb *h, mode_ws *ws, double *b, char *err, size_t errlen)
         memcpy(A + (size_t)(nu + c) * na, ws->Bc + (size_t)c * nu, (size_t)nu * sizeof(double));
         memcpy(A + (size_t)(nu + c) * na + nu, ws->Bx + (size_t)c * nx, (size_t)nx * sizeof(double));
     }
-    br_hbm_blas_threads(na);
     const int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, na, 1, A, na, ws->piv, b, na);
-    br_hbm_blas_threads(0);
     if (info != 0) {
         snprintf(err, errlen, "hbm: the backbone's Newton matrix is singular at %.9g Hz", h->lin.w / (2 * M_PI));
         return -1;
@@ -188,7 +187,10 @@ static int newton_mode(hb *h, mode_ws *ws, double *z, double a, int maxit, char 
         if (aug_jacobian(h, ws, z, a, err, errlen)) return -2;
         for (int r = 0; r < nu; r++) b[r] = -h->R[r];
         for (int r = 0; r < nx; r++) b[nu + r] = -e[r];
-        if (solve_step(h, ws, b, err, errlen)) return -1;
+        const double t0 = br_wall_seconds();
+        const int src = solve_step(h, ws, b, err, errlen);
+        h->wall_lin += br_wall_seconds() - t0;
+        if (src) return -1;
         double f0 = 0.0, f1 = INFINITY, alpha = 1.0;
         for (int r = 0; r < nx; r++) f0 += e[r] * e[r];
         for (int r = 0; r < nu; r++) f0 += h->R[r] * h->R[r];
@@ -306,7 +308,6 @@ static int mode_guess(hb *h, int K, double a, mode_ws *ws, double *z, char *err,
         goto out;
     }
     if (stuck_stiffness(h, y, wn, 1e-6 * (ys > 0 ? ys : a * pmax), S, err, errlen)) goto out;
-    br_hbm_blas_threads(n);
     for (size_t e = 0; e < (size_t)nl * nl; e++) Sr[e] = creal(S[e]);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nl, n, nl, 1.0, Sr, nl, l->P, nl, 0.0, U, nl);
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, nl, -1.0, l->P, nl, U, nl, 0.0, Km, n);
@@ -317,7 +318,6 @@ static int mode_guess(hb *h, int K, double a, mode_ws *ws, double *z, char *err,
             Km[(size_t)c * n + e] = Km[(size_t)e * n + c] = v;
         }
     const lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', n, Km, n, lam);
-    br_hbm_blas_threads(0);
     if (info != 0) {
         snprintf(err, errlen, "hbm: the stuck system's eigenproblem failed (dsyevd info %d)", (int)info);
         goto out;

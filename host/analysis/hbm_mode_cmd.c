@@ -167,6 +167,12 @@ int br_hb_mode_main(hb *h, br_model *m, const hb_mode_opts *o)
     br_json_number(j, "aft_periods", (double)h->aft.periods);
     br_json_number(j, "krylov_products", (double)br_hbm_krylov_products(h));
     br_json_number(j, "backbone_wall_s", wall_bb);
+    cJSON *ts = cJSON_AddObjectToObject(j, "backbone_time_split_s"); /* where the backbone's wall time went */
+    br_json_number(ts, "jacobians", h->wall_jac);
+    br_json_number(ts, "residuals", h->wall_res);
+    br_json_number(ts, "linear_solves", h->wall_lin);
+    br_json_number(j, "aft_capped", (double)h->aft.capped);
+    br_json_number(j, "aft_accelerated_periods", (double)h->aft.accelerated);
     if (o->nring) {
         cJSON *ra = cJSON_AddArrayToObject(j, "ringdowns");
         for (int k = 0; k < o->nring && !failed; k++) {

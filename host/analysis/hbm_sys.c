@@ -8,7 +8,6 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -403,14 +402,6 @@ oom:
     return -1;
 }
 
-/* matrices of order n -> OpenBLAS's threads: every OpenMP thread for a superelement's factorizations and products
- * (order 1000 and up) outside a parallel region (a study's variants run in threads of their own), else one
- * (br_hbm_create's setting: tens to hundreds of unknowns, where more threads only yield) */
-void br_hbm_blas_threads(int n)
-{
-    openblas_set_num_threads(n >= 1000 && !omp_in_parallel() ? omp_get_max_threads() : 1);
-}
-
 /* system, l allocated -> the undamped modes (l->havemodes: Phi M-orthonormal, lam, cm the diagonal of Phi^T C Phi, P,
  * Po, fcm, fsm), and l->modal set when the damping is diagonal in them (to 1e-9 of the diagonal's geometric mean); 0,
  * or -1 (out of memory); an eigenproblem LAPACK refuses (M not positive definite) leaves l without modes */
@@ -464,9 +455,7 @@ out:
 int br_hbm_lin_modes(const br_hbm_sys *s, br_hbm_lin *l)
 {
     if (l->havemodes) return 0;
-    br_hbm_blas_threads(s->ndof);
     const int rc = modal_init(s, l);
-    br_hbm_blas_threads(0);
     l->w = 0.0, l->have2 = 0, l->have0 = 0; /* evaluated afresh (on the modal path, when it is one) */
     return rc;
 }
@@ -712,9 +701,7 @@ int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm
         return -1;
     }
     if (nout) memcpy(l->out, out, (size_t)nout * sizeof(int));
-    br_hbm_blas_threads(s->ndof);
     const int rc = s->nif > 0 ? modal_init(s, l) : 0;
-    br_hbm_blas_threads(0);
     if (rc) {
         br_hbm_lin_free(l);
         return -1;
@@ -806,9 +793,7 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
         if (l->xi1 != 0.0 && k > 0) /* the extended periodic motion's negative damping: C - xi M */
             for (size_t e = 0; e < (size_t)n * n; e++) l->Z[e] -= I * kw * l->xi1 * s->M[e];
         if (k == 1 && l->nsplit > 0) {
-            br_hbm_blas_threads(n);
             const int src = split_lu(s, l, l->Z);
-            br_hbm_blas_threads(0);
             if (src) {
                 snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic 1 bordered by %d modes is singular at %.9g Hz",
                          l->nsplit, w / (2 * M_PI));
@@ -821,9 +806,7 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
         for (int j = 0; j < no; j++) l->B[(size_t)(nl + j) * n + l->out[j]] = 1.0;
         double complex *F = l->B + (size_t)(nl + no) * n;
         for (int a = 0; a < n; a++) F[a] = k == 0 ? s->f0[a] : k == 1 ? s->fc[a] - I * s->fs[a] : 0.0;
-        br_hbm_blas_threads(n);
         const lapack_int info = LAPACKE_zgesv(LAPACK_COL_MAJOR, n, nrhs, l->Z, n, l->piv, l->B, n);
-        br_hbm_blas_threads(0);
         if (info != 0) {
             snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz (zgesv info %d)%s",
                      k, w / (2 * M_PI), (int)info,
