@@ -117,7 +117,7 @@ Test(hbm, stuck_jenkins_is_the_linear_response, .timeout = 60)
 
 /* Issue 53's acceptance 2: the nonlinear mode of a one-DOF oscillator (m, k) with one jenkins element (kt = k,
  * mu N = 20 N: slip amplitude x_s = mu N / kt = 5.1 mm) by the extended periodic motion concept, against the
- * closed form of the element's first-harmonic describing function (docs/nonlinear-modes-plan.md, Caughey 1960):
+ * closed form of the element's first-harmonic describing function (docs/hbm.md, "Nonlinear modes"; Caughey 1960):
  * for a > x_s, cos beta = 1 - 2 x_s / a, k_eq = (kt / pi) (beta - sin(2 beta) / 2), W = 4 mu N (a - x_s), so
  * w^2 = (k + k_eq) / m and D = W / (2 pi m w^2 a^2) (no viscous damping); stuck, w^2 = (k + kt) / m and D = 0.
  * Harmonic balance with H = 1 is that describing function, but for the AFT's sampling of the switch from stick

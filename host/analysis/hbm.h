@@ -136,8 +136,24 @@ int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm
 int br_hbm_lin_modes(const br_hbm_sys *s, br_hbm_lin *l);
 
 /* system, l with its modes, ns modes idx (ns 0: none) -> harmonic 1 split along them from the next evaluation on (its
- * workspace allocated, eta zero); 0, or -1 (out of memory) */
+ * workspace allocated, eta zero); 0, or -1 (out of memory). hbm_split.c. */
 int br_hbm_lin_split(const br_hbm_sys *s, br_hbm_lin *l, int ns, const int *idx);
+
+/* l with modes, harmonic k >= 1, mode m -> its modal receptance's denominator lam_m - (k w)^2 + i k w (c_m - xi) at the
+ * present blocks' w and xi */
+double complex br_hbm_lin_modal_d(const br_hbm_lin *l, int k, int m);
+
+/* l, mode m -> 1 when m is a split mode */
+int br_hbm_lin_is_split(const br_hbm_lin *l, int m);
+
+/* system, l (modal) split, after harmonic 1's blocks -> l->sp: split mode j's response (its columns of P, Po), mG_j = P_j,
+ * mE = -diag(d_1j), mF its modal load, Qe = 0, Wd = 1 / d_1m (0 at a split mode) */
+void br_hbm_lin_split_modal(const br_hbm_sys *s, br_hbm_lin *l);
+
+/* system, l (LU path) split, Z = Z_1 (with xi) -> harmonic 1's blocks and l->sp by the bordered system
+ * [Z_1 M Psi; Psi^T M 0] [Q'; mu] = [r; 0] for r the coordinates' unit forces, the outputs' unit forces (Hout's
+ * transpose: Z is symmetric), the load and -Z_1 phi_j (eta_j's); 0 or -1 (singular) */
+int br_hbm_lin_split_lu(const br_hbm_sys *s, br_hbm_lin *l, const double complex *Z);
 
 /* the split's data in l->sp (per block set), split mode j: Sn_j (nnl), So_j (nout), mG_j (nnl: row j of mG), mE_j (nsplit:
  * row j of mE), mF (nsplit), Qe_j (ndof), then Wd (ndof) and Qg (ndof x nnl, the LU path's) */
