@@ -9,7 +9,8 @@
 #              (BRISTLE_HBM_NOAA=1 BRISTLE_HBM_NOWARM=1), the colors on every thread.
 # The three backbones are compared point by point (frequency and damping ratio).
 #
-# usage: sh benchmarks/lap_joint_backbone.sh [MESH_MM ...]   (default: 2; the shipped example is 1)
+# usage: [RUNS="bristle,1 thread,plain"] sh benchmarks/lap_joint_backbone.sh [MESH_MM ...]
+#   (default: 2; the shipped example is 1; RUNS the runs to time, bristle first)
 #   (examples/lap_joint/.venv must exist: scripts/setup.sh makes it)
 set -eu
 cd "$(dirname "$0")/.."
@@ -30,7 +31,9 @@ for h in $meshes; do
     mkdir -p "$d"
     "$PY" examples/lap_joint/build.py --out "$d" --h "$h" --modes 20 > /dev/null
     "$PY" -c "import sys; sys.path.insert(0, 'examples/lap_joint'); import lapmodel; lapmodel.hbm_scenario('$d', 1.0, '$d/mode.yaml')"
-    for run in bristle "1 thread" plain; do
+    IFS=,
+    for run in ${RUNS:-bristle,1 thread,plain}; do
+        unset IFS
         case $run in
             bristle) env="OMP_NUM_THREADS=$(nproc)" ;;
             "1 thread") env="OMP_NUM_THREADS=1" ;;

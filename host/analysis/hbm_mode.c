@@ -455,7 +455,8 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, const
     double la = la0, lprev = la0, lprev2 = la0, step = dla;
     int have = 0, nst = nstops < 2 * HB_MAXLEV ? nstops : 2 * HB_MAXLEV;
     double st[2 * HB_MAXLEV]; /* the stops not yet passed or given up */
-    memcpy(st, stops, (size_t)nst * sizeof(double));
+    if (nst > 0)
+        memcpy(st, stops, (size_t)nst * sizeof(double));
     while (rc == 0) {
         double a = exp(la); /* (the range's ends and the stops exactly as given) */
         int atstop = -1;
