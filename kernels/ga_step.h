@@ -276,19 +276,24 @@ BR_HD void br_ga_advance(const br_ga_shape *g, br_ga_var *x)
     for (int i = 0; i < g->n; i++) br_ga_advance_row(g, x, i);
 }
 
-/* A (stride sa) from storage index o, x (stride sx), rows lo..hi -> sum of A_(o+i) x_i: eight partial sums, row
- * lo + k into sum k mod 8, added pairwise at the end ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)). A fixed
- * order, the same in every layout and on both backends; eight chains of adds where one chain in row order made a
- * column's sum wait on the add's latency (the Rayleigh loss's pass over C was 27 % of a 769-DOF superelement's
- * step, four times its memory traffic) */
+/* A (stride sa) from storage index o, x (stride sx), rows lo..hi -> sum of A_(o+i) x_i: eight partial sums over the
+ * whole blocks of eight rows, row lo + 8 b + k into sum k, added pairwise ((s0 + s1) + (s2 + s3)) + ((s4 + s5) +
+ * (s6 + s7)), then the last rows' sum in row order. A fixed order, the same in every layout and on both backends;
+ * eight chains of adds where one chain in row order made a column's sum wait on the add's latency (the Rayleigh
+ * loss's pass over C was 27 % of a 769-DOF superelement's step, four times its memory traffic). Named scalars, no
+ * array: nothing of it on the stack */
 BR_HD double br_ga_dot8(const double *A, long sa, long o, const double *x, long sx, int lo, int hi)
 {
-    double c[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0, t = 0.0;
     int i = lo;
-    for (; i + 7 <= hi; i += 8)
-        for (int k = 0; k < 8; k++) c[k] += BR_GA(A, o + i + k, sa) * BR_GA(x, i + k, sx);
-    for (int k = 0; i <= hi; i++, k++) c[k] += BR_GA(A, o + i, sa) * BR_GA(x, i, sx);
-    return ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
+    for (; i + 7 <= hi; i += 8) {
+        s0 += BR_GA(A, o + i, sa) * BR_GA(x, i, sx), s1 += BR_GA(A, o + i + 1, sa) * BR_GA(x, i + 1, sx);
+        s2 += BR_GA(A, o + i + 2, sa) * BR_GA(x, i + 2, sx), s3 += BR_GA(A, o + i + 3, sa) * BR_GA(x, i + 3, sx);
+        s4 += BR_GA(A, o + i + 4, sa) * BR_GA(x, i + 4, sx), s5 += BR_GA(A, o + i + 5, sa) * BR_GA(x, i + 5, sx);
+        s6 += BR_GA(A, o + i + 6, sa) * BR_GA(x, i + 6, sx), s7 += BR_GA(A, o + i + 7, sa) * BR_GA(x, i + 7, sx);
+    }
+    for (; i <= hi; i++) t += BR_GA(A, o + i, sa) * BR_GA(x, i, sx);
+    return (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))) + t;
 }
 
 /* shape, A (n x n on the M, C, K profile, stride sa), x, y, column j -> column j's term of

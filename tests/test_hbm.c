@@ -411,6 +411,18 @@ Test(hbm, bad_input_is_refused_with_file_and_line)
     cr_assert_eq(br_hbm_main(9, m3), 2, "--mode with --from");
     char *m4[] = {SCEN("oscillator_coulomb_jenkins"), "--mode", "0", "--amplitude-from", "1e-3", "--amplitude-to", "1"};
     cr_assert_eq(br_hbm_main(7, m4), 2, "--mode 0");
+    char m5dir[] = "/tmp/bristle_hbm_XXXXXX";
+    cr_assert(mkdtemp(m5dir));
+    char m5out[64];
+    snprintf(m5out, sizeof m5out, "%s/out", m5dir);
+    char *m5[] = {SCEN("oscillator_coulomb_jenkins"), "--mode", "2", "--amplitude-from", "1e-3", "--amplitude-to", "1", "--quiet",
+                  "--out", m5out};
+    cr_assert_eq(br_hbm_main(10, m5), 2, "--mode 2 of a one-DOF oscillator");
+    cr_assert_neq(access(m5out, F_OK), 0, "nothing written for a refused mode");
+    rmdir(m5dir);
+    char *m6[] = {SCEN("oscillator_coulomb_jenkins"), "--mode", "1", "--amplitude-from", "1e-3", "--amplitude-to", "1",
+                  "--ringdown-periods", "5"};
+    cr_assert_eq(br_hbm_main(9, m6), 2, "--ringdown-periods without --ringdown");
     /* the message: the line of the sweep's magnitude */
     const char *path = SCEN("blades_sweep_lugre");
     char err[2048];
@@ -1088,6 +1100,7 @@ Test(hbm, a_study_runs_a_backbone_per_variant, .timeout = 300)
         {"analysis: {type: hbm, mode: 1, columns: [block.x], from: 2, amplitude_from: 1.0e-4, amplitude_to: 0.1}\n", "not 'from'"},
         {"analysis: {type: hbm, mode: 1, columns: [block.x], amplitude_from: -1, amplitude_to: 0.1}\n", "positive"},
         {"analysis: {type: stepped_sine, columns: [block.x], frequencies: [1, 2], mode: 1}\n", "belongs to an hbm"},
+        {"analysis: {type: hbm, columns: [block.x], from: 2, to: 3, amplitude_from: 1.0e-4}\n", "belongs to a backbone"},
     };
     for (size_t q = 0; q < sizeof bad / sizeof bad[0]; q++) {
         snprintf(full, sizeof full, "scenario: %s\n%s", SCEN("oscillator_coulomb_jenkins"), bad[q][0]);

@@ -136,7 +136,7 @@ int br_hbm_lin_init(const br_hbm_sys *s, int H, int nout, const int *out, br_hbm
 int br_hbm_lin_modes(const br_hbm_sys *s, br_hbm_lin *l);
 
 /* system, l with its modes, ns modes idx (ns 0: none) -> harmonic 1 split along them from the next evaluation on (its
- * workspace allocated, eta zero); 0, or -1 (out of memory). hbm_split.c. */
+ * workspace allocated, eta zero); 0, -1 (out of memory) or -2 (M's Cholesky factorization failed). hbm_split.c. */
 int br_hbm_lin_split(const br_hbm_sys *s, br_hbm_lin *l, int ns, const int *idx);
 
 /* l with modes, harmonic k >= 1, mode m -> its modal receptance's denominator lam_m - (k w)^2 + i k w (c_m - xi) at the
@@ -330,7 +330,8 @@ void br_hbm_bb_free(br_hbm_bb *bb);
  * with its contacts linearized about the static state, stuck), modal amplitudes a0 to a1 (the first harmonic's
  * mass-weighted norm sqrt(Q_1^H M Q_1); P of them, log-spaced, more where a step fails; the nstops amplitudes stops
  * landed on exactly as well), progress -> bb; 0, -1 (no convergence at a0), -2 (an error, in err), -3 (stopped early:
- * the points kept, the reason in warning) or -4 (a model without undamped modes: bad input, in err) */
+ * the points kept, the reason in warning) or -4 (bad input, in err: a model without undamped modes, or K above its
+ * modes); bb's f_lin, ns and split stay set whenever the stuck mode was found, points or not */
 int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, const double *stops, int nstops, int progress,
                     br_hbm_bb *bb, char *warning, size_t wlen, char *err, size_t errlen);
 

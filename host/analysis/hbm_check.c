@@ -73,7 +73,8 @@ static int periodic_data(hb *h, br_model *m, br_data **dout, double **x0out, dou
     const double w = h->w, T = 2 * M_PI / w;
     *dout = NULL, *x0out = NULL;
     if (br_hb_set_param(h, w, err, errlen) || br_hb_residual(h, h->y, w, h->R, err, errlen)) return -1; /* the AFT's states */
-    double complex *Z = malloc((size_t)n * n * sizeof *Z), *q = malloc((size_t)n * sizeof *q);
+    /* q: n DOFs, or a backbone's nl forces G_1 (an interface's points can outnumber the DOFs they move) */
+    double complex *Z = malloc((size_t)n * n * sizeof *Z), *q = malloc((size_t)(nl > n ? nl : n) * sizeof *q);
     double *u = calloc((size_t)3 * n + 1, sizeof(double)), *v = u + n, *acc = u + 2 * n, *x0 = NULL, *st = NULL;
     int *piv = malloc((size_t)n * sizeof(int)), rc = -1;
     br_data *d = NULL;

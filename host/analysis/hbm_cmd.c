@@ -83,7 +83,8 @@ typedef struct hb_opts {
     int have_a0, have_a1;
     double ring[HB_MAXLEV], snap[HB_MAXLEV]; /* --ringdown A,...; --snapshots A,... */
     int nring, nsnap;
-    long ring_periods;        /* --ringdown-periods P */
+    long ring_periods;        /* --ringdown-periods P (have_rp: given) */
+    int have_rp;
 } hb_opts;
 
 /* option, its value, what it is -> *v a positive finite number; 0, or -1 with the message printed */
@@ -182,6 +183,7 @@ static int parse_args(int argc, char **argv, hb_opts *o)
             if (positive_list(a, argv[++i], "amplitudes", o->snap, &o->nsnap)) return 2;
         } else if (!strcmp(a, "--ringdown-periods")) {
             if (br_arg_long("hbm", "--ringdown-periods", argv[++i], 3, 100000, &o->ring_periods)) return 2;
+            o->have_rp = 1;
         } else if (!strcmp(a, "--out")) o->out = argv[++i];
         else if (!strcmp(a, "--linear-solver")) {
             const char *v = argv[++i];
@@ -207,6 +209,10 @@ static int parse_args(int argc, char **argv, hb_opts *o)
         } else o->scen = a;
     }
     if (!o->scen) return usage(stderr);
+    if (o->have_rp && !o->nring) {
+        fprintf(stderr, "bristle hbm: --ringdown-periods goes with --ringdown A,...\n");
+        return 2;
+    }
     if ((o->nring || o->nsnap) && !o->mode) {
         fprintf(stderr, "bristle hbm: --ringdown and --snapshots go with a backbone (--mode K)\n");
         return 2;

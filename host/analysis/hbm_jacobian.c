@@ -63,7 +63,7 @@ static int jacobian_blocks(hb *h, const double *y, double w, double scale, char 
      * the mean's colors from rest (a mean the ramp brings in may slip on the way, which a step from the periodic
      * state does not repeat) */
     const int warm = !getenv("BRISTLE_HBM_NOWARM") && br_hbm_aft_save_warm(&h->aft, y, w);
-    int rc = 0;
+    int rc = 0, ecol = -1;
     char terr[2048] = "";
 #pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1)
     for (int col = 0; col < ncolor; col++) {
@@ -83,7 +83,11 @@ static int jacobian_blocks(hb *h, const double *y, double w, double scale, char 
         char e[2048] = "";
         if (warm && b > 0 ? br_hbm_aft_eval_warm(a, h->aft.warm0, yt, w, dG, e, sizeof e) : br_hbm_aft_eval(a, yt, w, dG, e, sizeof e)) {
 #pragma omp critical(hbm_jacobian_error)
-            if (!rc) rc = -1, snprintf(terr, sizeof terr, "%s", e);
+            if (ecol < 0 || col < ecol) { /* the lowest failed color's message (running colors may fail too) */
+                ecol = col, snprintf(terr, sizeof terr, "%s", e);
+#pragma omp atomic write
+                rc = -1;
+            }
             continue;
         }
         for (int q = 0; q < nu; q++) dG[q] = (dG[q] - G0[q]) / d;

@@ -269,7 +269,7 @@ static int stuck_stiffness(hb *h, const double *y, double w, double d, double co
  * linear system in the structure's modal coordinates, v of Km = diag(lam) - P^T Re S P (orthonormal: psi = Phi v is
  * mass-normalized), scaled to the amplitude a: y, w = its frequency, xi = its damping psi^T C psi - (P v)^T Im S
  * (P v) / w_S, eta_j = a v_j (v_0 > 0); ws's split modes: the largest |v_m| first, then the modes within 10 % of its
- * frequency nearest it (up to HB_MAXSPLIT); 0, or -1 with err */
+ * frequency nearest it (up to HB_MAXSPLIT); 0, -4 (K above the stuck system's modes: bad input) or -1, with err */
 static int mode_guess(hb *h, int K, double a, mode_ws *ws, double *z, char *err, size_t errlen)
 {
     double *y = z;
@@ -329,6 +329,7 @@ static int mode_guess(hb *h, int K, double a, mode_ws *ws, double *z, char *err,
         if (lam[j] > (2 * M_PI * 0.01) * (2 * M_PI * 0.01) && ++cnt == K) m = j;
     if (m < 0) {
         snprintf(err, errlen, "hbm: --mode %d: the stuck system has fewer modes above 0.01 Hz", K);
+        rc = -4; /* the user's K: bad input */
         goto out;
     }
     double *v = Km + (size_t)m * n;
@@ -436,16 +437,18 @@ int br_hbm_backbone(br_hbm *h, int mode, double a0, double a1, int points, const
         rc = -2;
         goto done;
     }
-    if (mode_guess(h, mode, a0, &ws, z, err, errlen)) {
-        rc = -2;
+    const int grc = mode_guess(h, mode, a0, &ws, z, err, errlen);
+    if (grc) {
+        rc = grc == -4 ? -4 : -2;
         goto done;
     }
     const int nz = nu + ws.nx;
     h->nell = ws.ns + 1;
     bb->f_lin = z[nu] / (2 * M_PI), bb->ns = ws.ns, bb->nz = nz;
     memcpy(bb->split, ws.idx, sizeof ws.idx);
-    if (br_hbm_lin_split(&h->s, &h->lin, ws.ns, ws.idx)) { /* harmonic 1 split along the modes from here on */
-        snprintf(err, errlen, "hbm: out of memory for the split modes");
+    const int src = br_hbm_lin_split(&h->s, &h->lin, ws.ns, ws.idx); /* harmonic 1 split along the modes from here on */
+    if (src) {
+        snprintf(err, errlen, "hbm: %s", src == -2 ? "the mass matrix's Cholesky factorization failed" : "out of memory for the split modes");
         rc = -2;
         goto done;
     }
@@ -516,7 +519,7 @@ done:
     br_hbm_lin_split(&h->s, &h->lin, 0, NULL);
     free(h->Jq), free(h->ell), h->Jq = NULL, h->ell = NULL, h->nell = 0;
     free(ws.A), free(ws.b), free(ws.Bc), free(ws.Br), free(ws.Bx), free(ws.piv), free(ws.G1), free(z);
-    if (bb->n == 0) br_hbm_bb_free(bb);
+    if (bb->n == 0) free(bb->rows), free(bb->sol), bb->rows = bb->sol = NULL; /* (f_lin, ns, split kept for the summary) */
     return rc;
 }
 
@@ -524,8 +527,9 @@ int br_hbm_bb_restore(br_hbm *h, const br_hbm_bb *bb, long p, char *err, size_t 
 {
     const int nu = h->nu;
     const double *z = bb->sol + p * bb->nz;
-    if (br_hbm_lin_split(&h->s, &h->lin, bb->ns, bb->split)) {
-        snprintf(err, errlen, "hbm: out of memory for the split modes");
+    const int src = br_hbm_lin_split(&h->s, &h->lin, bb->ns, bb->split);
+    if (src) {
+        snprintf(err, errlen, "hbm: %s", src == -2 ? "the mass matrix's Cholesky factorization failed" : "out of memory for the split modes");
         return -1;
     }
     h->lev = 0.0, h->lin.xi = z[nu + 1];

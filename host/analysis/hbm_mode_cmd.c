@@ -53,6 +53,11 @@ static long point_at_amplitude(const hb *h, const br_hbm_bb *bb, double a)
 int br_hb_mode_main(hb *h, br_model *m, const hb_mode_opts *o)
 {
     char dir[1024], stage[1100], err[2048] = "", warning[1024] = "", path[1200];
+    if (h->ncol == 0) { /* (the summary's and the ring-down's column: without --column, every body's; a model has none) */
+        fprintf(stderr, "bristle hbm: %s: --mode: no column to report (the model has no bodies: name one, --column "
+                        "STRUCTURE.LABEL.x)\n", o->scen);
+        return 2;
+    }
     if (o->out) snprintf(dir, sizeof dir, "%s", o->out);
     else snprintf(dir, sizeof dir, "runs/%s-hbm", h->s.m->name);
     if (br_stage_begin(dir, 0, stage, sizeof stage, err, sizeof err)) {
@@ -91,7 +96,7 @@ int br_hb_mode_main(hb *h, br_model *m, const hb_mode_opts *o)
     double worst[HB_MAXLEV][3];
     for (int k = 0; k < HB_MAXLEV; k++) worst[k][0] = worst[k][1] = worst[k][2] = NAN;
     long nr = 0;
-    if (o->nring && !rd) snprintf(err, sizeof err, "hbm: out of memory for the ring-downs"), failed = 1;
+    if (o->nring && !rd) fprintf(stderr, "bristle hbm: out of memory for the ring-downs\n"), failed = 1;
     for (int k = 0; k < o->nring && !failed; k++) {
         const long p = point_at_amplitude(h, &bb, o->ring[k]);
         if (p < 0) {

@@ -31,7 +31,7 @@ int br_hbm_lin_split(const br_hbm_sys *s, br_hbm_lin *l, int ns, const int *idx)
     l->Bb = malloc(n1 * nrhs * sizeof(double complex)), l->pivb = malloc(n1 * sizeof(int));
     if (!l->Lm || !l->Zb || !l->Bb || !l->pivb) return -1;
     memcpy(l->Lm, s->M, n * n * sizeof(double));
-    if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)n, l->Lm, (int)n) != 0) return -1; /* (M is: its modes were computed) */
+    if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)n, l->Lm, (int)n) != 0) return -2; /* (M is: its modes were computed) */
     for (size_t c = 0; c < n; c++)
         for (size_t r = 0; r < c; r++) l->Lm[c * n + r] = 0.0;
     return 0;

@@ -410,6 +410,8 @@ static int modal_init(const br_hbm_sys *s, br_hbm_lin *l)
     const int n = s->ndof, nl = s->nnl, no = l->nout;
     double *A = malloc((size_t)n * n * sizeof(double)), *B = malloc((size_t)n * n * sizeof(double));
     double *CP = malloc((size_t)n * n * sizeof(double));
+    /* (a second call after LAPACK refused the first: its arrays freed before they are made again) */
+    free(l->lam), free(l->cm), free(l->fcm), free(l->fsm), free(l->P), free(l->Po), free(l->W), free(l->Hr), free(l->Hi);
     l->lam = malloc((size_t)n * sizeof(double)), l->cm = malloc((size_t)n * sizeof(double));
     l->fcm = malloc((size_t)n * sizeof(double)), l->fsm = malloc((size_t)n * sizeof(double));
     l->P = malloc((size_t)nl * n * sizeof(double) + 8), l->Po = malloc((size_t)no * n * sizeof(double) + 8);
@@ -600,7 +602,8 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
             if (src) {
                 snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic 1 bordered by %d modes is singular at %.9g Hz",
                          l->nsplit, w / (2 * M_PI));
-                return -1;
+                l->w = 0.0, l->have2 = 0; /* half-built blocks: evaluated afresh at the next call */
+            return -1;
             }
             continue;
         }
@@ -614,6 +617,7 @@ int br_hbm_lin_eval(const br_hbm_sys *s, double w, br_hbm_lin *l, char *err, siz
             snprintf(err, errlen, "hbm: the dynamic stiffness of harmonic %d is singular at %.9g Hz (zgesv info %d)%s",
                      k, w / (2 * M_PI), (int)info,
                      k == 0 ? ": a DOF without static stiffness (a free body held by nothing but friction?)" : "");
+            l->w = 0.0, l->have2 = 0; /* half-built blocks: evaluated afresh at the next call */
             return -1;
         }
         double complex *Hk = l->Hnl + (size_t)k * nl * nl, *Ho = l->Hout + (size_t)k * no * nl;

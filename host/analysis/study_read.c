@@ -292,6 +292,10 @@ static void read_analysis(sy *c, st_study *S, yaml_node_t *an)
         else if (!(S->ha1 > 0) || !isfinite(S->ha1)) fail(c, nb, "amplitude_to must be a positive modal amplitude (got %g)", S->ha1);
         else if (S->ha0 == S->ha1) fail(c, nb, "amplitude_to must differ from amplitude_from (both %g)", S->ha0);
         S->hf0 = 1.0, S->hf1 = 2.0; /* (unused) */
+    } else if (get(c, an, "amplitude_from") || get(c, an, "amplitude_to")) {
+        yaml_node_t *na = get(c, an, "amplitude_from");
+        fail(c, na ? na : get(c, an, "amplitude_to"), "'%s' belongs to a backbone (mode: K)", na ? "amplitude_from" : "amplitude_to");
+        return;
     } else if (!nf || !nt) {
         fail(c, nf ? nf : an, "an hbm analysis needs 'from' and 'to': the frequency range [Hz] (or mode: K and "
                               "amplitude_from, amplitude_to: a backbone)");

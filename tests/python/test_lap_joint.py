@@ -521,7 +521,11 @@ def test_ring_down_follows_the_backbone(built, tmp_path):
     assert abs(lo["backbone_damping_ratio"] / D_st - 1) <= 0.01
     assert mid["backbone_damping_ratio"] >= 1.05 * D_st and mid["backbone_f_Hz"] < f_ref
     assert abs(hi["backbone_f_Hz"] - f_sl) <= 0.1 * (f_ref - f_sl)
+    # summary.json's worst differences per ring-down: the same bounds, finite (a ring-down that did not run has nulls)
     assert len(summary["ringdowns"]) == 3
+    for e in summary["ringdowns"]:
+        assert e["largest_frequency_difference"] is not None and e["largest_damping_difference"] is not None, e
+        assert e["largest_frequency_difference"] <= 5e-3 and e["largest_damping_difference"] <= 0.05, e
 
 
 def test_microslip_energy_grows_as_the_cube_of_the_amplitude(built, tmp_path):
