@@ -682,7 +682,7 @@ Test(cli, a_stepped_sine_waits_for_its_transient_to_go)
     }
     /* extrapolate: true: each steady state extrapolated from the transient's decay, within the same 3e-4 of
      * the exact one, in a quarter of the cycles at most (measured: 10 cycles each; 7.6e-9, 3.5e-8, 1.1e-9
-     * off the same model settled to 1e-8 in about 300 cycles, a run too long for the sanitized build's 60 s,
+     * off the same model settled to 1e-8 in about 300 cycles, a run too long for the sanitized suite,
      * benchmarks/results/2026-11-28-cpu-stepped-sine-exact-periods.md) */
     const char *px = write_file("osc_light_x.yaml",
                                 "scenario: osc_light.yaml\n"
