@@ -298,7 +298,7 @@ int br_hbm_ringdown(br_hbm *h, br_model *m, const br_hbm_bb *bb, long p, int per
                 double Nf[9], c3[3] = {colr[0], colr[1], colr[2]};
                 memcpy(Nf, Nm, sizeof Nf);
                 if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, 3, 3, Nf, 3, p3) == 0) {
-                    double a2 = 0.0, sm = 0.0;
+                    double a2 = 0.0;
                     /* Q_a = A_a - i B_a of every DOF: (mean, A, B) = N^-1 acc_a */
                     for (int a = 0; a < n; a++) LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', 3, 1, Nf, 3, p3, acc + 3 * a, 3);
                     LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', 3, 1, Nf, 3, p3, c3, 3);
@@ -306,12 +306,10 @@ int br_hbm_ringdown(br_hbm *h, br_model *m, const br_hbm_bb *bb, long p, int per
                         double vr = 0.0, vi = 0.0;
                         for (int b = 0; b < n; b++) vr += s->M[(size_t)b * n + a] * acc[3 * b + 1], vi -= s->M[(size_t)b * n + a] * acc[3 * b + 2];
                         a2 += acc[3 * a + 1] * vr + acc[3 * a + 2] * (-vi);
-                        sm += psi[a] * acc[3 * a];
                     }
                     double *cr = cyc + ncyc * 4;
                     cr[0] = 0.5 * (tc + tx), cr[1] = sqrt(fmax(a2, 0.0)), cr[2] = tx - tc, cr[3] = hypot(c3[1], c3[2]);
                     ncyc++;
-                    (void)sm;
                 }
                 west = 2 * M_PI / (tx - tc);
             }
