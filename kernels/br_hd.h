@@ -18,18 +18,31 @@
 #define BR_HD static inline
 #endif
 
+/* a, b, c -> a b + c rounded once (a fused multiply-add), the same IEEE operation on both backends:
+ * the GPU's fma, the CPU's vfmadd where the build targets a core that has one (-march=native on any
+ * x86 core since Haswell and Zen; gcc then inlines fma() and vectorizes it). A build for a core
+ * without FMA (-DBRISTLE_NATIVE=OFF) rounds a b and then the sum: results move by rounding there,
+ * as issue 54's decision allows (docs/physics-choices.md). The compilers contract nothing
+ * themselves (C11, nvcc -fmad=false): every fused multiply-add is one of these, written where it
+ * pays, so a point's arithmetic stays the same operations in the same order on CPU and GPU. */
+#if defined(__CUDA_ARCH__) || defined(__FMA__)
+#define br_fma(a, b, c) fma((a), (b), (c))
+#else
+#define br_fma(a, b, c) ((a) * (b) + (c))
+#endif
+
 /* 3-vector dot product: a . b */
 BR_HD double br_dot3(const double a[3], const double b[3])
 {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    return br_fma(a[2], b[2], br_fma(a[1], b[1], a[0] * b[0]));
 }
 
 /* 3-vector cross product: out = a x b (out may not alias a or b) */
 BR_HD void br_cross3(const double a[3], const double b[3], double out[3])
 {
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
+    out[0] = br_fma(a[1], b[2], -(a[2] * b[1]));
+    out[1] = br_fma(a[2], b[0], -(a[0] * b[2]));
+    out[2] = br_fma(a[0], b[1], -(a[1] * b[0]));
 }
 
 /* Euclidean norm |a| */
@@ -41,9 +54,9 @@ BR_HD double br_norm3(const double a[3])
 /* Row-major 3x3 matrix times vector: out = R a */
 BR_HD void br_mat3_vec(const double R[9], const double a[3], double out[3])
 {
-    out[0] = R[0] * a[0] + R[1] * a[1] + R[2] * a[2];
-    out[1] = R[3] * a[0] + R[4] * a[1] + R[5] * a[2];
-    out[2] = R[6] * a[0] + R[7] * a[1] + R[8] * a[2];
+    out[0] = br_fma(R[2], a[2], br_fma(R[1], a[1], R[0] * a[0]));
+    out[1] = br_fma(R[5], a[2], br_fma(R[4], a[1], R[3] * a[0]));
+    out[2] = br_fma(R[8], a[2], br_fma(R[7], a[1], R[6] * a[0]));
 }
 
 /* double -> its IEEE-754 bits, and back (vectorizable in C, intrinsics on the GPU) */
@@ -127,10 +140,10 @@ BR_HD double br_exp_reduce(double x, double *r)
 {
     const double xc = x < -708.0 ? -708.0 : (x > 709.0 ? 709.0 : x);
     const double shift = 0x1.8p52;
-    const double t = xc * 0x1.71547652b82fep0 + shift; /* log2(e) */
+    const double t = br_fma(xc, 0x1.71547652b82fep0, shift); /* log2(e) */
     const double k = t - shift;
     /* ln2 = hi + lo with 11 trailing zero bits in hi, so k * hi is exact for |k| < 2^11 */
-    *r = (xc - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
+    *r = br_fma(-k, 1.90821492927058770002e-10, br_fma(-k, 6.93147180369123816490e-01, xc));
     return br_from_bits(br_bits(k + (1023.0 + shift)) << 52);
 }
 
@@ -144,16 +157,16 @@ BR_HD double br_exp_reduce(double x, double *r)
 BR_HD double br_expm1_poly(double r)
 {
     const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    const double b0 = 1.0 + r * 0.5;
-    const double b1 = 1.0 / 6.0 + r * (1.0 / 24.0);
-    const double b2 = 1.0 / 120.0 + r * (1.0 / 720.0);
-    const double b3 = 1.0 / 5040.0 + r * (1.0 / 40320.0);
-    const double b4 = 1.0 / 362880.0 + r * (1.0 / 3628800.0);
-    const double b5 = 1.0 / 39916800.0 + r * (1.0 / 479001600.0);
+    const double b0 = br_fma(r, 0.5, 1.0);
+    const double b1 = br_fma(r, 1.0 / 24.0, 1.0 / 6.0);
+    const double b2 = br_fma(r, 1.0 / 720.0, 1.0 / 120.0);
+    const double b3 = br_fma(r, 1.0 / 40320.0, 1.0 / 5040.0);
+    const double b4 = br_fma(r, 1.0 / 3628800.0, 1.0 / 362880.0);
+    const double b5 = br_fma(r, 1.0 / 479001600.0, 1.0 / 39916800.0);
     const double b6 = 1.0 / 6227020800.0;
-    const double c0 = b0 + r2 * b1, c1 = b2 + r2 * b3, c2 = b4 + r2 * b5;
-    const double d0 = c0 + r4 * c1, d1 = c2 + r4 * b6;
-    return (d0 + r8 * d1) * r;
+    const double c0 = br_fma(r2, b1, b0), c1 = br_fma(r2, b3, b2), c2 = br_fma(r2, b5, b4);
+    const double d0 = br_fma(r4, c1, c0), d1 = br_fma(r4, b6, c2);
+    return br_fma(r8, d1, d0) * r;
 }
 
 /* x -> exp(x), within 2 ulp; 0 below -708 (no subnormals), finite up to 709.
@@ -162,7 +175,7 @@ BR_HD double br_exp(double x)
 {
     double r;
     const double s = br_exp_reduce(x, &r);
-    const double e = s + s * br_expm1_poly(r);
+    const double e = br_fma(s, br_expm1_poly(r), s);
     return x < -708.0 ? 0.0 : e;
 }
 
@@ -171,7 +184,7 @@ BR_HD double br_expm1(double x)
 {
     double r;
     const double s = br_exp_reduce(x, &r);
-    const double e = s * br_expm1_poly(r) + (s - 1.0);
+    const double e = br_fma(s, br_expm1_poly(r), s - 1.0);
     return x < -708.0 ? -1.0 : e;
 }
 

@@ -93,8 +93,8 @@ BR_HD double br_bristle_implicit_slip(const br_friction_params *p, double c, dou
  * bounded slope keeps the step first order, a non-negative one keeps its matrix positive. */
 BR_HD double br_f_static_reg_slope(const br_friction_params *p, double s, double N)
 {
-    const double q = s / p->v_r;
-    const double para = 2.0 * p->mu_s * N * (1.0 - q) / p->v_r;
+    const double q = s * (1.0 / p->v_r);
+    const double para = (2.0 * p->mu_s / p->v_r) * N * (1.0 - q);
     return s <= p->v_r ? para : p->nu * N;
 }
 

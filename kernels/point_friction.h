@@ -86,14 +86,14 @@ typedef struct br_friction_params {
 /* v -> Stribeck curve lo + (hi - lo) exp(-(v/V_st)^alpha) */
 BR_HD double br_stribeck(double lo, double hi, double v, double V_st, double alpha)
 {
-    return lo + (hi - lo) * br_exp(-br_pow_half(v / V_st, alpha));
+    return br_fma(hi - lo, br_exp(-br_pow_half(v * (1.0 / V_st), alpha)), lo);
 }
 
 /* v -> v times the slope of the Stribeck curve, v dG/dv = -(hi - lo) alpha x exp(-x),
  * x = (v/V_st)^alpha (finite at v = 0 for every alpha > 0) */
 BR_HD double br_stribeck_vslope(double lo, double hi, double v, double V_st, double alpha)
 {
-    const double x = br_pow_half(v / V_st, alpha);
+    const double x = br_pow_half(v * (1.0 / V_st), alpha);
     return -(hi - lo) * alpha * x * br_exp(-x);
 }
 
@@ -170,7 +170,7 @@ BR_HD void br_law_lugre3d(const br_friction_params *p, double h, const double Vt
 BR_HD void br_law_dahl3d(const br_friction_params *p, double h, const double Vt[3], double v,
                          double N, double *st, long stride, double F[3], double *P, br_fric_tangent *T)
 {
-    double a = p->sigma0 * v / p->mu_k;
+    double a = (p->sigma0 / p->mu_k) * v;
     double Z[3], Zdot[3], dZda[3], w;
     br_bristle_advance(p->update, a, h, Vt, st, stride, Z, Zdot, T ? dZda : NULL, &w);
     for (int k = 0; k < 3; k++) F[k] = p->sigma0 * Z[k] * N;
@@ -213,7 +213,7 @@ BR_HD void br_law_lugre3d_classic(const br_friction_params *p, double h, const d
  * (with p->slip_unsolved: NaN above eps, the CPU stick pass) */
 BR_HD double br_gkf_slope(const br_friction_params *p, double v, double N)
 {
-    const double slow = p->mu_s * N / p->eps;
+    const double slow = (p->mu_s / p->eps) * N;
     const double fast = br_stribeck(p->mu_k, p->mu_s, v, p->V_st, p->alpha) * N / v + p->f_v;
     return v < p->eps ? slow : br_select_uniform(p->slip_unsolved, NAN, fast);
 }
@@ -250,7 +250,7 @@ BR_HD double br_mu_slope(const br_friction_params *p, double s)
  * p->slip_unsolved: NaN beyond v_r, the CPU stick pass) */
 BR_HD double br_f_static_reg(const br_friction_params *p, double s, double N)
 {
-    const double q = s / p->v_r;
+    const double q = s * (1.0 / p->v_r);
     const double para = p->mu_s * N * q * (2.0 - q);
     const double slide = br_mu_static_reg(p, s - p->v_r) * N;
     return s <= p->v_r ? para : br_select_uniform(p->slip_unsolved, NAN, slide);
@@ -261,7 +261,7 @@ BR_HD double br_f_static_reg(const br_friction_params *p, double s, double N)
 BR_HD double br_static_reg_slope(const br_friction_params *p, double v, double N)
 {
     const double s = br_f_static_reg(p, v, N) / v; /* NaN at v = 0: selected away */
-    return v > 0.0 ? s : 2.0 * p->mu_s * N / p->v_r;
+    return v > 0.0 ? s : (2.0 * p->mu_s / p->v_r) * N;
 }
 
 /* s, N -> the true slope df/ds of 3.5's f (the Stribeck part of mu included) */

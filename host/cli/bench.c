@@ -122,34 +122,37 @@ static double peak_rate(int kind, int nthreads)
 
 /* The floating-point operations one point update needs by its formula (plane surface, no
  * recording, the patch's parameters; counted from the kernels/ headers, not from compiled code:
- * docs/flop-counts.md): add (and subtract), mul, div, sqrt, in the stick and in the slip regime
- * (the branch each takes there). bristle_implicit's slip regime: its slip solve's BR_SLIP_ITER
- * Newton steps, the fixed count its formula runs (a loop that stopped each point at its own
- * convergence would need 3.1 on average here: docs/flop-counts.md). */
+ * docs/flop-counts.md): add (and subtract) and mul not fused, fused multiply-adds (br_fma), div,
+ * sqrt, in the stick and in the slip regime (the branch each takes there). bristle_implicit's slip
+ * regime: its slip solve's BR_SLIP_ITER Newton steps, the fixed count its formula runs (a loop
+ * that stopped each point at its own convergence would need 3.1 on average here:
+ * docs/flop-counts.md). The fma counts agree with the compiled loops' vfmadd per point. */
 typedef struct bench_ops {
-    double add, mul, div, sqrt;
+    double add, mul, fma, div, sqrt;
 } bench_ops;
 static const bench_ops bench_law_ops[BR_LAW_COUNT][2] = {
-    [BR_LAW_LUGRE3D] = {{107, 122, 3, 2}, {107, 122, 3, 2}},
-    [BR_LAW_LUGRE3D_CLASSIC] = {{108, 120, 3, 2}, {108, 120, 3, 2}},
-    [BR_LAW_DAHL3D] = {{79, 91, 2, 2}, {79, 91, 2, 2}},
-    [BR_LAW_GKF] = {{49, 55, 1, 2}, {69, 77, 2, 2}},
-    [BR_LAW_STATIC_REG] = {{50, 57, 2, 2}, {70, 78, 2, 2}},
-    [BR_LAW_BRISTLE2] = {{135, 144, 15, 5}, {152, 165, 13, 4}}, /* 9 states: + g, the frame, q - R (33/34/3/0) */
-    [BR_LAW_BRISTLE_IMPLICIT] = {{71, 82, 0, 3}, {77 + 23 * BR_SLIP_ITER, 90 + 27 * BR_SLIP_ITER, 3 + BR_SLIP_ITER, 3}},
-    [BR_LAW_GMS] = {{135, 155, 1, 6}, {235, 275, 10, 6}},
-    [BR_LAW_JENKINS] = {{77, 93, 1, 4}, {77, 94, 2, 4}},
+    [BR_LAW_LUGRE3D] = {{51, 67, 56, 2, 2}, {51, 67, 56, 2, 2}},
+    [BR_LAW_LUGRE3D_CLASSIC] = {{52, 65, 56, 2, 2}, {52, 65, 56, 2, 2}},
+    [BR_LAW_DAHL3D] = {{40, 52, 39, 1, 2}, {40, 52, 39, 1, 2}},
+    [BR_LAW_GKF] = {{28, 34, 21, 0, 2}, {31, 40, 38, 1, 2}},
+    [BR_LAW_STATIC_REG] = {{29, 37, 21, 1, 2}, {32, 41, 38, 1, 2}},
+    [BR_LAW_BRISTLE2] = {{86, 92, 29, 10, 5}, {88, 102, 62, 9, 4}}, /* 9 states: + g, the frame, q - R */
+    [BR_LAW_BRISTLE_IMPLICIT] = {{46, 56, 25, 0, 3},
+                                 {52 + 7 * BR_SLIP_ITER, 65 + 11 * BR_SLIP_ITER, 25 + 16 * BR_SLIP_ITER, 3 + BR_SLIP_ITER, 3}},
+    [BR_LAW_GMS] = {{79, 100, 56, 0, 6}, {115, 156, 120, 9, 6}},
+    [BR_LAW_JENKINS] = {{50, 66, 27, 1, 4}, {50, 67, 27, 2, 4}},
 };
 
 /* operation counts, peak rates (FMA flops/s, divides/s, square roots/s, adds and multiplies/s)
- * -> the compute ceiling in updates/s: adds and multiplies at the rate of a loop of independent
- * adds and multiplies, one each (every law's formula has about as many of one as of the other;
- * where adds have pipes of their own, as on AMD's cores, this is twice the FMA slot rate),
- * divides and square roots at the divider's; the slower of the two bounds (they run on different
- * units) */
+ * -> the compute ceiling in updates/s: adds, multiplies and fused multiply-adds each one vector
+ * instruction at the rate of a loop of independent adds and multiplies (every law's formula has
+ * about as many of one as of the other; where adds have pipes of their own, as on AMD's cores,
+ * this is twice the FMA slot rate), divides and square roots at the divider's; the slower of the
+ * two bounds (they run on different units). Compares, selects, loads and stores are not counted:
+ * the ceiling lies above what the loop's every instruction allows */
 static double bench_compute_ceiling(const bench_ops *o, const double pk[4])
 {
-    const double t_arith = (o->add + o->mul) / pk[3];
+    const double t_arith = (o->add + o->mul + o->fma) / pk[3];
     const double t_div = o->div / pk[1] + o->sqrt / pk[2];
     return 1.0 / fmax(t_arith, t_div);
 }
@@ -459,11 +462,12 @@ static int bench_field(int argc, char **argv)
                    b->ups[1] / b->base);
     } else {
         printf("\nCeilings per law: memory = copy bandwidth / bytes per update; compute = the formula's operations\n"
-               "at the peak rates above (docs/performance.md). Target: the issue-20 fraction of the copy bandwidth, or\n"
-               "50 %% of the compute ceiling where that lies lower.\n\n");
+               "at the peak rates above, a fused multiply-add one instruction and two flops (docs/performance.md); of\n"
+               "ceiling: against the lower of the two (issue 54). Target: the issue-20 fraction of the copy bandwidth,\n"
+               "or 50 %% of the compute ceiling where that lies lower.\n\n");
         printf("| law | B/update | copy GB/s | regime | stuck | updates/s | GB/s | of copy | flops/update (div, sqrt) "
-               "| compute ceiling | memory ceiling | target | of target | plain loop | field / plain |\n");
-        printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+               "| compute ceiling | memory ceiling | of ceiling | target | of target | plain loop | field / plain |\n");
+        printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (int k = 0; k < nl; k++) {
             const bench_law *b = &r[k];
             for (int j = 0; j < 2; j++) {
@@ -475,7 +479,9 @@ static int bench_field(int argc, char **argv)
                 const int by_cc = cc < mt;
                 const double target = by_cc ? 0.5 * cc : mt;
                 char cp[24] = "-", fr[24] = "-", ccs[24] = "-", mcs[24] = "-", tg[40] = "-", of[24] = "-";
-                char pl[24] = "-", sp[24] = "-";
+                char pl[24] = "-", sp[24] = "-", oc[24] = "-";
+                const double ceil = fmin(cc > 0 ? cc : INFINITY, mc > 0 ? mc : INFINITY);
+                if (isfinite(ceil)) snprintf(oc, sizeof oc, "%.0f %%", 100.0 * b->ups[j] / ceil);
                 if (b->copy > 0) {
                     snprintf(cp, sizeof cp, "%.1f", b->copy);
                     snprintf(fr, sizeof fr, "%.0f %%", 100.0 * b->bytes * b->ups[j] / 1e9 / b->copy);
@@ -491,10 +497,10 @@ static int bench_field(int argc, char **argv)
                     snprintf(sp, sizeof sp, "%.1fx", b->ups[j] / b->plain[j]);
                 }
                 printf("| %s | %.0f | %s | %s | %.0f %% | %.3g | %.1f | %s | %.0f (%.0f, %.0f) | %s | %s | %s | %s | %s | "
-                       "%s |\n",
+                       "%s | %s |\n",
                        j ? "" : br_law_name(b->law), b->bytes, cp, j ? "slip" : "stick", 100.0 * b->stuck[j], b->ups[j],
-                       b->bytes * b->ups[j] / 1e9, fr, op->add + op->mul + op->div + op->sqrt, op->div, op->sqrt, ccs,
-                       mcs, tg, of, pl, sp);
+                       b->bytes * b->ups[j] / 1e9, fr, op->add + op->mul + 2.0 * op->fma + op->div + op->sqrt, op->div,
+                       op->sqrt, ccs, mcs, oc, tg, of, pl, sp);
             }
         }
         printf("\n");
