@@ -117,6 +117,7 @@ BR_HD void br_bristle_advance(int update, double a, double h, const double Vt[3]
 {
     const int euler = update == BR_UPDATE_EULER;
     const double w = br_select_uniform(euler, h, br_phi(a, h));
+    BR_UNROLL_XYZ
     for (int k = 0; k < 3; k++) {
         double z = st[k * stride];
         const double r = Vt[k] - a * z;
