@@ -480,8 +480,8 @@ static int bench_field(int argc, char **argv)
                 const double target = by_cc ? 0.5 * cc : mt;
                 char cp[24] = "-", fr[24] = "-", ccs[24] = "-", mcs[24] = "-", tg[40] = "-", of[24] = "-";
                 char pl[24] = "-", sp[24] = "-", oc[24] = "-";
-                const double ceil = fmin(cc > 0 ? cc : INFINITY, mc > 0 ? mc : INFINITY);
-                if (isfinite(ceil)) snprintf(oc, sizeof oc, "%.0f %%", 100.0 * b->ups[j] / ceil);
+                const double lim = fmin(cc > 0 ? cc : INFINITY, mc > 0 ? mc : INFINITY);
+                if (isfinite(lim)) snprintf(oc, sizeof oc, "%.0f %%", 100.0 * b->ups[j] / lim);
                 if (b->copy > 0) {
                     snprintf(cp, sizeof cp, "%.1f", b->copy);
                     snprintf(fr, sizeof fr, "%.0f %%", 100.0 * b->bytes * b->ups[j] / 1e9 / b->copy);
