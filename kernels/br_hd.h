@@ -87,18 +87,12 @@ BR_HD double br_from_bits(uint64_t b)
  * the point loop around it has no inner loop left and vectorizes. Nothing on the GPU. */
 /* BR_UNROLL_ITERATIONS likewise before a fixed-count iteration inside the point loop
  * (bristle_implicit's slip solve: BR_SLIP_ITER). */
-/* BR_UNROLL_XYZ before a loop over a vector's three components whose body calls br_fma: gcc 12
- * counts fma() as a call when it sizes a loop for complete unrolling and can leave such a loop
- * rolled, and a point loop with an inner loop left does not vectorize (the tangent loops did not,
- * until this). */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define BR_UNROLL_ELEMENTS _Pragma("GCC unroll 8")
 #define BR_UNROLL_ITERATIONS _Pragma("GCC unroll 16")
-#define BR_UNROLL_XYZ _Pragma("GCC unroll 3")
 #else
 #define BR_UNROLL_ELEMENTS
 #define BR_UNROLL_ITERATIONS
-#define BR_UNROLL_XYZ
 #endif
 
 /* c, a, b -> c ? a : b, for a condition c that is the same for every point

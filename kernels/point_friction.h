@@ -117,11 +117,11 @@ BR_HD void br_bristle_advance(int update, double a, double h, const double Vt[3]
 {
     const int euler = update == BR_UPDATE_EULER;
     const double w = br_select_uniform(euler, h, br_phi(a, h));
-    BR_UNROLL_XYZ
+    const double dwda = dZda ? (euler ? 0.0 : h * h * br_phi_slope_g(a * h)) : 0.0; /* dw/da, for every k */
     for (int k = 0; k < 3; k++) {
         double z = st[k * stride];
         const double r = Vt[k] - a * z;
-        if (dZda) dZda[k] = r * (euler ? 0.0 : h * h * br_phi_slope_g(a * h)) - z * w;
+        if (dZda) dZda[k] = r * dwda - z * w;
         z += r * w;
         st[k * stride] = z;
         Z[k] = z;

@@ -8,7 +8,7 @@
 # value or above 5 (br_cpu_chunk_BR_LAW_GMS_*, br_cpu_chunk_gms6 to 8, its tangent loop) and
 # bristle_implicit's lanes (its slip solve's iteration). Caught once: br_fma counted as a call by
 # gcc's complete unrolling left a three-component loop rolled, and the tangent and lane loops of the
-# bristle laws scalar (kernels/br_hd.h, BR_UNROLL_XYZ).
+# bristle laws scalar (br_bristle_advance evaluated its tangent's dw/da once per component).
 set -u
 [ $# -gt 0 ] || { echo "usage: vector-check.sh OBJECT..."; exit 1; }
 command -v objdump >/dev/null || { echo "FAIL: objdump not found (binutils)"; exit 1; }
