@@ -73,6 +73,8 @@ typedef struct br_beam_store {
     long *step;                  /* nv */
     int *code;                   /* nv: 0 running, else why the variant stopped (br_step_check's codes) */
     int *energy;                 /* nv: 1 where this step books the energy terms */
+    double *Et;                  /* the CPU's lanes: every variant's E blocks (6 nr x nv, the variant
+                                  * innermost) for the lanes' solve; NULL on a device */
 } br_beam_store;
 
 /* store, the structure's batch arrays, variant -> its view for kernels/step/ */
@@ -137,9 +139,9 @@ BR_HD void br_beam_store_frames(const br_step_model *m, const br_ga_shape *sh, c
 }
 
 /* A step's forces stage in three parts: br_beam_store_forces_pre (loads, E blocks), the solve
- * (br_ga_solve on the CPU; on a device kernels/ga_step.h's row phases over every variant, f: the
- * store's g, E: the records' imp_E, kernels/beam_cuda.cu), br_beam_store_forces_post;
- * br_beam_store_forces runs them in order for one variant. */
+ * (on the CPU br_beam_store_solve_begin and _end below, in lanes; on a device kernels/ga_step.h's
+ * row phases over every variant, f: the store's g, E: the records' imp_E, kernels/beam_cuda.cu),
+ * br_beam_store_forces_post. */
 
 /* model, shape, structure arrays, store with variant v's set results -> its loads and E blocks */
 BR_HD void br_beam_store_forces_pre(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
@@ -155,7 +157,8 @@ BR_HD void br_beam_store_forces_pre(const br_step_model *m, const br_ga_shape *s
 }
 
 /* model, shape, structure arrays, store with variant v solved (singular: its Woodbury system
- * was) -> its row changes, set powers and checks; D->code[v] and the return as br_beam_store_forces */
+ * was) -> its row changes, set powers and checks; D->code[v] and the return: 0, or br_step_check's
+ * code (BR_STEP_SINGULAR * BR_STEP_WHAT: the Woodbury system) */
 BR_HD int br_beam_store_forces_post(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
                                     const br_beam_store *D, long v, int singular)
 {
@@ -171,17 +174,43 @@ BR_HD int br_beam_store_forces_post(const br_step_model *m, const br_ga_shape *s
     return code;
 }
 
-/* model, shape, structure arrays, store with variant v's set results -> its loads, solve and
- * checks; D->code[v] and the return: 0, or br_step_check's code (BR_STEP_SINGULAR * BR_STEP_WHAT: the Woodbury
- * system) */
-BR_HD int br_beam_store_forces(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
-                               const br_beam_store *D, long v)
+/* The forces stage in lanes (the CPU's batch, every matrix a copy a variant), its Woodbury
+ * systems solved by the caller between the two halves (the header's LU in lanes, or LAPACK's
+ * dgesv lane by lane as a run solves them, host/step/beam_batch.c); each lane bitwise what that
+ * variant's own step gives with the same LU. */
+
+/* model, shape, structure arrays, store (D->Et allocated), variants v0 to v0 + nl - 1 -> their
+ * loads and E blocks (br_beam_store_forces_pre), the E blocks copied to D->Et (the variant
+ * innermost), x0 and the Woodbury systems I + E Y, E L x0 formed in the arrays' Ar and yq */
+BR_HD void br_beam_store_solve_begin(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                                     const br_beam_store *D, long v0, int nl)
 {
-    br_beam_store_forces_pre(m, sh, A, D, v);
+    const int ne = m->nset ? 6 * sh->nr : 0;
+    for (int l = 0; l < nl; l++) {
+        br_beam_store_forces_pre(m, sh, A, D, v0 + l);
+        const double *E = D->rec + (v0 + l) * D->o.size + D->o.imp_E;
+        for (int q = 0; q < ne; q++) D->Et[(long)q * D->nv + v0 + l] = E[q];
+    }
     br_step_var x;
-    br_beam_store_var(D, A, v, &x);
-    const int singular = br_ga_solve(sh, &x.ga, x.g, x.s, m->nset ? x.imp_E : (const double *)0, 1) != 0;
-    return br_beam_store_forces_post(m, sh, A, D, v, singular);
+    br_beam_store_var(D, A, v0, &x);
+    const double *E = ne ? D->Et + v0 : (const double *)0;
+    br_ga_solve_begin_rhs_l(sh, &x.ga, x.g, x.s, E, D->nv, nl);
+    if (ne) br_ga_woodbury_form_l(sh, &x.ga, E, D->nv, nl);
+}
+
+/* the same variants with their Woodbury systems solved in place (yq: q), rc[l] 0 or nonzero where
+ * lane l's was singular -> a1 = x0 - Z q (x0 where singular), then br_beam_store_forces_post of
+ * each; D->code of each */
+BR_HD void br_beam_store_solve_end(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                                   const br_beam_store *D, long v0, int nl, const int *rc)
+{
+    const int lr = m->nset && sh->nr > 0;
+    int with_q[BR_GA_LANES];
+    for (int l = 0; l < nl; l++) with_q[l] = lr && rc[l] == 0;
+    br_step_var x;
+    br_beam_store_var(D, A, v0, &x);
+    br_ga_solve_end_l(sh, &x.ga, with_q, nl);
+    for (int l = 0; l < nl; l++) br_beam_store_forces_post(m, sh, A, D, v0 + l, lr && rc[l] != 0);
 }
 
 /* The integration by rows (kernels/step/'s three phases over the store; on a GPU a thread
@@ -221,6 +250,24 @@ BR_HD void br_beam_store_integrate_end(const br_step_model *m, const br_ga_shape
     br_step_count_step(m, &x);
     D->rec[v * D->o.size + D->o.t] = x.t;
     D->step[v] = x.step;
+}
+
+/* model, shape, structure arrays, store, variants v0 to v0 + BR_GA_LANES - 1 (every matrix a copy a
+ * variant) -> each integrated to t_{n+1} as br_beam_store_integrate, the rows and the Rayleigh
+ * columns in vector lanes (br_step_integrate_lanes): bitwise each one's own */
+BR_HD void br_beam_store_integrate_lanes(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                                         const br_beam_store *D, long v0)
+{
+    br_step_var x[BR_GA_LANES];
+    double wc[BR_GA_LANES], wl[BR_GA_LANES], ql[BR_GA_LANES];
+    for (int l = 0; l < BR_GA_LANES; l++) br_beam_store_var(D, A, v0 + l, &x[l]), wc[l] = br_step_load_wc(sh, &x[l]);
+    br_step_integrate_lanes(sh, &x[0], BR_GA_LANES, wc, wl, ql);
+    for (int l = 0; l < BR_GA_LANES; l++) {
+        br_step_integrate_end(m, &x[l], wl[l], ql[l]);
+        br_step_count_step(m, &x[l]);
+        D->rec[(v0 + l) * D->o.size + D->o.t] = x[l].t;
+        D->step[v0 + l] = x[l].step;
+    }
 }
 
 /* model, shape, structure arrays, store, variant v -> integrated to t_{n+1} */

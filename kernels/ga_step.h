@@ -10,7 +10,14 @@
  * of variant v is base[k V + v], so the pointer is base + v and the stride V; a matrix all the
  * variants share has its own pointer and stride 1. The same operations run in the same order
  * whatever the strides, so a variant's result is bitwise the same in every layout and on both
- * backends (nvcc with -fmad=false, as the point steps). Nothing here allocates. */
+ * backends (nvcc with -fmad=false, as the point steps). Nothing here allocates.
+ *
+ * Lanes (the CPU's batch, issue 54): the functions named _l take nl consecutive variants of a batch
+ * stored variant-innermost, every matrix one copy a variant (br_ga_batch_create_opt's share 0),
+ * through lane 0's br_ga_var: lane l's entry k is p[k s + l]. Every lane does the operations of the
+ * one-variant code in its order (the lane loop innermost, where a CPU's vector instructions take
+ * eight variants at once), so a lane's result is bitwise that variant's own; nl = 1 is that code
+ * (the names without _l, which the GPU's thread-a-variant kernels and the single runs call). */
 #ifndef BR_GA_STEP_H
 #define BR_GA_STEP_H
 
@@ -48,81 +55,135 @@ typedef struct br_ga_var {
 } br_ga_var;
 
 #define BR_GA(p, k, st) ((p)[(long)(k) * (st)])
+/* lane l of entry k */
+#define BR_GL(p, k, st, l) ((p)[(long)(k) * (st) + (l)])
+/* the most lanes a call takes: eight doubles, an AVX-512 register */
+#define BR_GA_LANES 8
 
 /* matrix A (n x n, stride sa) with column profile lo..hi, column j's entry (0, j) at col[j] (NULL:
- * j n), x (stride sx) -> y = A x (stride sy) */
-BR_HD void br_ga_matvec(int n, const double *A, long sa, const int *lo, const int *hi, const int *col, const double *x,
-                        long sx, double *y, long sy)
+ * j n), x (stride sx), lanes -> y = A x (stride sy). A column whose x_j is zero in every lane is
+ * skipped; in a lane where only that lane's x_j is zero, y += A_ij 0 leaves y as it is (A finite,
+ * and y never -0: it starts +0 and a sum is -0 only of two -0), so each lane is its own product */
+BR_HD void br_ga_matvec_l(int n, const double *A, long sa, const int *lo, const int *hi, const int *col,
+                          const double *x, long sx, double *y, long sy, int nl)
 {
-    for (int i = 0; i < n; i++) BR_GA(y, i, sy) = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) = 0.0;
     for (int j = 0; j < n; j++) {
-        const double xj = BR_GA(x, j, sx);
-        if (xj == 0.0) continue;
+        double xj[BR_GA_LANES];
+        int any = 0;
+        for (int l = 0; l < nl; l++) xj[l] = BR_GL(x, j, sx, l), any |= xj[l] != 0.0;
+        if (!any) continue;
         const long o = col ? (long)col[j] : (long)j * n;
-        for (int i = lo[j]; i <= hi[j]; i++) BR_GA(y, i, sy) += BR_GA(A, o + i, sa) * xj;
+        for (int i = lo[j]; i <= hi[j]; i++)
+            for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) += BR_GL(A, o + i, sa, l) * xj[l];
     }
 }
 
-/* shape, L (stride sl), x (n, stride sx) -> y = L x (nr, stride sy), over each row's nonzero columns */
-BR_HD void br_ga_lmul(const br_ga_shape *g, const double *L, long sl, const double *x, long sx, double *y, long sy)
+BR_HD void br_ga_matvec(int n, const double *A, long sa, const int *lo, const int *hi, const int *col, const double *x,
+                        long sx, double *y, long sy)
+{
+    br_ga_matvec_l(n, A, sa, lo, hi, col, x, sx, y, sy, 1);
+}
+
+/* shape, L (stride sl), x (n, stride sx), lanes -> y = L x (nr, stride sy), over each row's nonzero columns */
+BR_HD void br_ga_lmul_l(const br_ga_shape *g, const double *L, long sl, const double *x, long sx, double *y, long sy,
+                        int nl)
 {
     for (int i = 0; i < g->nr; i++) {
         const long o = (long)i * g->n;
         const int *col = g->Lcol + o;
-        double s = 0.0;
-        for (int q = 0; q < g->Lcnt[i]; q++) s += BR_GA(L, o + col[q], sl) * BR_GA(x, col[q], sx);
-        BR_GA(y, i, sy) = s;
+        double s[BR_GA_LANES];
+        for (int l = 0; l < nl; l++) s[l] = 0.0;
+        for (int q = 0; q < g->Lcnt[i]; q++)
+            for (int l = 0; l < nl; l++) s[l] += BR_GL(L, o + col[q], sl, l) * BR_GL(x, col[q], sx, l);
+        for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) = s[l];
     }
 }
 
-/* E (nr / 6 blocks of 36, column-major, stride se), x (nr) -> y = E x */
-BR_HD void br_ga_emul(int nr, const double *E, long se, const double *x, long sx, double *y, long sy)
+BR_HD void br_ga_lmul(const br_ga_shape *g, const double *L, long sl, const double *x, long sx, double *y, long sy)
+{
+    br_ga_lmul_l(g, L, sl, x, sx, y, sy, 1);
+}
+
+/* E (nr / 6 blocks of 36, column-major, stride se), x (nr), lanes -> y = E x */
+BR_HD void br_ga_emul_l(int nr, const double *E, long se, const double *x, long sx, double *y, long sy, int nl)
 {
     for (int b = 0; b < nr; b += 6)
         for (int i = 0; i < 6; i++) {
-            double s = 0.0;
-            for (int k = 0; k < 6; k++) s += BR_GA(E, 6 * b + 6 * k + i, se) * BR_GA(x, b + k, sx);
-            BR_GA(y, b + i, sy) = s;
+            double s[BR_GA_LANES];
+            for (int l = 0; l < nl; l++) s[l] = 0.0;
+            for (int k = 0; k < 6; k++)
+                for (int l = 0; l < nl; l++) s[l] += BR_GL(E, 6 * b + 6 * k + i, se, l) * BR_GL(x, b + k, sx, l);
+            for (int l = 0; l < nl; l++) BR_GL(y, b + i, sy, l) = s[l];
         }
 }
 
-/* A (m x m column-major, stride sa), b (stride sb) -> A overwritten by its LU factors with
+BR_HD void br_ga_emul(int nr, const double *E, long se, const double *x, long sx, double *y, long sy)
+{
+    br_ga_emul_l(nr, E, se, x, sx, y, sy, 1);
+}
+
+/* A (m x m column-major, stride sa), b (stride sb), lanes -> A overwritten by its LU factors with
  * partial pivoting (the first largest |entry| of a column below the diagonal, rows swapped
- * whole), b by the solution of A x = b. 0, or k + 1 when column k has no nonzero pivot. */
+ * whole), b by the solution of A x = b; rc[l]: 0, or k + 1 when lane l's column k has no nonzero
+ * pivot. A lane without a pivot goes on with 1 in its place (its result is not used) until every
+ * lane has stopped: with one lane, the return at the first zero pivot. Returns the first lane's rc. */
+BR_HD int br_ga_lu_solve_l(int m, double *A, long sa, double *b, long sb, int nl, int *rc)
+{
+    int live = nl;
+    for (int l = 0; l < nl; l++) rc[l] = 0;
+    for (int k = 0; k < m && live; k++) {
+        int p[BR_GA_LANES];
+        double big[BR_GA_LANES], piv[BR_GA_LANES];
+        for (int l = 0; l < nl; l++) p[l] = k, big[l] = fabs(BR_GL(A, (long)k * m + k, sa, l));
+        for (int i = k + 1; i < m; i++)
+            for (int l = 0; l < nl; l++) {
+                const double x = fabs(BR_GL(A, (long)k * m + i, sa, l));
+                if (x > big[l]) big[l] = x, p[l] = i;
+            }
+        for (int l = 0; l < nl; l++)
+            if (!rc[l] && BR_GL(A, (long)k * m + p[l], sa, l) == 0.0) rc[l] = k + 1, live--;
+        if (!live) break;
+        for (int l = 0; l < nl; l++) {
+            if (p[l] != k) {
+                for (int j = 0; j < m; j++) {
+                    const double t = BR_GL(A, (long)j * m + k, sa, l);
+                    BR_GL(A, (long)j * m + k, sa, l) = BR_GL(A, (long)j * m + p[l], sa, l);
+                    BR_GL(A, (long)j * m + p[l], sa, l) = t;
+                }
+                const double t = BR_GL(b, k, sb, l);
+                BR_GL(b, k, sb, l) = BR_GL(b, p[l], sb, l);
+                BR_GL(b, p[l], sb, l) = t;
+            }
+            piv[l] = rc[l] ? 1.0 : BR_GL(A, (long)k * m + k, sa, l);
+        }
+        for (int i = k + 1; i < m; i++)
+            for (int l = 0; l < nl; l++) BR_GL(A, (long)k * m + i, sa, l) /= piv[l];
+        for (int j = k + 1; j < m; j++) {
+            double akj[BR_GA_LANES];
+            for (int l = 0; l < nl; l++) akj[l] = BR_GL(A, (long)j * m + k, sa, l);
+            for (int i = k + 1; i < m; i++)
+                for (int l = 0; l < nl; l++) BR_GL(A, (long)j * m + i, sa, l) -= BR_GL(A, (long)k * m + i, sa, l) * akj[l];
+        }
+    }
+    if (!live) return rc[0];
+    for (int k = 0; k < m; k++) /* unit lower triangle */
+        for (int i = k + 1; i < m; i++)
+            for (int l = 0; l < nl; l++) BR_GL(b, i, sb, l) -= BR_GL(A, (long)k * m + i, sa, l) * BR_GL(b, k, sb, l);
+    for (int k = m - 1; k >= 0; k--) { /* upper triangle (a lane without a pivot divides by what it has) */
+        for (int l = 0; l < nl; l++) BR_GL(b, k, sb, l) /= BR_GL(A, (long)k * m + k, sa, l);
+        for (int i = 0; i < k; i++)
+            for (int l = 0; l < nl; l++) BR_GL(b, i, sb, l) -= BR_GL(A, (long)k * m + i, sa, l) * BR_GL(b, k, sb, l);
+    }
+    return rc[0];
+}
+
+/* the same for one matrix: 0, or k + 1 when column k has no nonzero pivot */
 BR_HD int br_ga_lu_solve(int m, double *A, long sa, double *b, long sb)
 {
-    for (int k = 0; k < m; k++) {
-        int p = k;
-        double big = fabs(BR_GA(A, (long)k * m + k, sa));
-        for (int i = k + 1; i < m; i++) {
-            const double x = fabs(BR_GA(A, (long)k * m + i, sa));
-            if (x > big) big = x, p = i;
-        }
-        if (BR_GA(A, (long)k * m + p, sa) == 0.0) return k + 1;
-        if (p != k) {
-            for (int j = 0; j < m; j++) {
-                const double t = BR_GA(A, (long)j * m + k, sa);
-                BR_GA(A, (long)j * m + k, sa) = BR_GA(A, (long)j * m + p, sa);
-                BR_GA(A, (long)j * m + p, sa) = t;
-            }
-            const double t = BR_GA(b, k, sb);
-            BR_GA(b, k, sb) = BR_GA(b, p, sb);
-            BR_GA(b, p, sb) = t;
-        }
-        const double piv = BR_GA(A, (long)k * m + k, sa);
-        for (int i = k + 1; i < m; i++) BR_GA(A, (long)k * m + i, sa) /= piv;
-        for (int j = k + 1; j < m; j++) {
-            const double akj = BR_GA(A, (long)j * m + k, sa);
-            for (int i = k + 1; i < m; i++) BR_GA(A, (long)j * m + i, sa) -= BR_GA(A, (long)k * m + i, sa) * akj;
-        }
-    }
-    for (int k = 0; k < m; k++) /* unit lower triangle */
-        for (int i = k + 1; i < m; i++) BR_GA(b, i, sb) -= BR_GA(A, (long)k * m + i, sa) * BR_GA(b, k, sb);
-    for (int k = m - 1; k >= 0; k--) { /* upper triangle */
-        BR_GA(b, k, sb) /= BR_GA(A, (long)k * m + k, sa);
-        for (int i = 0; i < k; i++) BR_GA(b, i, sb) -= BR_GA(A, (long)k * m + i, sa) * BR_GA(b, k, sb);
-    }
-    return 0;
+    int rc[1];
+    return br_ga_lu_solve_l(m, A, sa, b, sb, 1, rc);
 }
 
 /* shape, variant at t_n -> the state predicted at the equation time t_n + (1 - af) h:
@@ -139,63 +200,92 @@ BR_HD void br_ga_predict(const br_ga_shape *g, const br_ga_var *x, double *up, d
 
 /* shape, variant at t_n, column j -> the factors of M, C and K's column j in the right-hand side:
  * mj = am a_j, wj = v_j + (1-af) h (1-gamma) a_j, uj = u_j + (1-af)(h v_j + h^2 (1/2-beta) a_j) */
-BR_HD void br_ga_rhs_factors(const br_ga_shape *g, const br_ga_var *x, int j, double *mj, double *wj, double *uj)
+BR_HD void br_ga_rhs_factors_l(const br_ga_shape *g, const br_ga_var *x, int j, int l, double *mj, double *wj,
+                               double *uj)
 {
     const long s = x->s;
     const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
-    const double aj = BR_GA(x->a, j, s), vj = BR_GA(x->v, j, s), u0 = BR_GA(x->u, j, s);
+    const double aj = BR_GL(x->a, j, s, l), vj = BR_GL(x->v, j, s, l), u0 = BR_GL(x->u, j, s, l);
     *mj = am * aj, *wj = vj + (1 - af) * h * (1 - ga) * aj;
     *uj = u0 + (1 - af) * (h * vj + h * h * (0.5 - be) * aj);
 }
 
-/* shape, variant, E (stride se), row i and column k of I + E Y (E block diagonal) -> x->Ar's entry */
-BR_HD void br_ga_woodbury_entry(const br_ga_shape *g, br_ga_var *x, const double *E, long se, int i, int k)
+BR_HD void br_ga_rhs_factors(const br_ga_shape *g, const br_ga_var *x, int j, double *mj, double *wj, double *uj)
 {
-    const int nr = g->nr, b = i - i % 6;
-    double sum = i == k ? 1.0 : 0.0;
-    for (int j = b; j < b + 6; j++) sum += BR_GA(E, 6 * b + 6 * (j - b) + (i - b), se) * BR_GA(x->Y, (long)k * nr + j, x->sY);
-    BR_GA(x->Ar, (long)k * nr + i, x->s) = sum;
+    br_ga_rhs_factors_l(g, x, j, 0, mj, wj, uj);
 }
 
-/* shape, variant, E (stride se) -> x->Ar = I + E Y (E block diagonal) */
-BR_HD void br_ga_woodbury_form(const br_ga_shape *g, br_ga_var *x, const double *E, long se)
+/* shape, variant, E (stride se), row i and column k of I + E Y (E block diagonal), lanes -> x->Ar's entry */
+BR_HD void br_ga_woodbury_entry_l(const br_ga_shape *g, br_ga_var *x, const double *E, long se, int i, int k, int nl)
+{
+    const int nr = g->nr, b = i - i % 6;
+    double sum[BR_GA_LANES];
+    for (int l = 0; l < nl; l++) sum[l] = i == k ? 1.0 : 0.0;
+    for (int j = b; j < b + 6; j++)
+        for (int l = 0; l < nl; l++)
+            sum[l] += BR_GL(E, 6 * b + 6 * (j - b) + (i - b), se, l) * BR_GL(x->Y, (long)k * nr + j, x->sY, l);
+    for (int l = 0; l < nl; l++) BR_GL(x->Ar, (long)k * nr + i, x->s, l) = sum[l];
+}
+
+BR_HD void br_ga_woodbury_entry(const br_ga_shape *g, br_ga_var *x, const double *E, long se, int i, int k)
+{
+    br_ga_woodbury_entry_l(g, x, E, se, i, k, 1);
+}
+
+/* shape, variant, E (stride se), lanes -> x->Ar = I + E Y (E block diagonal) */
+BR_HD void br_ga_woodbury_form_l(const br_ga_shape *g, br_ga_var *x, const double *E, long se, int nl)
 {
     for (int k = 0; k < g->nr; k++)
-        for (int i = 0; i < g->nr; i++) br_ga_woodbury_entry(g, x, E, se, i, k);
+        for (int i = 0; i < g->nr; i++) br_ga_woodbury_entry_l(g, x, E, se, i, k, nl);
+}
+
+BR_HD void br_ga_woodbury_form(const br_ga_shape *g, br_ga_var *x, const double *E, long se)
+{
+    br_ga_woodbury_form_l(g, x, E, se, 1);
 }
 
 /* shape, variant at t_n, load f (n, stride sf), E (the contact blocks ck K + cc C, 36 nr / 6,
  * stride se; NULL: no low-rank term this step) -> x->w = x0 = Keff^-1 rhs and, with E, the
  * Woodbury system's right side x->yq (E L x0), its matrix not formed (br_ga_woodbury_form) */
-BR_HD void br_ga_solve_begin_rhs(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
+BR_HD void br_ga_solve_begin_rhs_l(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E,
+                                   long se, int nl)
 {
     const int n = g->n, nr = E ? g->nr : 0;
     const long s = x->s;
     /* M, C and K in one pass over their common profile */
-    for (int i = 0; i < n; i++) BR_GA(x->r, i, s) = BR_GA(f, i, sf);
+    for (int i = 0; i < n; i++)
+        for (int l = 0; l < nl; l++) BR_GL(x->r, i, s, l) = BR_GL(f, i, sf, l);
     for (int j = 0; j < n; j++) {
-        double mj, wj, uj;
-        br_ga_rhs_factors(g, x, j, &mj, &wj, &uj);
+        double mj[BR_GA_LANES], wj[BR_GA_LANES], uj[BR_GA_LANES];
+        for (int l = 0; l < nl; l++) br_ga_rhs_factors_l(g, x, j, l, &mj[l], &wj[l], &uj[l]);
         const long o = br_ga_pcol(g, j);
         for (int i = g->plo[j]; i <= g->phi[j]; i++)
-            BR_GA(x->r, i, s) -= BR_GA(x->M, o + i, x->sM) * mj + BR_GA(x->C, o + i, x->sC) * wj +
-                                 BR_GA(x->K, o + i, x->sK) * uj;
+            for (int l = 0; l < nl; l++)
+                BR_GL(x->r, i, s, l) -= BR_GL(x->M, o + i, x->sM, l) * mj[l] + BR_GL(x->C, o + i, x->sC, l) * wj[l] +
+                                        BR_GL(x->K, o + i, x->sK, l) * uj[l];
     }
     if (nr > 0) { /* + L^T E L a0 */
-        br_ga_lmul(g, x->L, x->sL, x->a, s, x->ye, s);
-        br_ga_emul(nr, E, se, x->ye, s, x->yq, s);
+        br_ga_lmul_l(g, x->L, x->sL, x->a, s, x->ye, s, nl);
+        br_ga_emul_l(nr, E, se, x->ye, s, x->yq, s, nl);
         for (int k = 0; k < nr; k++) {
             const long o = (long)k * n;
             const int *col = g->Lcol + o;
-            const double yk = BR_GA(x->yq, k, s);
-            for (int q = 0; q < g->Lcnt[k]; q++) BR_GA(x->r, col[q], s) += BR_GA(x->L, o + col[q], x->sL) * yk;
+            double yk[BR_GA_LANES];
+            for (int l = 0; l < nl; l++) yk[l] = BR_GL(x->yq, k, s, l);
+            for (int q = 0; q < g->Lcnt[k]; q++)
+                for (int l = 0; l < nl; l++) BR_GL(x->r, col[q], s, l) += BR_GL(x->L, o + col[q], x->sL, l) * yk[l];
         }
     }
-    br_ga_matvec(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s); /* x0 = Keff^-1 rhs */
+    br_ga_matvec_l(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s, nl); /* x0 = Keff^-1 rhs */
     if (nr > 0) {
-        br_ga_lmul(g, x->L, x->sL, x->w, s, x->ye, s);
-        br_ga_emul(nr, E, se, x->ye, s, x->yq, s);
+        br_ga_lmul_l(g, x->L, x->sL, x->w, s, x->ye, s, nl);
+        br_ga_emul_l(nr, E, se, x->ye, s, x->yq, s, nl);
     }
+}
+
+BR_HD void br_ga_solve_begin_rhs(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
+{
+    br_ga_solve_begin_rhs_l(g, x, f, sf, E, se, 1);
 }
 
 /* shape, variant at t_n, load f (n, stride sf), E (as above) -> x->w = x0 = Keff^-1 rhs and, with E,
@@ -208,26 +298,51 @@ BR_HD void br_ga_solve_begin(const br_ga_shape *g, br_ga_var *x, const double *f
 
 /* shape, variant after br_ga_solve_begin and (with_q) x->yq overwritten by the solution q of
  * (I + E Y) q = E L x0 -> x->a1 = x0 - Z q */
-BR_HD void br_ga_solve_end(const br_ga_shape *g, br_ga_var *x, int with_q)
+/* (lanes: with_q[l] for each; a lane without q subtracts Z 0, which leaves w as it is, w never -0) */
+BR_HD void br_ga_solve_end_l(const br_ga_shape *g, br_ga_var *x, const int *with_q, int nl)
 {
     const int n = g->n;
     const long s = x->s;
-    for (int k = 0; with_q && k < g->nr; k++) {
-        const double q = BR_GA(x->yq, k, s);
+    int any = 0;
+    for (int l = 0; l < nl; l++) any |= with_q[l];
+    for (int k = 0; any && k < g->nr; k++) {
+        double q[BR_GA_LANES];
+        for (int l = 0; l < nl; l++) q[l] = with_q[l] ? BR_GL(x->yq, k, s, l) : 0.0;
         const long o = (long)k * n;
-        for (int j = g->zlo[k]; j <= g->zhi[k]; j++) BR_GA(x->w, j, s) -= BR_GA(x->Z, o + j, x->sZ) * q;
+        for (int j = g->zlo[k]; j <= g->zhi[k]; j++)
+            for (int l = 0; l < nl; l++) BR_GL(x->w, j, s, l) -= BR_GL(x->Z, o + j, x->sZ, l) * q[l];
     }
-    for (int i = 0; i < n; i++) BR_GA(x->a1, i, s) = BR_GA(x->w, i, s);
+    for (int i = 0; i < n; i++)
+        for (int l = 0; l < nl; l++) BR_GL(x->a1, i, s, l) = BR_GL(x->w, i, s, l);
 }
 
-/* shape, variant at t_n, f, E (as br_ga_solve_begin) -> x->a1, the Woodbury system solved by
- * br_ga_lu_solve; 0, or -1 when I + E Y is singular (a1 = x0 then) */
+BR_HD void br_ga_solve_end(const br_ga_shape *g, br_ga_var *x, int with_q)
+{
+    br_ga_solve_end_l(g, x, &with_q, 1);
+}
+
+/* shape, variant at t_n, f, E (as br_ga_solve_begin), lanes -> x->a1, the Woodbury system solved by
+ * br_ga_lu_solve; rc[l]: 0, or -1 when lane l's I + E Y is singular (its a1 = x0 then) */
+BR_HD void br_ga_solve_l(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se,
+                         int nl, int *rc)
+{
+    br_ga_solve_begin_rhs_l(g, x, f, sf, E, se, nl);
+    const int lr = E && g->nr > 0;
+    int with_q[BR_GA_LANES];
+    for (int l = 0; l < nl; l++) rc[l] = 0, with_q[l] = lr;
+    if (lr) {
+        br_ga_woodbury_form_l(g, x, E, se, nl);
+        br_ga_lu_solve_l(g->nr, x->Ar, x->s, x->yq, x->s, nl, rc);
+        for (int l = 0; l < nl; l++) rc[l] = rc[l] ? -1 : 0, with_q[l] = rc[l] == 0;
+    }
+    br_ga_solve_end_l(g, x, with_q, nl);
+}
+
+/* the same for one variant: 0, or -1 when I + E Y is singular */
 BR_HD int br_ga_solve(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
 {
-    br_ga_solve_begin(g, x, f, sf, E, se);
-    const int lr = E && g->nr > 0;
-    const int rc = lr && br_ga_lu_solve(g->nr, x->Ar, x->s, x->yq, x->s) ? -1 : 0;
-    br_ga_solve_end(g, x, lr && rc == 0);
+    int rc;
+    br_ga_solve_l(g, x, f, sf, E, se, 1, &rc);
     return rc;
 }
 
@@ -245,31 +360,41 @@ BR_HD void br_ga_row_force(const br_ga_shape *g, const br_ga_var *x, int k, cons
 /* shape, variant after br_ga_solve -> the contact rows' changes at the equation time
  * (stride sd, nr each): du = ck L (a1 - a0), dv = cc L (a1 - a0), and
  * dm = L ((u_{n+1} - u_n) / h - v_pred) = L h ((1/2 - beta - (1-af)) a0 + beta a1) */
-BR_HD void br_ga_row_changes(const br_ga_shape *g, br_ga_var *x, double *du, double *dv, double *dm, long sd)
+BR_HD void br_ga_row_changes_l(const br_ga_shape *g, br_ga_var *x, double *du, double *dv, double *dm, long sd, int nl)
 {
     const int n = g->n;
     const long s = x->s;
     const double h = g->h, be = g->beta, af = g->af;
     const double ck = (1 - af) * be * h * h, cc = (1 - af) * g->gamma * h;
-    for (int j = 0; j < n; j++) BR_GA(x->w, j, s) = BR_GA(x->a1, j, s) - BR_GA(x->a, j, s);
-    br_ga_lmul(g, x->L, x->sL, x->w, s, dv, sd);
-    for (int k = 0; k < g->nr; k++) BR_GA(du, k, sd) = ck * BR_GA(dv, k, sd), BR_GA(dv, k, sd) *= cc;
     for (int j = 0; j < n; j++)
-        BR_GA(x->w, j, s) = h * ((0.5 - be - (1 - af)) * BR_GA(x->a, j, s) + be * BR_GA(x->a1, j, s));
-    br_ga_lmul(g, x->L, x->sL, x->w, s, dm, sd);
+        for (int l = 0; l < nl; l++) BR_GL(x->w, j, s, l) = BR_GL(x->a1, j, s, l) - BR_GL(x->a, j, s, l);
+    br_ga_lmul_l(g, x->L, x->sL, x->w, s, dv, sd, nl);
+    for (int k = 0; k < g->nr; k++)
+        for (int l = 0; l < nl; l++) BR_GL(du, k, sd, l) = ck * BR_GL(dv, k, sd, l), BR_GL(dv, k, sd, l) *= cc;
+    for (int j = 0; j < n; j++)
+        for (int l = 0; l < nl; l++)
+            BR_GL(x->w, j, s, l) = h * ((0.5 - be - (1 - af)) * BR_GL(x->a, j, s, l) + be * BR_GL(x->a1, j, s, l));
+    br_ga_lmul_l(g, x->L, x->sL, x->w, s, dm, sd, nl);
+}
+
+BR_HD void br_ga_row_changes(const br_ga_shape *g, br_ga_var *x, double *du, double *dv, double *dm, long sd)
+{
+    br_ga_row_changes_l(g, x, du, dv, dm, sd, 1);
 }
 
 /* shape, variant with a1 solved -> u, v, a at t_{n+1} (Newmark) */
 /* shape, variant, row i -> u, v, a of row i advanced (br_ga_advance's row: rows are independent) */
-BR_HD void br_ga_advance_row(const br_ga_shape *g, br_ga_var *x, int i)
+BR_HD void br_ga_advance_row_l(const br_ga_shape *g, br_ga_var *x, int i, int l)
 {
     const double h = g->h, ga = g->gamma, be = g->beta;
     const long s = x->s;
-    const double a1 = BR_GA(x->a1, i, s), a0 = BR_GA(x->a, i, s);
-    BR_GA(x->u, i, s) += h * BR_GA(x->v, i, s) + h * h * ((0.5 - be) * a0 + be * a1);
-    BR_GA(x->v, i, s) += h * ((1 - ga) * a0 + ga * a1);
-    BR_GA(x->a, i, s) = a1;
+    const double a1 = BR_GL(x->a1, i, s, l), a0 = BR_GL(x->a, i, s, l);
+    BR_GL(x->u, i, s, l) += h * BR_GL(x->v, i, s, l) + h * h * ((0.5 - be) * a0 + be * a1);
+    BR_GL(x->v, i, s, l) += h * ((1 - ga) * a0 + ga * a1);
+    BR_GL(x->a, i, s, l) = a1;
 }
+
+BR_HD void br_ga_advance_row(const br_ga_shape *g, br_ga_var *x, int i) { br_ga_advance_row_l(g, x, i, 0); }
 
 BR_HD void br_ga_advance(const br_ga_shape *g, br_ga_var *x)
 {
@@ -296,12 +421,42 @@ BR_HD double br_ga_dot8(const double *A, long sa, long o, const double *x, long 
     return (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))) + t;
 }
 
+/* the same sum in lanes (lane l of A and x at +l), into out[l]: each lane br_ga_dot8's order */
+BR_HD void br_ga_dot8_l(const double *A, long sa, long o, const double *x, long sx, int lo, int hi, int nl, double *out)
+{
+    for (int l = 0; l < nl; l++) out[l] = 0.0;
+    int i = lo;
+    if (i + 7 <= hi) {
+        double s[8][BR_GA_LANES];
+        for (int k = 0; k < 8; k++)
+            for (int l = 0; l < nl; l++) s[k][l] = 0.0;
+        for (; i + 7 <= hi; i += 8)
+            for (int k = 0; k < 8; k++)
+                for (int l = 0; l < nl; l++) s[k][l] += BR_GL(A, o + i + k, sa, l) * BR_GL(x, i + k, sx, l);
+        for (int l = 0; l < nl; l++)
+            out[l] = ((s[0][l] + s[1][l]) + (s[2][l] + s[3][l])) + ((s[4][l] + s[5][l]) + (s[6][l] + s[7][l]));
+    }
+    double t[BR_GA_LANES];
+    for (int l = 0; l < nl; l++) t[l] = 0.0;
+    for (; i <= hi; i++)
+        for (int l = 0; l < nl; l++) t[l] += BR_GL(A, o + i, sa, l) * BR_GL(x, i, sx, l);
+    for (int l = 0; l < nl; l++) out[l] += t[l];
+}
+
 /* shape, A (n x n on the M, C, K profile, stride sa), x, y, column j -> column j's term of
  * x^T A y: (br_ga_dot8 over the profile of column j of A_ij x_i) y_j */
 BR_HD double br_ga_quad_col(const br_ga_shape *g, const double *A, long sa, const double *x, long sx, const double *y,
                             long sy, int j)
 {
     return br_ga_dot8(A, sa, br_ga_pcol(g, j), x, sx, g->plo[j], g->phi[j]) * BR_GA(y, j, sy);
+}
+
+/* the same in lanes, into out[l] */
+BR_HD void br_ga_quad_col_l(const br_ga_shape *g, const double *A, long sa, const double *x, long sx, const double *y,
+                            long sy, int j, int nl, double *out)
+{
+    br_ga_dot8_l(A, sa, br_ga_pcol(g, j), x, sx, g->plo[j], g->phi[j], nl, out);
+    for (int l = 0; l < nl; l++) out[l] *= BR_GL(y, j, sy, l);
 }
 
 /* shape, A (n x n on the M, C, K profile, stride sa), x, y -> x^T A y summed column by column */
@@ -480,6 +635,19 @@ BR_HD int br_ga_batch_one(const br_ga_shape *g, const br_ga_arrays *A, long v, c
     if (du) br_ga_row_changes(g, &x, du + v, dv + v, dm + v, A->nv);
     br_ga_advance(g, &x);
     return rc;
+}
+
+/* the same for nl variants from v0 in lanes (no matrix shared: A->shared all 0), rc[l] as
+ * br_ga_batch_one's return for variant v0 + l */
+BR_HD void br_ga_batch_lanes(const br_ga_shape *g, const br_ga_arrays *A, long v0, int nl, const double *f,
+                             const double *E, double *du, double *dv, double *dm, int *rc)
+{
+    br_ga_var x;
+    br_ga_arrays_var(A, v0, &x);
+    br_ga_solve_l(g, &x, f + v0, A->nv, E ? E + v0 : NULL, A->nv, nl, rc);
+    if (du) br_ga_row_changes_l(g, &x, du + v0, dv + v0, dm + v0, A->nv, nl);
+    for (int i = 0; i < g->n; i++)
+        for (int l = 0; l < nl; l++) br_ga_advance_row_l(g, &x, i, l);
 }
 
 #endif

@@ -1,7 +1,8 @@
 /* test_beam_batch.c: variants of the S2 bundle stepped as a beam batch (host/step/beam_batch.c:
  * kernels/step/'s stages over the variants, one field over all their sets, the structure's
- * state with the variant innermost) against each variant's own run (br_step, its own field, the
- * header's LU): every state, frame, set result and energy term bitwise after 0.3 s of the S2
+ * state with the variant innermost; on the CPU eight at a time in vector lanes) against each
+ * variant's own run (br_step, its own field, the same LU: the header's, or LAPACK's as a run's
+ * default): every state, frame, set result and energy term bitwise after 0.3 s of the S2
  * sweep (mistuned moduli, another excitation and preload, another friction coefficient, a
  * heavier tip), with
  * energy booked every step (30000 steps) and every tenth (3000); refusals of models that do not fit.
@@ -20,7 +21,7 @@
 
 #define S2_SWEEP SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml"
 
-enum { NV = 6, MAXSET = 8 };
+enum { NV = 11, MAXSET = 8 }; /* on the CPU a block of eight in vector lanes, three one by one */
 
 static const char *const SETS[NV][MAXSET] = {
     {NULL},
@@ -30,6 +31,11 @@ static const char *const SETS[NV][MAXSET] = {
      "loads.preload_R.magnitude.ramp.to=20", NULL},
     {"contacts.contact_L.friction.mu_s=0.3", "contacts.contact_L.friction.mu_k=0.2", "beams.blade_C.E=2.15e11", NULL},
     {"loads.excitation.magnitude.sweep.f0=50", "loads.excitation.magnitude.sweep.amplitude=4", "bodies.tip_C.mass=0.2", NULL},
+    {"beams.blade_L.E=2.0811e11", "beams.blade_C.E=2.1390e11", "beams.blade_R.E=2.0702e11", NULL},
+    {"beams.blade_L.E=2.1611e11", "beams.blade_C.E=2.0930e11", "beams.blade_R.E=2.1005e11", NULL},
+    {"contacts.contact_R.friction.mu_s=0.35", "beams.blade_R.E=2.07e11", NULL},
+    {"loads.preload_L.magnitude.ramp.to=9", "loads.preload_R.magnitude.ramp.to=9", "beams.blade_L.E=2.12e11", NULL},
+    {"beams.blade_L.E=2.0555e11", "beams.blade_C.E=2.0555e11", "beams.blade_R.E=2.1444e11", NULL},
 };
 
 static int nsets(const char *const *s)
@@ -69,10 +75,10 @@ static void compare(const br_data *a, const br_data *b, const br_model *m, int v
     for (int l = 0; l < m->nload; l++) cr_assert(a->load_val[l] == b->load_val[l], "variant %d load %d", v, l);
 }
 
-/* every: energy booked every that many steps (the run loop's sampling) */
-/* steps, energy every `every` steps, rows (the CPU batch integrates by rows, the GPU's phases) ->
- * the batch's variants bitwise their own runs */
-static void against_own_runs(int steps, int every, int rows)
+/* steps, energy every `every` steps (the run loop's sampling), rows (the CPU batch integrates by
+ * rows, the GPU's phases), lu (1: the header's, as a GPU; 0: LAPACK's dgesv, a run's default) ->
+ * the batch's variants bitwise their own runs with that LU */
+static void against_own_runs(int steps, int every, int rows, int lu)
 {
     br_model *m[NV], *mb[NV];
     br_data *own[NV], *bd[NV];
@@ -81,9 +87,10 @@ static void against_own_runs(int steps, int every, int rows)
         m[v] = load(v), mb[v] = load(v);
         own[v] = br_data_create(m[v], BR_BACKEND_CPU, err, sizeof err);
         cr_assert_not_null(own[v], "%s", err);
-        own[v]->ga->own_lu = 1;
+        own[v]->ga->own_lu = lu;
         bd[v] = br_data_create_opt(mb[v], BR_BACKEND_CPU, 0, err, sizeof err);
         cr_assert_not_null(bd[v], "%s", err);
+        bd[v]->ga->own_lu = lu; /* the batch takes variant 0's */
         cr_assert(br_beam_batch_fits(mb[v], bd[v], err, sizeof err), "%s", err);
     }
     br_beam_batch *B = br_beam_batch_create((const br_model *const *)mb, bd, NV, BR_BACKEND_CPU, err, sizeof err);
@@ -107,9 +114,9 @@ static void against_own_runs(int steps, int every, int rows)
         br_beam_batch_export(B, v);
         compare(own[v], bd[v], m[v], v);
     }
-    fprintf(stderr, "beam batch of %d S2 variants, %d steps (energy every %d%s): bitwise each variant's own run; "
+    fprintf(stderr, "beam batch of %d S2 variants, %d steps (energy every %d%s, %s LU): bitwise each variant's own run; "
                     "largest contact force %.3g N, tip_C x %.3g m\n",
-            NV, steps, every, rows ? ", integrated by rows" : "", Nmax, own[0]->x[3 * 3]);
+            NV, steps, every, rows ? ", integrated by rows" : "", lu ? "the header's" : "LAPACK's", Nmax, own[0]->x[3 * 3]);
     cr_assert_gt(Nmax, 0.0, "the contacts carried load");
     br_beam_batch_destroy(B);
     for (int v = 0; v < NV; v++) br_data_free(own[v]), br_data_free(bd[v]), br_model_free(m[v]), br_model_free(mb[v]);
@@ -117,19 +124,26 @@ static void against_own_runs(int steps, int every, int rows)
 
 Test(beam_batch, bitwise_each_variants_own_run, .timeout = 600)
 {
-    against_own_runs(30000, 1, 0);
+    against_own_runs(30000, 1, 0, 1);
 }
 
 Test(beam_batch, bitwise_with_energy_every_tenth_step, .timeout = 300)
 {
-    against_own_runs(3000, 10, 0);
+    against_own_runs(3000, 10, 0, 1);
+}
+
+/* LAPACK's dgesv on each variant's copy of its Woodbury system, as its run solves it: a study on
+ * the CPU's batch gives each variant's run bit for bit */
+Test(beam_batch, bitwise_each_run_with_lapacks_lu, .timeout = 300)
+{
+    against_own_runs(3000, 10, 0, 0);
 }
 
 /* the GPU's integration phases (a thread a row of a variant, then a column, then a variant) on
  * the CPU: the same sums in the same order */
 Test(beam_batch, integrated_by_rows_bitwise_too, .timeout = 300)
 {
-    against_own_runs(3000, 10, 1);
+    against_own_runs(3000, 10, 1, 1);
 }
 
 Test(beam_batch, models_that_do_not_fit_are_named)
@@ -178,12 +192,12 @@ static double rel(const double *a, const double *b, int n)
 Test(beam_batch_cuda, agrees_with_each_variants_own_run, .timeout = 600)
 {
     BR_SKIP_WITHOUT_GPU("test_beam_batch_cuda");
-    enum { REP = 20, N = NV * REP, STEPS = 3000 };
+    enum { NV6 = 6, REP = 20, N = NV6 * REP, STEPS = 3000 }; /* the first six variants, twenty times */
     br_model *m[N], *mb[N];
     br_data *own[N], *bd[N];
     char err[1024];
     for (int v = 0; v < N; v++) {
-        m[v] = load(v % NV), mb[v] = load(v % NV);
+        m[v] = load(v % NV6), mb[v] = load(v % NV6);
         own[v] = br_data_create(m[v], BR_BACKEND_CPU, err, sizeof err);
         cr_assert_not_null(own[v], "%s", err);
         own[v]->ga->own_lu = 1;
@@ -197,7 +211,7 @@ Test(beam_batch_cuda, agrees_with_each_variants_own_run, .timeout = 600)
     for (int k = 0; k < STEPS; k++) {
         for (int v = 0; v < N; v++) {
             energy[v] = k % 10 == 0;
-            if (v < NV) { /* the own runs of the first six; the other variants repeat them */
+            if (v < NV6) { /* the own runs of the first six; the other variants repeat them */
                 cr_assert_eq(br_step_forces(m[v], own[v], energy[v], NULL, err, sizeof err), 0, "%s", err);
                 br_integrate(m[v], own[v], m[v]->dt);
             }
@@ -208,7 +222,7 @@ Test(beam_batch_cuda, agrees_with_each_variants_own_run, .timeout = 600)
     double worst = 0.0;
     for (int v = 0; v < N; v++) {
         br_beam_batch_export(B, v);
-        const br_data *a = own[v % NV], *b = bd[v];
+        const br_data *a = own[v % NV6], *b = bd[v];
         const int n = a->ga->n;
         double r[6] = {rel(a->ga->u, b->ga->u, n), rel(a->ga->v, b->ga->v, n), rel(a->x, b->x, 3 * m[0]->nbody), 0, 0, 0};
         double FA[6], FB[6];
@@ -218,12 +232,12 @@ Test(beam_batch_cuda, agrees_with_each_variants_own_run, .timeout = 600)
         r[4] = rel(a->setE, b->setE, 2);
         r[5] = fabs(a->en.residual - b->en.residual) / fmax(fabs(a->en.work_in), 1e-300);
         for (int k = 0; k < 6; k++) worst = fmax(worst, r[k]);
-        if (v < NV)
+        if (v < NV6)
             fprintf(stderr, "variant %d on %s: u %.2g v %.2g x %.2g F_A %.2g E %.2g residual %.2g\n", v, "the GPU", r[0], r[1],
                     r[2], r[3], r[4], r[5]);
         cr_assert(a->t == b->t && a->step == b->step, "variant %d: time", v);
-        if (v >= NV) { /* its first copy, exported before it */
-            const br_data *c = bd[v % NV];
+        if (v >= NV6) { /* its first copy, exported before it */
+            const br_data *c = bd[v % NV6];
             cr_assert(!memcmp(b->ga->u, c->ga->u, (size_t)n * sizeof(double)) &&
                           !memcmp(b->ga->v, c->ga->v, (size_t)n * sizeof(double)) &&
                           !memcmp(b->x, c->x, (size_t)3 * m[0]->nbody * sizeof(double)) &&

@@ -68,7 +68,7 @@ static double eblock(int k, int v, int q)
 /* nv variants (MIST rows v % 5, or all tuned), steps, backend of the batch, LU of the references,
  * exact -> the batch against each variant's own integrator: row changes every step and the final
  * state, bitwise (exact) or within rel of the state's size */
-static void against_own(int nv, int mistuned, int steps, br_backend_kind backend, int own_lu, double rel)
+static void against_own_opt(int nv, int mistuned, int steps, br_backend_kind backend, int own_lu, double rel, int share)
 {
     tvar *t = calloc((size_t)nv, sizeof *t);
     br_genalpha **g = calloc((size_t)nv, sizeof *g);
@@ -78,7 +78,7 @@ static void against_own(int nv, int mistuned, int steps, br_backend_kind backend
         g[v]->own_lu = own_lu;
     }
     char err[512];
-    br_ga_batch *B = br_ga_batch_create(g, nv, backend, err, sizeof err);
+    br_ga_batch *B = br_ga_batch_create_opt(g, nv, backend, share, err, sizeof err);
     cr_assert_not_null(B, "%s", err);
     const int n = g[0]->n, nr = g[0]->nr;
     double *f = malloc((size_t)n * nv * sizeof(double)), *E = malloc((size_t)6 * nr * nv * sizeof(double));
@@ -139,9 +139,21 @@ static void against_own(int nv, int mistuned, int steps, br_backend_kind backend
     free(t), free(g);
 }
 
+static void against_own(int nv, int mistuned, int steps, br_backend_kind backend, int own_lu, double rel)
+{
+    against_own_opt(nv, mistuned, steps, backend, own_lu, rel, 1);
+}
+
 Test(ga_batch, cpu_is_bitwise_each_variants_own_step)
 {
     against_own(7, 1, 300, BR_BACKEND_CPU, 1, 0.0);
+}
+
+/* no matrix shared: the CPU steps eight variants at a time in vector lanes (kernels/ga_step.h's _l
+ * functions), the last three one by one; every lane bitwise its variant's own step */
+Test(ga_batch, lanes_are_bitwise_each_variants_own_step)
+{
+    against_own_opt(11, 1, 300, BR_BACKEND_CPU, 1, 0.0, 0);
 }
 
 Test(ga_batch, shared_matrices_are_bitwise_each_variants_own_step)
@@ -237,6 +249,39 @@ Test(ga_batch, lu_solves_as_lapack_and_finds_a_singular_column)
     cr_assert_lt(worst, 1e-11);
     double Z[16] = {1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 9, 2, 1, 0, 3}, z[4] = {1, 1, 1, 1};
     cr_assert_eq(br_ga_lu_solve(4, Z, 1, z, 1), 2, "column 1 (of 0..3) is zero: no pivot");
+}
+
+/* The LU in eight lanes (12 x 12 systems, variant-innermost), lane 3 singular at its column 1 and
+ * lane 6 at its last column: every other lane's factors and solution bitwise the one-matrix LU's,
+ * each lane's rc the column its own solve stops at */
+Test(ga_batch, lu_in_lanes_is_each_lanes_own_and_flags_its_singular_column)
+{
+    enum { M = 12, NL = BR_GA_LANES };
+    unsigned s = 11;
+    double A[M * M * NL], b[M * NL], A1[NL][M * M], b1[NL][M];
+    for (int trial = 0; trial < 50; trial++) {
+        for (int l = 0; l < NL; l++) {
+            for (int k = 0; k < M * M; k++) s = s * 1103515245u + 12345u, A1[l][k] = (double)(s >> 8) / (1u << 24) - 0.5;
+            for (int k = 0; k < M; k++) s = s * 1103515245u + 12345u, b1[l][k] = (double)(s >> 8) / (1u << 24) - 0.5;
+        }
+        for (int i = 0; i < M; i++) A1[3][1 * M + i] = 0.0; /* lane 3: column 1 zero */
+        for (int i = 0; i < M; i++) A1[6][(M - 1) * M + i] = 0.0; /* lane 6: its last column zero */
+        for (int l = 0; l < NL; l++) {
+            for (int k = 0; k < M * M; k++) A[k * NL + l] = A1[l][k];
+            for (int k = 0; k < M; k++) b[k * NL + l] = b1[l][k];
+        }
+        int rc[NL];
+        br_ga_lu_solve_l(M, A, NL, b, NL, NL, rc);
+        for (int l = 0; l < NL; l++) {
+            const int rc1 = br_ga_lu_solve(M, A1[l], 1, b1[l], 1);
+            cr_assert_eq(rc[l], rc1, "trial %d lane %d: rc %d, its own %d", trial, l, rc[l], rc1);
+            if (l == 3) cr_assert_eq(rc1, 2, "a zero column 1 stops at column 1");
+            if (l == 6) cr_assert_eq(rc1, M, "a zero last column stops there");
+            if (rc1) continue;
+            for (int k = 0; k < M; k++) cr_assert(b[k * NL + l] == b1[l][k], "trial %d lane %d entry %d", trial, l, k);
+            for (int k = 0; k < M * M; k++) cr_assert(A[k * NL + l] == A1[l][k], "trial %d lane %d factor %d", trial, l, k);
+        }
+    }
 }
 
 Test(ga_batch, a_differing_variant_is_refused)

@@ -251,26 +251,40 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     /* --backend cuda: every stage of the step on the GPU (the beam batch) where the variants allow
      * it, else the field alone (said so): on an H100 a 1e4-variant S5b study ran 14.6 to 25.4 times
      * the host's 16 cores (benchmarks/results/2026-11-27-gpu-h100.md, -sweep.md, -sweep-2.md). BRISTLE_STUDY_BEAMS=host keeps
-     * the structures on the host with the field on the GPU; =cpu runs the batch on the CPU, its
-     * reference. --backend auto does the same as cuda from ST_AUTO_BEAMS variants */
+     * the structures on the host with the field on the GPU; =cpu runs the batch on the CPU.
+     * --backend auto does the same as cuda from ST_AUTO_BEAMS variants. On the CPU (--backend cpu,
+     * or auto without a GPU) the study takes the CPU's beam batch, eight variants at a time in
+     * vector lanes, where the variants fit it and their small Woodbury systems are solved afresh
+     * each step (as LAPACK's dgesv in their runs: the same bits; docs/studies.md) */
     st_beams W;
     memset(&W, 0, sizeof W);
     const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");
+    const int beams_host = beams_env && !strcmp(beams_env, "host");
     const int beams_cpu = beams_env && !strcmp(beams_env, "cpu");
     /* auto takes the batch on a GPU from ST_AUTO_BEAMS variants in the study (all ranks' variants:
      * every rank decides alike, so that 1 and R ranks run the same path) */
-    const int beams_gpu = !beams_cpu && !(beams_env && !strcmp(beams_env, "host")) &&
-                          (fb == BR_BACKEND_CUDA || (fb == BR_BACKEND_AUTO && nv >= ST_AUTO_BEAMS));
+    const int beams_gpu = !beams_cpu && !beams_host && (fb == BR_BACKEND_CUDA || (fb == BR_BACKEND_AUTO && nv >= ST_AUTO_BEAMS));
     char nogpu[200];
     const int hbm = S->analysis == AN_HBM; /* a curve per variant: no time stepping, no shared field */
     if (hbm && fb == BR_BACKEND_CUDA && !quiet && RK->rank == 0)
         fprintf(stderr, "bristle study: an hbm analysis steps its contact fields on the CPU (--backend cuda is not used)\n");
-    if (!hbm && shared && nl && (beams_cpu || (beams_gpu && br_cuda_available(nogpu, sizeof nogpu) > 0))) {
+    const int stepped = !hbm && shared && nl;
+    const int gpu = stepped && (beams_gpu || fb == BR_BACKEND_AUTO) && !beams_cpu && !beams_host &&
+                    br_cuda_available(nogpu, sizeof nogpu) > 0;
+    /* the CPU's batch by default: the field on the CPU, variants in it whose Woodbury systems a run
+     * factors each step (fewer than BR_GA_REUSE_MIN rows, or the portable LU) */
+    int cpu_default = stepped && !beams_host && !beams_cpu && (fb == BR_BACKEND_CPU || (fb == BR_BACKEND_AUTO && !gpu));
+    for (long v = 0; v < nl && cpu_default; v++)
+        cpu_default = L[v].d && L[v].d->ga && (L[v].d->ga->nr < BR_GA_REUSE_MIN || L[v].d->ga->own_lu);
+    if (stepped && (beams_cpu || cpu_default || (beams_gpu && gpu))) {
         char why[600];
-        if (br_study_beams_make(L, nl, beams_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why) && !quiet &&
-            (beams_cpu || fb == BR_BACKEND_CUDA)) /* auto falls back without a word */
-            fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",
-                    fb == BR_BACKEND_CUDA ? "GPU" : "CPU", why);
+        const int on_cpu = beams_cpu || cpu_default;
+        if (br_study_beams_make(L, nl, on_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why)) {
+            if (on_cpu && strstr(why, "out of memory")) snprintf(err, sizeof err, "%s", why), bad = 2; /* not the model: fatal */
+            else if (!quiet && (beams_cpu || fb == BR_BACKEND_CUDA)) /* auto and the CPU's default fall back without a word */
+                fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",
+                        fb == BR_BACKEND_CUDA ? "GPU" : "CPU", why);
+        }
     }
     if (!hbm && shared && nl && !W.bb ? br_study_batch_make(L, nl, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
     for (long v = 0; !hbm && !shared && v < nl && !bad; v++)

@@ -170,7 +170,7 @@ int br_bench_structure(int argc, char **argv)
                 free(fv), free(Ev);
             }
             own = (double)nv * (double)steps / (br_wall_seconds() - t0);
-            br_ga_batch *B = br_ga_batch_create(g, (int)nv, BR_BACKEND_CPU, err, sizeof err);
+            br_ga_batch *B = br_ga_batch_create_opt(g, (int)nv, BR_BACKEND_CPU, 0, err, sizeof err);
             if (!B) {
                 fprintf(stderr, "bristle bench structure: %s\n", err);
                 rc = 1;

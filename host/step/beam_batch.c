@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lapacke.h>
+
 #include "kernels/beam_store.h"
 #include "field/field.h"
 #include "step/ga_batch.h"
@@ -34,6 +36,13 @@ struct br_beam_batch {
     int *bad;
     double *W, *Q;                   /* br_beam_batch_integrate_by_rows: its scratch (n x nv each), or NULL */
     long lean;                       /* br_beam_batch_sample_parts: a record's doubles a sample brings back, 0: all */
+    int lanes;                       /* the CPU: variants step BR_GA_LANES at a time in vector lanes
+                                      * (no matrix shared), else one by one */
+    int header_lu;                   /* the Woodbury systems by kernels/ga_step.h's LU (a device; on the
+                                      * CPU where variant 0's integrator has own_lu), else LAPACK's dgesv
+                                      * as a run solves them */
+    double *lu;                      /* dgesv's copies: nr x nr + nr a variant */
+    lapack_int *ipiv;                /* and its pivots, nr a variant */
     int timing;                      /* BRISTLE_BEAM_TIMING set: the phases' wall times in secs */
     double secs[BR_BEAM_NPHASE];
 #ifdef BRISTLE_HAVE_CUDA
@@ -107,7 +116,7 @@ void br_beam_batch_destroy(br_beam_batch *B)
     br_ga_batch_destroy(B->ga);
     br_field_destroy(B->field);
     free(B->D.rec), free(B->D.vec), free(B->D.frames), free(B->D.mag), free(B->D.res), free(B->D.step), free(B->D.code);
-    free(B->D.energy), free(B->Nset), free(B->bad), free(B->W), free(B->Q);
+    free(B->D.energy), free(B->D.Et), free(B->Nset), free(B->bad), free(B->W), free(B->Q), free(B->lu), free(B->ipiv);
     free(B->m), free(B->d);
     free(B);
 }
@@ -226,7 +235,8 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
     br_genalpha **g = malloc((size_t)nv * sizeof *g);
     if (!g) return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
     for (int v = 0; v < nv; v++) g[v] = d[v]->ga;
-    B->ga = br_ga_batch_create(g, nv, backend == BR_BACKEND_CUDA ? BR_BACKEND_CUDA : BR_BACKEND_CPU, err, errlen);
+    B->ga = br_ga_batch_create_opt(g, nv, backend == BR_BACKEND_CUDA ? BR_BACKEND_CUDA : BR_BACKEND_CPU,
+                                   backend == BR_BACKEND_CUDA, err, errlen);
     free(g);
     if (!B->ga) return br_beam_batch_destroy(B), NULL;
     lap(B, BR_PH_SETUP_GA, &t0);
@@ -259,6 +269,20 @@ br_beam_batch *br_beam_batch_create(const br_model *const *m, br_data *const *d,
         record_io(B, v, 1, 0);
     }
     lap(B, BR_PH_SETUP_STORE, &t0);
+    B->header_lu = backend == BR_BACKEND_CUDA || d[0]->ga->own_lu;
+    if (backend != BR_BACKEND_CUDA) { /* the E blocks variant-innermost; lanes where every matrix is a variant's own */
+        const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+        const size_t nr = (size_t)d[0]->ga->nr;
+        B->lanes = nv >= BR_GA_LANES && !getenv("BRISTLE_NO_LANES");
+        for (int k = 0; k < BR_GA_NMAT; k++) B->lanes &= !A->shared[k];
+        D->Et = calloc(6 * nr * nv + 1, sizeof(double));
+        B->lu = B->header_lu ? NULL : malloc(((nr + 1) * nr * nv + 1) * sizeof(double));
+        B->ipiv = B->header_lu ? NULL : malloc((nr * nv + 1) * sizeof(lapack_int));
+        if (!D->Et || (!B->header_lu && (!B->lu || !B->ipiv))) {
+            free(desc);
+            return fail(B, err, errlen, "out of memory%.0d%s", 0, "");
+        }
+    }
     B->field = ns ? br_field_create(desc, ns * nv, backend, err, errlen) : NULL;
     free(desc);
     if (ns && !B->field) return br_beam_batch_destroy(B), NULL;
@@ -285,6 +309,33 @@ static void failure(const br_model *m, double t, int code, char *err, size_t err
 }
 
 static double rec_t(const br_beam_batch *B, int v) { return B->D.rec[(size_t)v * B->D.o.size + B->D.o.t]; }
+
+/* CPU batch, variants v0 to v0 + nl - 1 after br_beam_store_solve_begin -> their Woodbury systems
+ * solved in place (yq), rc[l] nonzero where singular: the header's LU in lanes, or LAPACK's dgesv
+ * on each one's copy (what br_genalpha_solve calls: the same bits as the variant's own run) */
+static void woodbury_solve(br_beam_batch *B, const br_ga_arrays *A, int v0, int nl, int *rc)
+{
+    const int nr = B->model.nset ? br_ga_batch_shape(B->ga)->nr : 0;
+    const long nv = B->nv;
+    for (int l = 0; l < nl; l++) rc[l] = 0;
+    if (!nr) return;
+    if (B->header_lu) {
+        if (nl == BR_GA_LANES) br_ga_lu_solve_l(nr, A->Ar + v0, nv, A->yq + v0, nv, BR_GA_LANES, rc);
+        else
+            for (int l = 0; l < nl; l++) rc[l] = br_ga_lu_solve(nr, A->Ar + v0 + l, nv, A->yq + v0 + l, nv);
+        return;
+    }
+    for (int l = 0; l < nl; l++) {
+        const long v = v0 + l;
+        double *M = B->lu + (size_t)v * (nr + 1) * nr, *b = M + (size_t)nr * nr;
+        for (long k = 0; k < (long)nr * nr; k++) M[k] = A->Ar[k * nv + v];
+        for (int k = 0; k < nr; k++) b[k] = A->yq[(long)k * nv + v];
+        lapack_int nn = nr, one = 1, info = 0;
+        LAPACK_dgesv(&nn, &one, M, &nn, B->ipiv + (size_t)v * nr, b, &nn, &info);
+        rc[l] = info != 0;
+        for (int k = 0; k < nr; k++) A->yq[(long)k * nv + v] = b[k];
+    }
+}
 
 void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
 {
@@ -330,13 +381,31 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
                     failed[v] = 1;
                 }
     lap(B, BR_PH_FIELD, &t0);
+    /* units: blocks of BR_GA_LANES variants in lanes where all of a block run, the rest one by one */
+    const int nl = B->lanes ? BR_GA_LANES : 1, nc = B->nv / nl, nu = nc + B->nv % nl;
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
-    for (int v = 0; v < B->nv; v++) {
-        if (failed[v]) continue;
-        const int code = br_beam_store_forces(&B->model, sh, A, D, v);
-        if (code) {
-            failure(B->m[v], rec_t(B, v), code, err + (size_t)v * errstride, errstride);
-            failed[v] = 1;
+    for (int c = 0; c < nu; c++) {
+        const int v0 = c < nc ? c * nl : nc * nl + (c - nc), cnt = c < nc ? nl : 1;
+        int all = cnt > 1, rc[BR_GA_LANES];
+        for (int v = v0; v < v0 + cnt && all; v++) all = !failed[v];
+        if (all) { /* (the lane count a constant: the lanes' loops compiled for it) */
+            br_beam_store_solve_begin(&B->model, sh, A, D, v0, BR_GA_LANES);
+            woodbury_solve(B, A, v0, BR_GA_LANES, rc);
+            br_beam_store_solve_end(&B->model, sh, A, D, v0, BR_GA_LANES, rc);
+        } else
+            for (int v = v0; v < v0 + cnt; v++)
+                if (!failed[v]) {
+                    br_beam_store_solve_begin(&B->model, sh, A, D, v, 1);
+                    woodbury_solve(B, A, v, 1, rc);
+                    br_beam_store_solve_end(&B->model, sh, A, D, v, 1, rc);
+                }
+        for (int v = v0; v < v0 + cnt; v++) {
+            if (failed[v]) continue;
+            const int code = D->code[v];
+            if (code) {
+                failure(B->m[v], rec_t(B, v), code, err + (size_t)v * errstride, errstride);
+                failed[v] = 1;
+            }
         }
     }
     lap(B, BR_PH_FORCES_PRE, &t0);
@@ -368,10 +437,18 @@ void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
         for (int v = 0; v < B->nv; v++)
             if (!skip[v]) br_beam_store_integrate_end(&B->model, sh, A, D, v, B->W, B->Q);
-    } else {
+    } else { /* in lanes where a whole block integrates (as br_beam_batch_forces) */
+        const int nl = B->lanes ? BR_GA_LANES : 1, nc = B->nv / nl, nu = nc + B->nv % nl;
 #pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
-        for (int v = 0; v < B->nv; v++)
-            if (!skip[v]) br_beam_store_integrate(&B->model, sh, A, D, v);
+        for (int c = 0; c < nu; c++) {
+            const int v0 = c < nc ? c * nl : nc * nl + (c - nc), cnt = c < nc ? nl : 1;
+            int all = cnt > 1;
+            for (int v = v0; v < v0 + cnt && all; v++) all = !skip[v];
+            if (all) br_beam_store_integrate_lanes(&B->model, sh, A, D, v0);
+            else
+                for (int v = v0; v < v0 + cnt; v++)
+                    if (!skip[v]) br_beam_store_integrate(&B->model, sh, A, D, v);
+        }
     }
     lap(B, BR_PH_INTEGRATE, &t0);
 }

@@ -75,6 +75,12 @@ static const double *mat_of(const br_genalpha *g, int k)
 
 br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind backend, char *err, size_t errlen)
 {
+    return br_ga_batch_create_opt(g, nv, backend, 1, err, errlen);
+}
+
+br_ga_batch *br_ga_batch_create_opt(br_genalpha *const *g, int nv, br_backend_kind backend, int share, char *err,
+                                    size_t errlen)
+{
     br_ga_batch *b = calloc(1, sizeof *b);
     if (!b) return snprintf(err, errlen, "out of memory"), NULL;
     if (nv < 1) return fail(b, err, errlen, "no variants", -1), NULL;
@@ -129,7 +135,7 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
     for (int k = 0; k < BR_GA_NMAT; k++) {
         b->msize[k] = msize[k];
         const double *m0 = NULL;
-        int shared = 1;
+        int shared = share;
         const size_t whole = k < BR_GA_L ? nn : msize[k];
         for (int v = 0; v < nv; v++) {
             if (v == 0) m0 = mat_of(g[v], k);
@@ -202,12 +208,29 @@ br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind b
 #endif
 }
 
-/* CPU backend: every variant stepped with the batch's last inputs */
+/* -> 1 where no matrix is shared: the variants can step in lanes (kernels/ga_step.h's _l) */
+static int lanes_ok(const br_ga_arrays *A)
+{
+    for (int k = 0; k < BR_GA_NMAT; k++)
+        if (A->shared[k]) return 0;
+    return 1;
+}
+
+/* CPU backend: every variant stepped with the batch's last inputs, BR_GA_LANES at a time where no
+ * matrix is shared (the rest one by one) */
 static void cpu_step(br_ga_batch *b, double *du, double *dv, double *dm, int *bad)
 {
     const double *E = b->has_E ? b->E : NULL;
+    const long nl = lanes_ok(&b->A) ? BR_GA_LANES : 1, nc = b->nv / nl, nu = nc + b->nv % nl;
 #pragma omp parallel for schedule(static)
-    for (long v = 0; v < b->nv; v++) {
+    for (long c = 0; c < nu; c++) {
+        if (nl > 1 && c < nc) {
+            int rc[BR_GA_LANES];
+            br_ga_batch_lanes(&b->sh, &b->A, c * nl, BR_GA_LANES, b->f, E, du, dv, dm, rc);
+            for (int l = 0; bad && l < BR_GA_LANES; l++) bad[c * nl + l] = rc[l] != 0;
+            continue;
+        }
+        const long v = c < nc ? c : nc * nl + (c - nc);
         const int rc = br_ga_batch_one(&b->sh, &b->A, v, b->f, E, du, dv, dm);
         if (bad) bad[v] = rc != 0;
     }

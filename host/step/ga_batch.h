@@ -20,6 +20,11 @@ typedef struct br_ga_batch br_ga_batch;
  * error) */
 br_ga_batch *br_ga_batch_create(br_genalpha *const *g, int nv, br_backend_kind backend, char *err, size_t errlen);
 
+/* the same, share 0: every matrix stored a copy a variant even where all are alike (on the CPU
+ * the variants then step BR_GA_LANES at a time in vector lanes, kernels/ga_step.h's _l functions) */
+br_ga_batch *br_ga_batch_create_opt(br_genalpha *const *g, int nv, br_backend_kind backend, int share, char *err,
+                                    size_t errlen);
+
 /* batch -> freed (its device memory too) */
 void br_ga_batch_destroy(br_ga_batch *b);
 

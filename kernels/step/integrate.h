@@ -44,6 +44,30 @@ BR_HD double br_step_integrate_col(const br_ga_shape *sh, const br_step_var *x, 
     return br_ga_quad_col(sh, x->ga.C, x->ga.sC, x->vprev, x->s, x->vprev, x->s, j);
 }
 
+/* shape, nl variants of a batch stored variant-innermost in lanes (x: lane 0's view; lane l's entry
+ * at +l), each lane's load weight wc[l] (br_step_load_wc) -> every row of every lane integrated
+ * (br_step_integrate_row's operations), the rows' works and the columns' Rayleigh terms summed in
+ * row and in column order, lane by lane, into wl[l] and ql[l]: br_step_integrate's sums, bitwise */
+BR_HD void br_step_integrate_lanes(const br_ga_shape *sh, br_step_var *x, int nl, const double *wc, double *wl,
+                                   double *ql)
+{
+    const long s = x->s, gs = x->ga.s;
+    for (int l = 0; l < nl; l++) wl[l] = 0.0, ql[l] = 0.0;
+    for (int i = 0; i < sh->n; i++)
+        for (int l = 0; l < nl; l++) {
+            const long k = i * s + l, kg = i * gs + l;
+            x->uprev[k] = x->ga.u[kg], x->vprev[k] = x->ga.v[kg];
+            br_ga_advance_row_l(sh, &x->ga, i, l);
+            wl[l] += br_step_load_work_row(wc[l], 1.0 - wc[l], x->gext + k, x->gext_prev + k, x->ga.u + kg, x->uprev + k,
+                                           x->vprev + k, x->ga.v + kg);
+        }
+    for (int j = 0; j < sh->n; j++) {
+        double q[BR_GA_LANES];
+        br_ga_quad_col_l(sh, x->ga.C, x->ga.sC, x->vprev, s, x->vprev, s, j, nl, q);
+        for (int l = 0; l < nl; l++) ql[l] += q[l];
+    }
+}
+
 /* model, variant, frame -> its angular velocity after the velocity update (bodies), or as it was */
 BR_HD void br_step_frame_omega(const br_step_model *m, const br_step_var *x, int fr, double w[3])
 {
