@@ -27,15 +27,21 @@ BR_HD double br_step_load_wc(const br_ga_shape *sh, const br_step_var *x)
     return !(hp > 0.0) ? 1.0 : hp == h ? 0.5 + af : (0.5 * h + af * hp) / ((1.0 - af) * h + af * hp);
 }
 
+/* shape, variant after br_step_accel_post (lane l of a batch in lanes, 0 alone), row i, the
+ * loads' weight wc (br_step_load_wc) -> row i at t_{n+1}; its loads' work */
+BR_HD double br_step_integrate_row_l(const br_ga_shape *sh, br_step_var *x, int i, int l, double wc)
+{
+    const long k = i * x->s + l, kg = i * x->ga.s + l;
+    x->uprev[k] = x->ga.u[kg], x->vprev[k] = x->ga.v[kg];
+    br_ga_advance_row_l(sh, &x->ga, i, l);
+    return br_step_load_work_row(wc, 1.0 - wc, x->gext + k, x->gext_prev + k, x->ga.u + kg, x->uprev + k, x->vprev + k,
+                                 x->ga.v + kg);
+}
+
 /* shape, variant after br_step_accel_post, row i -> row i at t_{n+1}; its loads' work */
 BR_HD double br_step_integrate_row(const br_ga_shape *sh, br_step_var *x, int i)
 {
-    const long s = x->s, gs = x->ga.s;
-    x->uprev[i * s] = x->ga.u[i * gs], x->vprev[i * s] = x->ga.v[i * gs];
-    br_ga_advance_row(sh, &x->ga, i);
-    const double wc = br_step_load_wc(sh, x), wp = 1.0 - wc;
-    return br_step_load_work_row(wc, wp, x->gext + i * s, x->gext_prev + i * s, x->ga.u + i * gs, x->uprev + i * s,
-                               x->vprev + i * s, x->ga.v + i * gs);
+    return br_step_integrate_row_l(sh, x, i, 0, br_step_load_wc(sh, x));
 }
 
 /* shape, variant with every row integrated, column j -> column j's term of vm^T C vm */
@@ -51,16 +57,10 @@ BR_HD double br_step_integrate_col(const br_ga_shape *sh, const br_step_var *x, 
 BR_HD void br_step_integrate_lanes(const br_ga_shape *sh, br_step_var *x, int nl, const double *wc, double *wl,
                                    double *ql)
 {
-    const long s = x->s, gs = x->ga.s;
+    const long s = x->s;
     for (int l = 0; l < nl; l++) wl[l] = 0.0, ql[l] = 0.0;
     for (int i = 0; i < sh->n; i++)
-        for (int l = 0; l < nl; l++) {
-            const long k = i * s + l, kg = i * gs + l;
-            x->uprev[k] = x->ga.u[kg], x->vprev[k] = x->ga.v[kg];
-            br_ga_advance_row_l(sh, &x->ga, i, l);
-            wl[l] += br_step_load_work_row(wc[l], 1.0 - wc[l], x->gext + k, x->gext_prev + k, x->ga.u + kg, x->uprev + k,
-                                           x->vprev + k, x->ga.v + kg);
-        }
+        for (int l = 0; l < nl; l++) wl[l] += br_step_integrate_row_l(sh, x, i, l, wc[l]);
     for (int j = 0; j < sh->n; j++) {
         double q[BR_GA_LANES];
         br_ga_quad_col_l(sh, x->ga.C, x->ga.sC, x->vprev, s, x->vprev, s, j, nl, q);
