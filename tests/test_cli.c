@@ -489,8 +489,10 @@ static void beams_as_usual(const char *name, const char *text, int nvar)
     const char *env[NRUN] = {"BRISTLE_STUDY_BEAMS=host", "BRISTLE_STUDY_BEAMS=", "BRISTLE_STUDY_SAMPLE=full",
                              "BRISTLE_PORTABLE_LU=1 BRISTLE_STUDY_BEAMS=host", "BRISTLE_PORTABLE_LU=1"};
     for (int k = 0; k < NRUN; k++) {
-        /* one thread: the batch on the CPU meets four barriers a step, slow where the cores are shared */
-        snprintf(args, sizeof args, "study '%s' --out '%s/%s%d' --threads 1 --quiet", path, dir, name, k);
+        /* the batch on two threads: two batches where there are two blocks of eight variants, each a
+         * thread's, with no barrier between their steps; the usual path on one */
+        snprintf(args, sizeof args, "study '%s' --out '%s/%s%d' --threads %d --quiet", path, dir, name, k,
+                 k % 3 ? 2 : 1);
         cr_assert_eq(testdir_run(dir, BRISTLE_EXE, env[k], args, err, sizeof err), 0, "stderr: %s", err);
         char rel[128];
         snprintf(rel, sizeof rel, "%s%d/study.csv", name, k);
@@ -509,6 +511,9 @@ static void beams_as_usual(const char *name, const char *text, int nvar)
         const cJSON *b = cJSON_GetObjectItem(j, "sample_bytes_per_variant");
         cr_assert(cJSON_IsNumber(b), "summary.json has sample_bytes_per_variant");
         bytes[k] = b->valuedouble;
+        const cJSON *nb = cJSON_GetObjectItem(j, "beam_batches");
+        cr_expect(cJSON_IsNumber(nb) && nb->valueint == (nvar >= 16 ? 2 : 1), "run %d: %g beam batches for %d variants on 2 "
+                  "threads", k, cJSON_IsNumber(nb) ? nb->valuedouble : -1.0, nvar);
         cJSON_Delete(j);
     }
     cr_expect(bytes[1] > 0 && bytes[1] < bytes[2], "a lean sample: %g bytes a variant against %g whole", bytes[1], bytes[2]);
@@ -529,24 +534,25 @@ static void beams_as_usual(const char *name, const char *text, int nvar)
            "usual path: study.csv and %d frf.csv bitwise equal\n", name, bytes[1], bytes[2], nvar);
 }
 
-/* nine variants: a block of eight in the CPU's lanes and one on its own */
+/* seventeen variants: on two threads a batch of eight in the CPU's lanes and one of eight and one on
+ * its own */
 Test(cli, study_on_the_beam_batch_is_bitwise_the_usual_path)
 {
     beams_as_usual("beams_sweep",
-                   "name: small9\n"
+                   "name: small17\n"
                    "scenario: " SOURCE_DIR "/scenarios/blades_sweep_lugre.yaml\n"
                    "set: {time.end: 0.3}\n"
                    "grid:\n"
                    "  loads.excitation.magnitude.sweep.amplitude: [1, 2]\n"
                    "random:\n"
-                   "  count: 4\n"
+                   "  count: 8\n"
                    "  seed: 7\n"
                    "  keys:\n"
                    "    beams.blade_L.E: {normal: 0.02}\n"
                    "    beams.blade_R.E: {uniform: 1.0e9, relative: false}\n"
                    "analysis: {type: sweep, columns: [tip_C.x, tip_L.x], window: 0.05}\n"
                    "output: {plots: false}\n",
-                   9);
+                   17);
 }
 
 /* a stepped sine: each variant's excitation frequency changes on the batch as it converges */

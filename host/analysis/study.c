@@ -256,8 +256,8 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
      * or auto without a GPU) the study takes the CPU's beam batch, eight variants at a time in
      * vector lanes, where the variants fit it and their small Woodbury systems are solved afresh
      * each step (as LAPACK's dgesv in their runs: the same bits; docs/studies.md) */
-    st_beams W;
-    memset(&W, 0, sizeof W);
+    st_beams *W = NULL; /* the beam batches: one, or on the CPU one a thread (study_step.c) */
+    int nW = 0;
     const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");
     const int beams_host = beams_env && !strcmp(beams_env, "host");
     const int beams_cpu = beams_env && !strcmp(beams_env, "cpu");
@@ -279,20 +279,21 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (stepped && (beams_cpu || cpu_default || (beams_gpu && gpu))) {
         char why[600];
         const int on_cpu = beams_cpu || cpu_default;
-        if (br_study_beams_make(L, nl, on_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, why, sizeof why)) {
+        const int T = threads > 0 ? threads : omp_get_max_threads();
+        if (br_study_beams_make(L, nl, on_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, T, &W, &nW, why, sizeof why)) {
             if (on_cpu && strstr(why, "out of memory")) snprintf(err, sizeof err, "%s", why), bad = 2; /* not the model: fatal */
             else if (!quiet && (beams_cpu || fb == BR_BACKEND_CUDA)) /* auto and the CPU's default fall back without a word */
                 fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",
                         fb == BR_BACKEND_CUDA ? "GPU" : "CPU", why);
         }
     }
-    if (!hbm && shared && nl && !W.bb ? br_study_batch_make(L, nl, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
+    if (!hbm && shared && nl && !W ? br_study_batch_make(L, nl, fb, &B, err, sizeof err) != 0 : 0) bad = 2;
     for (long v = 0; !hbm && !shared && v < nl && !bad; v++)
         if (br_data_own_field(L[v].m, L[v].d, fb, err, sizeof err)) bad = 2;
     if (bad) fprintf(stderr, "bristle study: %s\n", err);
     bad = (int)br_ranks_max(RK, bad);
     if (bad) {
-        br_study_batch_free(&B), br_study_beams_free(&W);
+        br_study_batch_free(&B), br_study_beams_free(W, nW);
         for (long v = 0; v < nv; v++) br_study_var_free(&V[v]);
         br_ranks_barrier(RK);
         if (RK->rank == 0) br_rm_tree(dir);
@@ -310,7 +311,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (br_ranks_max(RK, !run)) {
         fprintf(stderr, "bristle study: out of memory\n");
         free(run);
-        br_study_batch_free(&B), br_study_beams_free(&W);
+        br_study_batch_free(&B), br_study_beams_free(W, nW);
         for (long v = 0; v < nv; v++) br_study_var_free(&V[v]);
         br_ranks_barrier(RK);
         if (RK->rank == 0) br_rm_tree(dir);
@@ -344,8 +345,9 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
             for (long v = 0; v < nl; v++)
                 if (L[v].status == ST_RUNNING) run[nrun++] = v;
             /* a block ends early when no variant runs (their field would go on stepping) */
-            for (long k = 0; k < block && nrun; k++)
-                if (!(W.bb ? br_study_beams_step(S, L, nl, &W) : br_study_batch_step(S, L, nl, run, nrun, &B))) break;
+            if (W && nrun) br_study_beams_block(S, W, nW, block);
+            for (long k = 0; !W && k < block && nrun; k++)
+                if (!br_study_batch_step(S, L, nl, run, nrun, &B)) break;
             for (long v = 0; v < nl; v++) running += L[v].status == ST_RUNNING;
         } else {
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : running)
@@ -384,7 +386,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     io_fail = (int)br_ranks_max(RK, io_fail);
     if (br_study_gather_variants(RK, S, V, R, v0, v1)) {
         if (RK->rank == 0) fprintf(stderr, "bristle study: out of memory gathering the results; partial output left in %s\n", dir);
-        br_study_batch_free(&B), br_study_beams_free(&W);
+        br_study_batch_free(&B), br_study_beams_free(W, nW);
         for (long v = 0; v < nv; v++) br_study_var_free(&V[v]);
         free(V), free(R), br_study_free(S);
         return 1;
@@ -392,7 +394,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (RK->rank != 0) { /* rank 0 writes the rest and says how it went */
         int rc = 0;
         br_ranks_bcast(RK, &rc, sizeof rc);
-        br_study_batch_free(&B), br_study_beams_free(&W);
+        br_study_batch_free(&B), br_study_beams_free(W, nW);
         for (long v = 0; v < nv; v++) br_study_var_free(&V[v]);
         free(V), free(R), br_study_free(S);
         return rc;
@@ -443,17 +445,24 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     for (long v = 0; S->analysis != AN_HBM && v < nv; v++) ninacc += R[v].status == ST_DONE && R[v].inaccurate;
     br_json_number(j, "inaccurate", (double)ninacc);
     br_json_number(j, "failed", (double)(nv - ndone));
-    const br_field *f0 = W.bb ? br_beam_batch_field(W.bb) : shared ? br_batch_field(B.b) : V[0].d ? V[0].d->field : NULL;
+    const br_field *f0 = W ? br_beam_batch_field(W[0].bb) : shared ? br_batch_field(B.b) : V[0].d ? V[0].d->field : NULL;
     cJSON_AddStringToObject(j, "backend", f0 ? br_field_backend_name(f0) : "cpu");
-    cJSON_AddStringToObject(j, "structure_step", W.bb ? "batched with the field (kernels/step/)" : "per variant on the host");
-    if (W.bb) br_json_number(j, "sample_bytes_per_variant", (double)br_beam_batch_sample_bytes(W.bb));
+    cJSON_AddStringToObject(j, "structure_step", W ? "batched with the field (kernels/step/)" : "per variant on the host");
+    if (W) br_json_number(j, "sample_bytes_per_variant", (double)br_beam_batch_sample_bytes(W[0].bb));
+    if (W) br_json_number(j, "beam_batches", nW);
     const char *const *phase;
     const double *psec;
-    const int nphase = W.bb ? br_beam_batch_seconds(W.bb, &phase, &psec) : 0;
-    if (nphase) { /* BRISTLE_BEAM_TIMING: where the batch's steps spent their time */
+    const int nphase = W ? br_beam_batch_seconds(W[0].bb, &phase, &psec) : 0;
+    if (nphase) { /* BRISTLE_BEAM_TIMING: where the batches' steps spent their time (summed over them: thread seconds) */
         cJSON *ph = cJSON_AddObjectToObject(j, "beam_batch_seconds");
-        for (int k = 0; ph && k < nphase; k++) br_json_number(ph, phase[k], psec[k]);
-        if (ph) br_json_number(ph, "analysis", W.analysis_s); /* with the sampled rows' scatter */
+        for (int k = 0; ph && k < nphase; k++) {
+            double sum = 0;
+            for (int w = 0; w < nW; w++) br_beam_batch_seconds(W[w].bb, &phase, &psec), sum += psec[k];
+            br_json_number(ph, phase[k], sum);
+        }
+        double an = 0;
+        for (int w = 0; w < nW; w++) an += W[w].analysis_s;
+        if (ph) br_json_number(ph, "analysis", an); /* with the sampled rows' scatter */
     }
     cJSON_AddStringToObject(j, "contact_field", hbm ? "a field per variant, stepped over the period (AFT, CPU)" : shared ? "one field for every variant" : "a field per variant (time steps differ)");
     br_json_number(j, "ranks", RK->size);
@@ -536,7 +545,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     fflush(stdout);
     int rc = io_fail || ndone < nv ? 1 : 0;
     br_ranks_bcast(RK, &rc, sizeof rc);
-    br_study_batch_free(&B), br_study_beams_free(&W);
+    br_study_batch_free(&B), br_study_beams_free(W, nW);
     for (long v = 0; v < nv; v++) br_study_var_free(&V[v]);
     free(V), free(R), br_study_free(S);
     return rc;

@@ -153,6 +153,8 @@ typedef struct st_batch {
  * bodies all ride on beams; a stepped sine's new frequency is taken into the batch as it changes. */
 typedef struct st_beams {
     br_beam_batch *bb;
+    st_var *V;                   /* its variants, V[0..nv): the study's, or on the CPU a thread's share */
+    long nv;
     double analysis_s;           /* BRISTLE_BEAM_TIMING: the sampled rows' analysis */
     int *energy, *failed, *skip;
     int *fin;                    /* the variants whose lean sample ended their run this step */
@@ -207,17 +209,21 @@ long br_study_batch_step(const st_study *S, st_var *V, long nv, const long *run,
 /* a batch (zeroed or made) -> its field and arrays freed */
 void br_study_batch_free(st_batch *B);
 
-/* variants (built without fields), backend -> the beam batch; 0, or -1 with why it does not apply
- * (the caller steps the variants the usual way) */
-int br_study_beams_make(st_var *V, long nv, br_backend_kind backend, st_beams *W, char *why, size_t whylen);
+/* variants (built without fields), backend, threads -> the beam batches, *nW of them in *W: on a GPU
+ * one; on the CPU one a thread, each over a contiguous share of the variants that ends at a multiple
+ * of the lanes' block (BR_BEAM_BLOCK), fewer where there are fewer blocks; 0, or -1 with why it does
+ * not apply (the caller steps the variants the usual way) */
+int br_study_beams_make(st_var *V, long nv, br_backend_kind backend, int threads, st_beams **W, int *nW, char *why,
+                        size_t whylen);
 
-/* the beam batch, every variant -> one lockstep step of those running: forces at t_n on the batch,
- * the sampled variants' state brought back and analysed, then the batch integrates the rest; returns
- * how many variants still run */
-long br_study_beams_step(const st_study *S, st_var *V, long nv, st_beams *W);
+/* the beam batches, a block of steps -> every batch stepped by up to that many lockstep steps (forces
+ * at t_n on the batch, the sampled variants' state brought back and analysed, then the batch integrates
+ * the rest), each on a thread of its own with no barrier between the steps, a batch stopping early when
+ * none of its variants runs; returns how many variants still run */
+long br_study_beams_block(const st_study *S, st_beams *W, int nW, long block);
 
-/* a beam batch (zeroed or made) -> freed and zeroed */
-void br_study_beams_free(st_beams *W);
+/* nW beam batches (made, or zeroed) and their array -> freed */
+void br_study_beams_free(st_beams *W, int nW);
 
 /* ---- study_analysis.c: a variant's analysis ---- */
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,45 +330,89 @@ long br_study_batch_step(const st_study *S, st_var *V, long nv, const long *run,
     return running;
 }
 
-void br_study_beams_free(st_beams *W)
+/* one beam batch (made, or zeroed) -> freed and zeroed */
+static void beams_free(st_beams *W)
 {
     br_beam_batch_destroy(W->bb);
     free(W->energy), free(W->failed), free(W->skip), free(W->fin), free(W->errs);
     memset(W, 0, sizeof *W);
 }
 
-/* variants (built without fields), backend -> the beam batch; 0, or -1 with why it does not apply
- * (the caller steps the variants the usual way) */
-int br_study_beams_make(st_var *V, long nv, br_backend_kind backend, st_beams *W, char *why, size_t whylen)
+void br_study_beams_free(st_beams *W, int nW)
+{
+    for (int w = 0; W && w < nW; w++) beams_free(&W[w]);
+    free(W);
+}
+
+/* variants V[0..nv) (built without fields), backend -> one beam batch over them in W; 0, or -1 with why */
+static int beams_make(st_var *V, long nv, br_backend_kind backend, st_beams *W, char *why, size_t whylen)
 {
     memset(W, 0, sizeof *W);
-    if (nv < 2) return snprintf(why, whylen, "it batches two variants or more"), -1;
-    for (long v = 0; v < nv; v++)
-        if (!br_beam_batch_fits(V[v].m, V[v].d, why, whylen)) return -1;
+    W->V = V, W->nv = nv;
     const br_model **m = malloc((size_t)nv * sizeof *m);
     br_data **d = malloc((size_t)nv * sizeof *d);
     W->energy = calloc((size_t)nv, sizeof(int)), W->failed = calloc((size_t)nv, sizeof(int));
     W->skip = calloc((size_t)nv, sizeof(int)), W->errs = calloc((size_t)nv, 600);
     W->fin = calloc((size_t)nv, sizeof(int));
     if (!m || !d || !W->energy || !W->failed || !W->skip || !W->fin || !W->errs) {
-        free(m), free(d), br_study_beams_free(W);
+        free(m), free(d), beams_free(W);
         return snprintf(why, whylen, "out of memory"), -1;
     }
     for (long v = 0; v < nv; v++) m[v] = V[v].m, d[v] = V[v].d;
     W->bb = br_beam_batch_create(m, d, (int)nv, backend, why, whylen);
     free(m), free(d);
-    if (!W->bb) return br_study_beams_free(W), -1;
+    if (!W->bb) return beams_free(W), -1;
     int parts = 0;
     for (long v = 0; v < nv; v++) parts |= V[v].parts;
     br_beam_batch_sample_parts(W->bb, parts);
+    W->V = V, W->nv = nv;
     return 0;
 }
 
-/* the beam batch, every variant -> one lockstep step of those running: forces at t_n on the batch,
- * the sampled variants' state brought back and analysed, then the batch integrates the rest; returns
- * how many variants still run */
-long br_study_beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
+int br_study_beams_make(st_var *V, long nv, br_backend_kind backend, int threads, st_beams **W, int *nW, char *why,
+                        size_t whylen)
 {
+    *W = NULL, *nW = 0;
+    if (nv < 2) return snprintf(why, whylen, "it batches two variants or more"), -1;
+    for (long v = 0; v < nv; v++)
+        if (!br_beam_batch_fits(V[v].m, V[v].d, why, whylen)) return -1;
+    /* on the CPU a batch a thread: each steps its share on its own, a block of steps with no barrier
+     * between them (one batch over the threads met at four barriers a step) */
+    long n = backend == BR_BACKEND_CUDA ? 1 : nv / BR_BEAM_BLOCK;
+    n = n < 1 ? 1 : n > threads ? threads : n;
+    st_beams *S = calloc((size_t)n, sizeof *S);
+    if (!S) return snprintf(why, whylen, "out of memory"), -1;
+    for (long w = 0; w < n; w++) {
+        const long a = nv * w / n / BR_BEAM_BLOCK * BR_BEAM_BLOCK, b = w == n - 1 ? nv : nv * (w + 1) / n / BR_BEAM_BLOCK * BR_BEAM_BLOCK;
+        if (beams_make(V + a, b - a, backend, &S[w], why, whylen)) return br_study_beams_free(S, (int)n), -1;
+    }
+    *W = S, *nW = (int)n;
+    return 0;
+}
+
+/* a variant of a beam batch after its forces, its index in the batch -> its sampled state written
+ * into its br_data and its row analysed (while they are in cache), its step ended (study_step.c's
+ * var_step_end); W->skip[v] set where a stepped sine moved to its next frequency, W->fin[v] where the
+ * variant finished */
+static void beams_var_end(const st_study *S, st_beams *W, long v)
+{
+    st_var *V = W->V;
+    W->skip[v] = W->fin[v] = 0; /* (a variant that stopped keeps its loads: no reload) */
+    if (V[v].status != ST_RUNNING) return;
+    if (W->energy[v]) br_beam_batch_scatter(W->bb, (int)v, 0);
+    const int fi = V[v].fi;
+    var_step_end(S, &V[v], W->energy[v], 0);
+    W->skip[v] = V[v].fi != fi && V[v].status == ST_RUNNING; /* a stepped sine moved to its next frequency */
+    W->fin[v] = V[v].status == ST_DONE;
+}
+
+/* a beam batch -> one lockstep step of its variants that run: forces at t_n on the batch, the sampled
+ * variants' state brought back and analysed, then the batch integrates the rest; returns how many of
+ * its variants still run */
+static long beams_step(const st_study *S, st_beams *W)
+{
+    st_var *V = W->V;
+    const long nv = W->nv;
     for (long v = 0; v < nv; v++) {
         W->failed[v] = V[v].status != ST_RUNNING;
         W->energy[v] = !W->failed[v] && var_sample(S, &V[v]);
@@ -391,16 +436,11 @@ long br_study_beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
      * a step, timed) */
     int any_sample = 0;
     for (long v = 0; v < nv && !any_sample; v++) any_sample = W->energy[v];
-#pragma omp parallel for schedule(static) if (any_sample && nv >= ST_OMP_MIN)
-    for (long v = 0; v < nv; v++) {
-        W->skip[v] = W->fin[v] = 0; /* (a variant that stopped keeps its loads: no reload) */
-        if (V[v].status != ST_RUNNING) continue;
-        if (W->energy[v]) br_beam_batch_scatter(W->bb, (int)v, 0);
-        const int fi = V[v].fi;
-        var_step_end(S, &V[v], W->energy[v], 0);
-        W->skip[v] = V[v].fi != fi && V[v].status == ST_RUNNING; /* a stepped sine moved to its next frequency */
-        W->fin[v] = V[v].status == ST_DONE;
-    }
+    if (any_sample && nv >= ST_OMP_MIN && !omp_in_parallel()) {
+#pragma omp parallel for schedule(static)
+        for (long v = 0; v < nv; v++) beams_var_end(S, W, v);
+    } else /* (a share's batch: on its thread) */
+        for (long v = 0; v < nv; v++) beams_var_end(S, W, v);
     W->analysis_s += br_wall_seconds() - ta;
     /* a finished variant's whole state (the summary's time, energies, friction energy), where its sample
      * was lean: one copy of all where many finish at once (a sweep's last step), else theirs alone. A
@@ -424,5 +464,17 @@ long br_study_beams_step(const st_study *S, st_var *V, long nv, st_beams *W)
     long running = 0;
     for (long v = 0; v < nv; v++) W->skip[v] = V[v].status != ST_RUNNING, running += !W->skip[v];
     br_beam_batch_integrate(W->bb, W->skip);
+    return running;
+}
+
+long br_study_beams_block(const st_study *S, st_beams *W, int nW, long block)
+{
+    long running = 0;
+#pragma omp parallel for schedule(static, 1) reduction(+ : running) if (nW > 1)
+    for (int w = 0; w < nW; w++) {
+        long r = 1;
+        for (long k = 0; k < block && r; k++) r = beams_step(S, &W[w]);
+        running += r;
+    }
     return running;
 }

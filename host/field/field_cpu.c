@@ -6,6 +6,7 @@
  * loop for each set and runs it over the chunks (and the lanes of small sets). */
 #include <assert.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,8 +208,8 @@ static void cpu_chunk_any(const br_set_view *v, const br_set_frame *fr, double h
 static void cpu_set_step(const br_set_view *v, const br_set_frame *fr, double h,
                          br_set_sums *partials, br_tangent_sums *tpartials, unsigned char *pred, long nchunks)
 {
-    if (nchunks == 1) {
-        cpu_chunk_any(v, fr, h, 0, partials, tpartials, pred);
+    if (nchunks == 1 || omp_in_parallel()) { /* (a field of a study's share of its variants: on its thread) */
+        for (long c = 0; c < nchunks; c++) cpu_chunk_any(v, fr, h, c, partials, tpartials, pred);
         return;
     }
 #pragma omp parallel for schedule(static)
@@ -414,10 +415,11 @@ static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_su
     for (int gi = 0; gi < cb->ngroup; gi++)
         for (long j = 0; j < cb->g[gi].L; j++) frame_store(&frames[cb->g[gi].set[j]], cb->g[gi].fs, cb->g[gi].L, j);
     /* lane blocks over threads when there are several (each block's arithmetic is its own) */
-    if (cb->nblock > 1) {
+    if (cb->nblock > 1 && !omp_in_parallel()) {
 #pragma omp parallel for schedule(static)
         for (long k = 0; k < cb->nblock; k++) cpu_block(f, cb, k, h, sums, tans);
-    } else if (cb->nblock == 1) cpu_block(f, cb, 0, h, sums, tans);
+    } else /* one block, or a field already on a thread (a study's share of its variants) */
+        for (long k = 0; k < cb->nblock; k++) cpu_block(f, cb, k, h, sums, tans);
     for (int s = 0; s < f->nsets; s++) {
         if (cb->grouped[s] >= 0) continue;
         br_field_set *fs = &f->sets[s];

@@ -24,6 +24,8 @@
  * parallel region's start and barrier as much (a 6-variant study ran 6 times slower on 2 threads) */
 #define BR_BEAM_OMP_MIN 64
 
+_Static_assert(BR_BEAM_BLOCK == BR_GA_LANES, "beam_batch.h's block is the lanes' count");
+
 struct br_beam_batch {
     int nv, n, nset, nframe;
     const br_model **m;              /* the variants' models and data (the caller's; the arrays copied) */
@@ -311,21 +313,33 @@ static void failure(const br_model *m, double t, int code, char *err, size_t err
 
 static double rec_t(const br_beam_batch *B, int v) { return B->D.rec[(size_t)v * B->D.o.size + B->D.o.t]; }
 
-/* nv variants, block size nl, in a parallel region (or not) -> the calling thread's share, from
- * share_begin to share_end: a contiguous range (the variant-innermost arrays' cache lines are not
- * shared between threads but at its ends: dealing blocks in turn ran 2.8 times slower), the
- * variants split evenly with the ends at multiples of nl, the last thread's to nv (65 variants on
- * 2 threads: 32 and 33, where halves of the 9 blocks and units gave 40 and 25) */
-static int share_begin(int nv, int nl)
-{
-    const int t = omp_get_thread_num(), T = omp_get_num_threads();
-    return (int)((long)nv * t / T) / nl * nl;
-}
+/* nv variants, block size nl, thread t of T -> thread t's share, from share_begin to share_end: a
+ * contiguous range (the variant-innermost arrays' cache lines are not shared between threads but at
+ * its ends: dealing blocks in turn ran 2.8 times slower), the variants split evenly with the ends at
+ * multiples of nl, the last thread's to nv (65 variants on 2 threads: 32 and 33, where halves of the
+ * 9 blocks and units gave 40 and 25) */
+static int share_begin(int nv, int nl, int t, int T) { return (int)((long)nv * t / T) / nl * nl; }
 
-static int share_end(int nv, int nl)
+static int share_end(int nv, int nl, int t, int T) { return t == T - 1 ? nv : (int)((long)nv * (t + 1) / T) / nl * nl; }
+
+/* a stage over variants [v0, v1) of a batch */
+typedef void (*stage_fn)(br_beam_batch *B, int v0, int v1, void *arg);
+
+/* batch, block size nl, stage -> the stage over every variant: on the threads, each a share
+ * (share_begin), where the batch has BR_BEAM_OMP_MIN variants and the caller is not on a thread
+ * already (a study's share of the variants, one batch a thread), else all on the calling thread
+ * without entering a region (even a serialized one makes libgomp allocate a team) */
+static void over_shares(br_beam_batch *B, int nl, stage_fn fn, void *arg)
 {
-    const int t = omp_get_thread_num(), T = omp_get_num_threads();
-    return t == T - 1 ? nv : (int)((long)nv * (t + 1) / T) / nl * nl;
+    if (B->nv < BR_BEAM_OMP_MIN || omp_in_parallel()) {
+        fn(B, 0, B->nv, arg);
+        return;
+    }
+#pragma omp parallel
+    {
+        const int t = omp_get_thread_num(), T = omp_get_num_threads();
+        fn(B, share_begin(B->nv, nl, t, T), share_end(B->nv, nl, t, T), arg);
+    }
 }
 
 /* CPU batch, variants v0 to v0 + nl - 1 after br_beam_store_solve_begin -> their Woodbury systems
@@ -355,6 +369,100 @@ static void woodbury_solve(br_beam_batch *B, const br_ga_arrays *A, int v0, int 
     }
 }
 
+/* variants [v0, v1), failed[v] -> the frames of those running (kernels/beam_store.h) */
+static void frames_stage(br_beam_batch *B, int v0, int v1, void *arg)
+{
+    const int *failed = arg;
+    const br_ga_shape *sh = br_ga_batch_shape(B->ga);
+    const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+    for (int v = v0; v < v1; v++)
+        if (!failed[v]) br_beam_store_frames(&B->model, sh, A, &B->D, v, NULL);
+}
+
+typedef struct solve_arg {
+    int *failed;
+    char *err;
+    size_t errstride;
+} solve_arg;
+
+/* variants [v0, v1) after the field, failed[v] -> the loads, Woodbury solves and checks of those
+ * running: blocks of BR_GA_LANES variants in lanes where all of a block run, the rest one by one; a
+ * variant that fails flagged with its message */
+static void solve_stage(br_beam_batch *B, int v0, int v1, void *arg)
+{
+    const solve_arg *a = arg;
+    int *failed = a->failed;
+    br_beam_store *D = &B->D;
+    const br_ga_shape *sh = br_ga_batch_shape(B->ga);
+    const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+    const int nl = B->lanes ? BR_GA_LANES : 1;
+    for (int w = v0, cnt; w < v1; w += cnt) {
+        cnt = w + nl <= v1 ? nl : 1;
+        int all = cnt > 1, rc[BR_GA_LANES];
+        for (int v = w; v < w + cnt && all; v++) all = !failed[v];
+        if (all) { /* (the lane count a constant: the lanes' loops compiled for it) */
+            br_beam_store_solve_begin(&B->model, sh, A, D, w, BR_GA_LANES);
+            woodbury_solve(B, A, w, BR_GA_LANES, rc);
+            br_beam_store_solve_end(&B->model, sh, A, D, w, BR_GA_LANES, rc);
+        } else
+            for (int v = w; v < w + cnt; v++)
+                if (!failed[v]) {
+                    br_beam_store_solve_begin(&B->model, sh, A, D, v, 1);
+                    woodbury_solve(B, A, v, 1, rc);
+                    br_beam_store_solve_end(&B->model, sh, A, D, v, 1, rc);
+                }
+        for (int v = w; v < w + cnt; v++)
+            if (!failed[v] && D->code[v]) {
+                failure(B->m[v], rec_t(B, v), D->code[v], a->err + (size_t)v * a->errstride, a->errstride);
+                failed[v] = 1;
+            }
+    }
+}
+
+/* variants [v0, v1), skip[v] -> those not skipped integrated to t_{n+1}, in lanes where a whole
+ * block integrates (as solve_stage) */
+static void integrate_stage(br_beam_batch *B, int v0, int v1, void *arg)
+{
+    const int *skip = arg;
+    const br_ga_shape *sh = br_ga_batch_shape(B->ga);
+    const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
+    const int nl = B->lanes ? BR_GA_LANES : 1;
+    for (int w = v0, cnt; w < v1; w += cnt) {
+        cnt = w + nl <= v1 ? nl : 1;
+        int all = cnt > 1;
+        for (int v = w; v < w + cnt && all; v++) all = !skip[v];
+        if (all) br_beam_store_integrate_lanes(&B->model, sh, A, &B->D, w);
+        else
+            for (int v = w; v < w + cnt; v++)
+                if (!skip[v]) br_beam_store_integrate(&B->model, sh, A, &B->D, v);
+    }
+}
+
+/* the integration by rows (the GPU's phases), variants [v0, v1), skip[v]: their rows (W), their
+ * columns (Q), their ends */
+static void rows_stage(br_beam_batch *B, int v0, int v1, void *arg)
+{
+    const int *skip = arg;
+    for (int v = v0; v < v1; v++)
+        for (int i = 0; i < B->n && !skip[v]; i++)
+            br_beam_store_integrate_row(br_ga_batch_shape(B->ga), br_ga_batch_arrays(B->ga), &B->D, v, i, B->W);
+}
+
+static void cols_stage(br_beam_batch *B, int v0, int v1, void *arg)
+{
+    const int *skip = arg;
+    for (int v = v0; v < v1; v++)
+        for (int i = 0; i < B->n && !skip[v]; i++)
+            br_beam_store_integrate_col(br_ga_batch_shape(B->ga), br_ga_batch_arrays(B->ga), &B->D, v, i, B->Q);
+}
+
+static void integrate_end_stage(br_beam_batch *B, int v0, int v1, void *arg)
+{
+    const int *skip = arg;
+    for (int v = v0; v < v1; v++)
+        if (!skip[v]) br_beam_store_integrate_end(&B->model, br_ga_batch_shape(B->ga), br_ga_batch_arrays(B->ga), &B->D, v, B->W, B->Q);
+}
+
 void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char *err, size_t errstride)
 {
     br_beam_store *D = &B->D;
@@ -380,13 +488,9 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
         return;
     }
 #endif
-    const br_ga_shape *sh = br_ga_batch_shape(B->ga);
-    const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
     double t0 = 0.0;
     lap(B, BR_PH_FRAMES, &t0);
-#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
-    for (int v = 0; v < B->nv; v++)
-        if (!failed[v]) br_beam_store_frames(&B->model, sh, A, D, v, NULL);
+    over_shares(B, 1, frames_stage, failed);
     lap(B, BR_PH_FRAMES, &t0);
     char ferr[600];
     if (B->field && br_field_step_sets(B->field, D->frames, B->Nset, B->model.h, D->res, B->bad, ferr, sizeof ferr))
@@ -399,33 +503,8 @@ void br_beam_batch_forces(br_beam_batch *B, const int *energy, int *failed, char
                     failed[v] = 1;
                 }
     lap(B, BR_PH_FIELD, &t0);
-    /* blocks of BR_GA_LANES variants in lanes where all of a block run, the rest one by one */
-    const int nl = B->lanes ? BR_GA_LANES : 1;
-#pragma omp parallel if (B->nv >= BR_BEAM_OMP_MIN)
-    for (int v0 = share_begin(B->nv, nl), end = share_end(B->nv, nl), cnt; v0 < end; v0 += cnt) {
-        cnt = v0 + nl <= end ? nl : 1;
-        int all = cnt > 1, rc[BR_GA_LANES];
-        for (int v = v0; v < v0 + cnt && all; v++) all = !failed[v];
-        if (all) { /* (the lane count a constant: the lanes' loops compiled for it) */
-            br_beam_store_solve_begin(&B->model, sh, A, D, v0, BR_GA_LANES);
-            woodbury_solve(B, A, v0, BR_GA_LANES, rc);
-            br_beam_store_solve_end(&B->model, sh, A, D, v0, BR_GA_LANES, rc);
-        } else
-            for (int v = v0; v < v0 + cnt; v++)
-                if (!failed[v]) {
-                    br_beam_store_solve_begin(&B->model, sh, A, D, v, 1);
-                    woodbury_solve(B, A, v, 1, rc);
-                    br_beam_store_solve_end(&B->model, sh, A, D, v, 1, rc);
-                }
-        for (int v = v0; v < v0 + cnt; v++) {
-            if (failed[v]) continue;
-            const int code = D->code[v];
-            if (code) {
-                failure(B->m[v], rec_t(B, v), code, err + (size_t)v * errstride, errstride);
-                failed[v] = 1;
-            }
-        }
-    }
+    solve_arg sa = {failed, err, errstride};
+    over_shares(B, B->lanes ? BR_GA_LANES : 1, solve_stage, &sa);
     lap(B, BR_PH_FORCES_PRE, &t0);
 }
 
@@ -440,34 +519,13 @@ void br_beam_batch_integrate(br_beam_batch *B, const int *skip)
         return;
     }
 #endif
-    const br_ga_shape *sh = br_ga_batch_shape(B->ga);
-    const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
     double t0 = 0.0;
     lap(B, BR_PH_INTEGRATE, &t0);
-    if (B->W) { /* by rows: the GPU's phases */
-        const long nv = B->nv, nr = (long)B->n * nv;
-#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
-        for (long k = 0; k < nr; k++)
-            if (!skip[k % nv]) br_beam_store_integrate_row(sh, A, D, k % nv, (int)(k / nv), B->W);
-#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
-        for (long k = 0; k < nr; k++)
-            if (!skip[k % nv]) br_beam_store_integrate_col(sh, A, D, k % nv, (int)(k / nv), B->Q);
-#pragma omp parallel for schedule(static) if (B->nv >= BR_BEAM_OMP_MIN)
-        for (int v = 0; v < B->nv; v++)
-            if (!skip[v]) br_beam_store_integrate_end(&B->model, sh, A, D, v, B->W, B->Q);
-    } else { /* in lanes where a whole block integrates (as br_beam_batch_forces) */
-        const int nl = B->lanes ? BR_GA_LANES : 1;
-#pragma omp parallel if (B->nv >= BR_BEAM_OMP_MIN)
-        for (int v0 = share_begin(B->nv, nl), end = share_end(B->nv, nl), cnt; v0 < end; v0 += cnt) {
-            cnt = v0 + nl <= end ? nl : 1;
-            int all = cnt > 1;
-            for (int v = v0; v < v0 + cnt && all; v++) all = !skip[v];
-            if (all) br_beam_store_integrate_lanes(&B->model, sh, A, D, v0);
-            else
-                for (int v = v0; v < v0 + cnt; v++)
-                    if (!skip[v]) br_beam_store_integrate(&B->model, sh, A, D, v);
-        }
-    }
+    if (B->W) { /* by rows: the GPU's phases, each over every variant before the next */
+        over_shares(B, 1, rows_stage, (void *)skip);
+        over_shares(B, 1, cols_stage, (void *)skip);
+        over_shares(B, 1, integrate_end_stage, (void *)skip);
+    } else over_shares(B, B->lanes ? BR_GA_LANES : 1, integrate_stage, (void *)skip);
     lap(B, BR_PH_INTEGRATE, &t0);
 }
 

@@ -12,6 +12,10 @@
 
 typedef struct br_beam_batch br_beam_batch;
 
+/* the CPU batch's block of variants stepped together in vector lanes (kernels/ga_step.h's
+ * BR_GA_LANES): a batch over a multiple of it has no variant stepped alone but its tail */
+#define BR_BEAM_BLOCK 8
+
 /* model, its data -> 1 if its step can run in a beam batch, else 0 with the reason in why:
  * every body on a beam, no kinematic frames, springs, rotational elements or drivetrain,
  * implicit coupling, every contact set on the structure with a Hunt-Crossley normal law, every
