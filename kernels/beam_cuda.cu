@@ -49,7 +49,7 @@ __global__ void forces_pre_kernel(br_step_model m, br_ga_shape sh, br_ga_arrays 
         br_set_result_finish(&sums[k], tans ? &tans[k] : NULL, sf[k].xA, D.frames[v * D.nframe + m.set[s].frame_b].x, m.h,
                              r + D.o.E + s, r + D.o.E_nd + s, &D.res[k]);
     }
-    br_beam_store_forces_pre(&m, &sh, &A, &D, v);
+    br_beam_store_forces_pre(&m, &sh, &A, &D, v, NULL);
 }
 
 __global__ void forces_post_kernel(br_step_model m, br_ga_shape sh, br_ga_arrays A, br_beam_store D, const int *singular)

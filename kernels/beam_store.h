@@ -106,6 +106,7 @@ BR_HD void br_beam_store_var(const br_beam_store *D, const br_ga_arrays *A, long
     x->rot_tau = x->rot_Eb = x->rot_E_upto = 0;
     x->kf_tau = x->kf_h = 0, x->wend = x->set_geo = x->set_vs = x->err = 0;
     x->h = D->h, x->tau_s = D->tau_s, x->h_prev = -1.0, x->gam = 1.0, x->theta_h = 0.0, x->substepping = 0;
+    x->ga_en = 0;
 }
 
 /* The phases of a batch's step, in order, as BRISTLE_BEAM_TIMING reports them (each phase waited
@@ -143,12 +144,14 @@ BR_HD void br_beam_store_frames(const br_step_model *m, const br_ga_shape *sh, c
  * row phases over every variant, f: the store's g, E: the records' imp_E, kernels/beam_cuda.cu),
  * br_beam_store_forces_post. */
 
-/* model, shape, structure arrays, store with variant v's set results -> its loads and E blocks */
+/* model, shape, structure arrays, store with variant v's set results, ga_en (its structure's kinetic
+ * and elastic energy summed before, or NULL) -> its loads and E blocks */
 BR_HD void br_beam_store_forces_pre(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
-                                    const br_beam_store *D, long v)
+                                    const br_beam_store *D, long v, const double *ga_en)
 {
     br_step_var x;
     br_beam_store_var(D, A, v, &x);
+    x.ga_en = ga_en;
     const br_set_result *r = D->res + v * m->nset;
     br_step_load_values(m, &x);
     br_step_loads(m, sh, &x, r, D->energy[v]);
@@ -186,8 +189,17 @@ BR_HD void br_beam_store_solve_begin(const br_step_model *m, const br_ga_shape *
                                      const br_beam_store *D, long v0, int nl)
 {
     const int ne = m->nset ? 6 * sh->nr : 0;
+    int energy = 0; /* the structure's energies in lanes where any lane books them */
+    for (int l = 0; l < nl; l++) energy |= D->energy[v0 + l];
+    double en[2][BR_GA_LANES] = {{0.0}};
+    if (energy && nl > 1) {
+        br_step_var x;
+        br_beam_store_var(D, A, v0, &x);
+        br_ga_energies_l(sh, &x.ga, nl, en[0], en[1]);
+    }
     for (int l = 0; l < nl; l++) {
-        br_beam_store_forces_pre(m, sh, A, D, v0 + l);
+        const double ga_en[2] = {en[0][l], en[1][l]};
+        br_beam_store_forces_pre(m, sh, A, D, v0 + l, energy && nl > 1 ? ga_en : (const double *)0);
         const double *E = D->rec + (v0 + l) * D->o.size + D->o.imp_E;
         for (int q = 0; q < ne; q++) D->Et[(long)q * D->nv + v0 + l] = E[q];
     }

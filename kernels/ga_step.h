@@ -482,6 +482,23 @@ BR_HD void br_ga_energies(const br_ga_shape *g, const br_ga_var *x, double *kine
     *kinetic = 0.5 * ek, *elastic = 0.5 * ee;
 }
 
+/* the same in lanes: kinetic[l] and elastic[l] of each lane, each in br_ga_energies's order (br_ga_dot8_l
+ * is br_ga_dot8's sum lane by lane) */
+BR_HD void br_ga_energies_l(const br_ga_shape *g, const br_ga_var *x, int nl, double *kinetic, double *elastic)
+{
+    double ek[BR_GA_LANES], ee[BR_GA_LANES];
+    const long s = x->s;
+    for (int l = 0; l < nl; l++) ek[l] = ee[l] = 0.0;
+    for (int j = 0; j < g->n; j++) {
+        const long o = br_ga_pcol(g, j);
+        double cm[BR_GA_LANES], ck[BR_GA_LANES];
+        br_ga_dot8_l(x->M, x->sM, o, x->v, s, g->plo[j], g->phi[j], nl, cm);
+        br_ga_dot8_l(x->K, x->sK, o, x->u, s, g->plo[j], g->phi[j], nl, ck);
+        for (int l = 0; l < nl; l++) ek[l] += cm[l] * BR_GL(x->v, j, s, l), ee[l] += ck[l] * BR_GL(x->u, j, s, l);
+    }
+    for (int l = 0; l < nl; l++) kinetic[l] = 0.5 * ek[l], elastic[l] = 0.5 * ee[l];
+}
+
 /* ---- the same solve by rows: br_ga_solve in phases whose entries do not depend on one another
  * (on a GPU a thread each: kernels/ga_cuda.cu, kernels/beam_cuda.cu). Each entry is summed over
  * the same terms in the same order as br_ga_solve's column loops add them into it (row i of a

@@ -111,6 +111,22 @@ static void against_own_opt(int nv, int mistuned, int steps, br_backend_kind bac
                 bitwise_rows += !memcmp(b3, o3, sizeof b3);
             }
         }
+        /* every matrix a variant's: the structure's energies in lanes, bitwise each variant's own sums */
+        const br_ga_arrays *A = br_ga_batch_arrays(B);
+        for (int v0 = 0; !share && backend == BR_BACKEND_CPU && v0 + BR_GA_LANES <= nv; v0 += BR_GA_LANES) {
+            br_ga_var x;
+            double ek[BR_GA_LANES], ee[BR_GA_LANES];
+            br_ga_arrays_var(A, v0, &x);
+            br_ga_energies_l(br_ga_batch_shape(B), &x, BR_GA_LANES, ek, ee);
+            for (int l = 0; l < BR_GA_LANES; l++) {
+                double k1, e1;
+                br_ga_arrays_var(A, v0 + l, &x);
+                br_ga_energies(br_ga_batch_shape(B), &x, &k1, &e1);
+                cr_assert(ek[l] == k1 && ee[l] == e1 && (k > 0 || k1 >= 0.0), "step %d variant %d: energies in lanes %.17g %.17g, "
+                          "alone %.17g %.17g", k, v0 + l, ek[l], ee[l], k1, e1);
+                cr_assert(k < 10 || (k1 > 0.0 && e1 > 0.0), "step %d variant %d: the structure moves (%g, %g J)", k, v0 + l, k1, e1);
+            }
+        }
     }
     double *u = malloc((size_t)n * sizeof(double)), *w = malloc((size_t)n * sizeof(double)), *a = malloc((size_t)n * sizeof(double));
     for (int v = 0; v < nv; v++) {

@@ -103,6 +103,7 @@ br_step_var *br_data_var(br_data *d, double h, const br_ga_shape **sh)
     if (d->ga) br_genalpha_view(d->ga, &d->view_sh, &x->ga); /* at the integrator's current level */
     x->h = h, x->tau_s = d->tau_s, x->h_prev = d->h_prev, x->gam = d->gam, x->theta_h = d->theta_h;
     x->substepping = d->substepping;
+    x->ga_en = NULL;
     x->t = d->t, x->step = d->step;
     *sh = d->ga ? &d->view_sh : NULL;
     return x;

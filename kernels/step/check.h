@@ -13,12 +13,17 @@
 enum { BR_STEP_OK = 0, BR_STEP_SINGULAR, BR_STEP_TANGENT, BR_STEP_ACCEL, BR_STEP_BODY, BR_STEP_FORCE, BR_STEP_FENERGY, BR_STEP_ENERGY,
        BR_STEP_FIELD, BR_STEP_RBACCEL };
 
-BR_HD int br_step_finite(const double *a, int n)
+/* n values (stride s) -> 1 if every one is finite: |a| <= DBL_MAX fails for NaN and the infinities, and
+ * the flags are or-ed without a branch, so that the loop takes vector lanes (the early exit of a loop
+ * of isfinite() left a batch's checks scalar: 3 % of a CPU study's variant-step) */
+BR_HD int br_step_finite_s(const double *a, int n, long s)
 {
-    for (int i = 0; i < n; i++)
-        if (!isfinite(a[i])) return 0;
-    return 1;
+    int bad = 0;
+    for (int i = 0; i < n; i++) bad |= !(fabs(a[(long)i * s]) <= 1.7976931348623157e308);
+    return !bad;
 }
+
+BR_HD int br_step_finite(const double *a, int n) { return br_step_finite_s(a, n, 1); }
 
 /* model, shape (or NULL), variant after its solves, its sets' results -> BR_STEP_OK, or the first
  * of: a coupled set's non-finite wrench tangent, a free body's non-finite acceleration, the
@@ -30,8 +35,7 @@ BR_HD int br_step_check_solve(const br_step_model *m, const br_ga_shape *sh, con
             return BR_STEP_TANGENT * BR_STEP_WHAT + s;
     for (int b = 0; x->acc && b < m->nbody; b++)
         if (m->body_node[b] < 0 && !br_step_finite(x->acc + 6 * b, 6)) return BR_STEP_RBACCEL * BR_STEP_WHAT + b;
-    for (int i = 0; sh && i < sh->n; i++)
-        if (!isfinite(x->ga.a1[(long)i * x->ga.s])) return BR_STEP_ACCEL * BR_STEP_WHAT;
+    if (sh && !br_step_finite_s(x->ga.a1, sh->n, x->ga.s)) return BR_STEP_ACCEL * BR_STEP_WHAT;
     return BR_STEP_OK;
 }
 

@@ -103,7 +103,8 @@ BR_HD void br_step_loads(const br_step_model *m, const br_ga_shape *sh, br_step_
     double struct_elastic = 0.0;
     if (sh) {
         for (int i = 0; i < sh->n; i++) x->g[i * x->s] = 0.0, x->gext[i * x->s] = 0.0;
-        if (energy) br_ga_energies(sh, &x->ga, &en->kinetic, &struct_elastic);
+        if (energy && x->ga_en) en->kinetic = x->ga_en[0], struct_elastic = x->ga_en[1];
+        else if (energy) br_ga_energies(sh, &x->ga, &en->kinetic, &struct_elastic);
     }
     for (int b = 0; b < m->nbody; b++) {
         const double *fg = m->body_fg + 3 * b;

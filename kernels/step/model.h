@@ -195,6 +195,8 @@ typedef struct br_step_var {
     double *const *iu;           /* nset: a deforming interface's inputs in the field (6 n, BR_IFACE order), */
     const double *const *ipt;    /* ... its outputs (BR_IFACE_NPT n); NULL for the others (or NULL: none) */
     br_energy_terms *en;
+    const double *ga_en;         /* 2: the structure's kinetic and elastic energy at t_n, summed before (a CPU
+                                  * batch's lanes, br_ga_energies_l), or NULL: br_step_loads sums them */
     double *res_ref, *p_drive;
     double *p_spring_loss;       /* or NULL (no springs) */
     const br_frame_state *kf_tau, *kf_h; /* the kinematic frames at t + tau_s and t + h (a host stage), or NULL */
