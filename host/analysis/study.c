@@ -256,7 +256,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
      * or auto without a GPU) the study takes the CPU's beam batch, eight variants at a time in
      * vector lanes, where the variants fit it and their small Woodbury systems are solved afresh
      * each step (as LAPACK's dgesv in their runs: the same bits; docs/studies.md) */
-    st_beams *W = NULL; /* the beam batches: one, or on the CPU one a thread (study_step.c) */
+    st_beams *W = NULL; /* the beam batches: one, or on the CPU one a block of eight variants (study_step.c) */
     int nW = 0;
     const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");
     const int beams_host = beams_env && !strcmp(beams_env, "host");
@@ -279,8 +279,7 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     if (stepped && (beams_cpu || cpu_default || (beams_gpu && gpu))) {
         char why[600];
         const int on_cpu = beams_cpu || cpu_default;
-        const int T = threads > 0 ? threads : omp_get_max_threads();
-        if (br_study_beams_make(L, nl, on_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, T, &W, &nW, why, sizeof why)) {
+        if (br_study_beams_make(L, nl, on_cpu ? BR_BACKEND_CPU : BR_BACKEND_CUDA, &W, &nW, why, sizeof why)) {
             if (on_cpu && strstr(why, "out of memory")) snprintf(err, sizeof err, "%s", why), bad = 2; /* not the model: fatal */
             else if (!quiet && (beams_cpu || fb == BR_BACKEND_CUDA)) /* auto and the CPU's default fall back without a word */
                 fprintf(stderr, "bristle study: the structures step on the host, the contact field on the %s: %s\n",

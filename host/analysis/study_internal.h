@@ -209,17 +209,16 @@ long br_study_batch_step(const st_study *S, st_var *V, long nv, const long *run,
 /* a batch (zeroed or made) -> its field and arrays freed */
 void br_study_batch_free(st_batch *B);
 
-/* variants (built without fields), backend, threads -> the beam batches, *nW of them in *W: on a GPU
- * one; on the CPU one a thread, each over a contiguous share of the variants that ends at a multiple
- * of the lanes' block (BR_BEAM_BLOCK), fewer where there are fewer blocks; 0, or -1 with why it does
- * not apply (the caller steps the variants the usual way) */
-int br_study_beams_make(st_var *V, long nv, br_backend_kind backend, int threads, st_beams **W, int *nW, char *why,
-                        size_t whylen);
+/* variants (built without fields), backend -> the beam batches, *nW of them in *W: on a GPU one; on
+ * the CPU one a block of BR_BEAM_BLOCK consecutive variants (the lanes' block; the last takes the tail),
+ * small enough for its matrices and state to stay in a core's cache while it steps; 0, or -1 with why
+ * it does not apply (the caller steps the variants the usual way) */
+int br_study_beams_make(st_var *V, long nv, br_backend_kind backend, st_beams **W, int *nW, char *why, size_t whylen);
 
 /* the beam batches, a block of steps -> every batch stepped by up to that many lockstep steps (forces
  * at t_n on the batch, the sampled variants' state brought back and analysed, then the batch integrates
- * the rest), each on a thread of its own with no barrier between the steps, a batch stopping early when
- * none of its variants runs; returns how many variants still run */
+ * the rest), the threads taking the batches, each stepped on one thread with no barrier between its
+ * steps, a batch stopping early when none of its variants runs; returns how many variants still run */
 long br_study_beams_block(const st_study *S, st_beams *W, int nW, long block);
 
 /* nW beam batches (made, or zeroed) and their array -> freed */
