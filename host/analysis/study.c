@@ -253,9 +253,10 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
      * the host's 16 cores (benchmarks/results/2026-11-27-gpu-h100.md, -sweep.md, -sweep-2.md). BRISTLE_STUDY_BEAMS=host keeps
      * the structures on the host with the field on the GPU; =cpu runs the batch on the CPU.
      * --backend auto does the same as cuda from ST_AUTO_BEAMS variants. On the CPU (--backend cpu,
-     * or auto without a GPU) the study takes the CPU's beam batch, eight variants at a time in
-     * vector lanes, where the variants fit it and their small Woodbury systems are solved afresh
-     * each step (as LAPACK's dgesv in their runs: the same bits; docs/studies.md) */
+     * or auto without a GPU) the study takes the CPU's beam batches, one a block of eight variants
+     * stepped in vector lanes, the threads taking the batches, where the variants fit them and their
+     * small Woodbury systems are solved afresh each step (as LAPACK's dgesv in their runs: the same
+     * bits; docs/studies.md) */
     st_beams *W = NULL; /* the beam batches: one, or on the CPU one a block of eight variants (study_step.c) */
     int nW = 0;
     const char *beams_env = getenv("BRISTLE_STUDY_BEAMS");

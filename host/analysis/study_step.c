@@ -365,7 +365,6 @@ static int beams_make(st_var *V, long nv, br_backend_kind backend, st_beams *W, 
     int parts = 0;
     for (long v = 0; v < nv; v++) parts |= V[v].parts;
     br_beam_batch_sample_parts(W->bb, parts);
-    W->V = V, W->nv = nv;
     return 0;
 }
 
@@ -440,7 +439,7 @@ static long beams_step(const st_study *S, st_beams *W)
     if (any_sample && nv >= ST_OMP_MIN && !omp_in_parallel()) {
 #pragma omp parallel for schedule(static)
         for (long v = 0; v < nv; v++) beams_var_end(S, W, v);
-    } else /* (a share's batch: on its thread) */
+    } else /* (a CPU study's batch of eight: on its thread) */
         for (long v = 0; v < nv; v++) beams_var_end(S, W, v);
     W->analysis_s += br_wall_seconds() - ta;
     /* a finished variant's whole state (the summary's time, energies, friction energy), where its sample

@@ -208,7 +208,7 @@ static void cpu_chunk_any(const br_set_view *v, const br_set_frame *fr, double h
 static void cpu_set_step(const br_set_view *v, const br_set_frame *fr, double h,
                          br_set_sums *partials, br_tangent_sums *tpartials, unsigned char *pred, long nchunks)
 {
-    if (nchunks == 1 || omp_in_parallel()) { /* (a field of a study's share of its variants: on its thread) */
+    if (nchunks == 1 || omp_in_parallel()) { /* (the field of a CPU study's beam batch, on its thread) */
         for (long c = 0; c < nchunks; c++) cpu_chunk_any(v, fr, h, c, partials, tpartials, pred);
         return;
     }
@@ -418,7 +418,7 @@ static int cpu_step(br_field *f, const br_set_frame *frames, double h, br_set_su
     if (cb->nblock > 1 && !omp_in_parallel()) {
 #pragma omp parallel for schedule(static)
         for (long k = 0; k < cb->nblock; k++) cpu_block(f, cb, k, h, sums, tans);
-    } else /* one block, or a field already on a thread (a study's share of its variants) */
+    } else /* one block, or a field already on a thread (a CPU study's beam batch) */
         for (long k = 0; k < cb->nblock; k++) cpu_block(f, cb, k, h, sums, tans);
     for (int s = 0; s < f->nsets; s++) {
         if (cb->grouped[s] >= 0) continue;

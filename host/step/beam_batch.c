@@ -327,7 +327,7 @@ typedef void (*stage_fn)(br_beam_batch *B, int v0, int v1, void *arg);
 
 /* batch, block size nl, stage -> the stage over every variant: on the threads, each a share
  * (share_begin), where the batch has BR_BEAM_OMP_MIN variants and the caller is not on a thread
- * already (a study's share of the variants, one batch a thread), else all on the calling thread
+ * already (a CPU study's batches: each on a thread), else all on the calling thread
  * without entering a region (even a serialized one makes libgomp allocate a team) */
 static void over_shares(br_beam_batch *B, int nl, stage_fn fn, void *arg)
 {
