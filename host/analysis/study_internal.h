@@ -153,7 +153,7 @@ typedef struct st_batch {
  * bodies all ride on beams; a stepped sine's new frequency is taken into the batch as it changes. */
 typedef struct st_beams {
     br_beam_batch *bb;
-    st_var *V;                   /* its variants, V[0..nv): the study's, or on the CPU a thread's share */
+    st_var *V;                   /* its variants, V[0..nv): the study's, or on the CPU a block of eight */
     long nv;
     double analysis_s;           /* BRISTLE_BEAM_TIMING: the sampled rows' analysis */
     int *energy, *failed, *skip;
