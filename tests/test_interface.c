@@ -379,13 +379,13 @@ Test(interface, checkpoint_resumes_bitwise_and_batches_refuse)
  * times the Newton matrix's condition, which the stick-slip of the one-DOF Jenkins keeps below 1e3. Bound: 1e-7
  * of the first harmonic for every harmonic, the peak-to-peak and the friction energy per cycle (relative), at
  * five frequencies below, at and above the resonances (15.9 Hz free, 52.8 Hz stuck). */
-static void hbm_compare(int jenkins)
+enum { HB_H = 5 };
+
+/* friction law -> the two models (rigid, interface) and their harmonic balance solvers (HB_H harmonics, 16 HB_H
+ * samples a period, 200 periods at most, each period's forces repeating to 1e-10, the pad's x) */
+static void hbm_pair(int jenkins, br_model *m[2], br_hbm *h[2])
 {
-    enum { H = 5 };
-    const double freqs[] = {8.0, 12.0, 20.0, 30.0, 60.0};
     char path[2][1024], err[2048];
-    br_model *m[2];
-    br_hbm *h[2];
     const char *col = "pad.x";
     for (int k = 0; k < 2; k++) {
         scenario(k, jenkins, path[k], sizeof path[k]);
@@ -395,10 +395,20 @@ static void hbm_compare(int jenkins)
         m[k] = br_scenario_load(path[k], NULL, 0, err, sizeof err);
         cr_assert(m[k], "%s", err);
         int bad;
-        h[k] = br_hbm_create(m[k], text, len, H, 16 * H, 200, 1e-10, 1, &col, &bad, err, sizeof err);
+        h[k] = br_hbm_create(m[k], text, len, HB_H, 16 * HB_H, 200, 1e-10, 1, &col, &bad, err, sizeof err);
         free(text);
         cr_assert(h[k], "%s", err);
     }
+}
+
+static void hbm_compare(int jenkins)
+{
+    enum { H = HB_H };
+    const double freqs[] = {8.0, 12.0, 20.0, 30.0, 60.0};
+    char err[2048];
+    br_model *m[2];
+    br_hbm *h[2];
+    hbm_pair(jenkins, m, h);
     double worst = 0.0;
     for (size_t q = 0; q < sizeof freqs / sizeof freqs[0]; q++) {
         double row[2][H + 2], W[2];
@@ -423,3 +433,41 @@ static void hbm_compare(int jenkins)
 Test(interface, harmonic_balance_equals_the_rigid_point_jenkins) { hbm_compare(1); }
 
 Test(interface, harmonic_balance_equals_the_rigid_point_lugre3d) { hbm_compare(0); }
+
+/* The continuation in the excitation level over an interface point (the homotopy br_hbm_point falls back on, and
+ * `bristle hbm --level`) equals the rigid point's: lugre3d at 20 Hz, from a thousandth of the load (the bristles
+ * stuck) to the load, each curve complete and its last point (level 1) the same to 1e-7 of the first
+ * harmonic, the bound argued above (both Newton at a residual of 1e-10 of the solution, the same discrete
+ * equations). Two faults each stalled the interface's Newton at the first point (level 1e-3, |x1| 5e-9 m), on every
+ * OpenBLAS kernel: its Jacobian's AFTs ran at the level taken for a frequency (0.001 rad/s), and they resolved the
+ * forces to 1e-10 of the largest, the 10 N normal preload, so that the tangential force (5e-3 N) repeated to 1e-9 N
+ * only, and each forward difference (a step of 5e-16 m, 5e-10 N) was mostly that. (At 8 Hz the
+ * curve folds twice near level 0.7, and the interface's curve, three coordinates against the rigid point's one in
+ * its arclength, crossed to the lower branch at the second fold: docs/hbm.md.) */
+Test(interface, level_continuation_equals_the_rigid_point)
+{
+    enum { H = HB_H };
+    char err[2048], warn[512];
+    br_model *m[2];
+    br_hbm *h[2];
+    hbm_pair(0, m, h);
+    double row[2][H + 2];
+    for (int k = 0; k < 2; k++) {
+        br_hbm_rows r;
+        memset(&r, 0, sizeof r);
+        r.lead = 1;
+        const int rc = br_hbm_curve_level(h[k], 20.0, 1e-3, 1.0, 50, 0, &r, warn, sizeof warn, err, sizeof err);
+        cr_assert_eq(rc, 0, "%s model: the level curve at 20 Hz did not complete (%d): %s%s", k ? "interface" : "rigid", rc, err,
+                     warn);
+        cr_expect(r.n >= 10, "%s model: %ld points", k ? "interface" : "rigid", r.n);
+        br_hbm_column(h[k], 0, row[k], NULL);
+        free(r.v), free(r.sol);
+    }
+    double d = 0.0;
+    for (int j = 0; j <= H + 1; j++) d = fmax(d, fabs(row[1][j] - row[0][j]) / row[0][1]);
+    printf("hbm lugre3d level curve at 20 Hz: |x1| %.6g m at level 1, largest difference %.2g\n", row[0][1], d);
+    cr_expect(d <= 1e-7, "the interface point's level curve ends %.3g away from the rigid point's", d);
+    cr_expect(row[0][1] > 1e-4, "the pad hardly moves at level 1: |x1| %g m", row[0][1]);
+    for (int k = 0; k < 2; k++) br_hbm_free(h[k]), br_model_free(m[k]);
+}
+

@@ -416,6 +416,29 @@ static void anderson(br_hbm_aft *a, int p, int *k)
     }
 }
 
+/* a period's force harmonics G, the last period's (a->Gp) -> their change: per nonlinear coordinate the largest change
+ * of its harmonics over their largest, the largest over the coordinates. Each coordinate on its own scale, not below
+ * 1e-4 of the largest coordinate's (the rounding floor of forces resolved onto it, 1e-16 of that, stays 1e6 below the
+ * tolerance): a preloaded interface point's 10 N normal force no longer sets the scale its tangential force of 5e-5 N
+ * repeats to (a tolerance of 1e-9 N, which left the bristles' slow relaxation 1e-9 N off its periodic state and every
+ * forward difference of the Jacobian at an amplitude of 5e-9 m dominated by that) */
+static double period_change(const br_hbm_aft *a, const double *G)
+{
+    const int nl = a->s->nnl, nb = a->nu / nl;
+    double all = 0.0, worst = 0.0;
+    for (int i = 0; i < a->nu; i++) all = fmax(all, fabs(G[i]));
+    for (int j = 0; j < nl; j++) {
+        double diff = 0.0, big = 0.0;
+        for (int b = 0; b < nb; b++) {
+            const int i = b * nl + j;
+            diff = fmax(diff, fabs(G[i] - a->Gp[i])), big = fmax(big, fabs(G[i]));
+        }
+        const double scale = fmax(big, 1e-4 * all);
+        if (diff > 0.0) worst = fmax(worst, diff / scale);
+    }
+    return worst;
+}
+
 /* the field at the start of a period of (y, w) -> periods marched until the force harmonics repeat (G), then the
  * corrector's period; 0, or -1 with err */
 static int march(br_hbm_aft *a, const double *y, double w, double *G, long npts, char *err, size_t errlen)
@@ -442,23 +465,21 @@ static int march(br_hbm_aft *a, const double *y, double w, double *G, long npts,
         scale(a, G);
         a->periods++;
         a->updates += (double)N * (double)npts;
-        double diff = 0.0, big = 0.0;
-        for (int i = 0; i < nu; i++) {
+        for (int i = 0; i < nu; i++)
             if (!isfinite(G[i])) {
                 snprintf(err, errlen, "hbm: at %.9g Hz the contact forces are not finite (period %d)", w / (2 * M_PI), p);
                 return -1;
             }
-            diff = fmax(diff, fabs(G[i] - a->Gp[i])), big = fmax(big, fabs(G[i]));
-        }
-        done = a->nstate == 0 || (p > 1 && diff <= a->ptol * big);
-        if (getenv("BRISTLE_HBM_AFTDEBUG")) fprintf(stderr, "aft period %d: change %.3e of %.3e\n", p, diff, big);
+        const double diff = period_change(a, G);
+        done = a->nstate == 0 || (p > 1 && diff <= a->ptol);
+        if (getenv("BRISTLE_HBM_AFTDEBUG")) fprintf(stderr, "aft period %d: relative change %.3e\n", p, diff);
         /* a slow geometric approach (bristles near stick relax at a rate proportional to their speed): once
          * the change shrinks by a steady ratio rho a period, the limit is G + (G - G_prev) rho / (1 - rho)
          * (Aitken), taken when that correction times the ratio's drift is within the tolerance */
         const double rho = dprev > 0.0 ? diff / dprev : -1.0;
         if (!done && p >= 4 && rho > 0.0 && rho < 0.999 && rprev > 0.0) {
             const double est = diff * rho / (1.0 - rho), drift = fabs(rho - rprev) / (1.0 - rho);
-            if (est <= 1e-2 * big && est * fmax(drift, 1e-3) <= a->ptol * big) {
+            if (est <= 1e-2 && est * fmax(drift, 1e-3) <= a->ptol) {
                 for (int i = 0; i < nu; i++) G[i] += (G[i] - a->Gp[i]) * rho / (1.0 - rho);
                 a->extrapolated++;
                 done = extrap = 1;
