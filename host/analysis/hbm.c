@@ -21,7 +21,7 @@
 int br_hb_set_param(hb *h, double p, char *err, size_t errlen)
 {
     if (h->plevel) h->lev = p;
-    const double w = h->plevel ? h->wfix : p;
+    const double w = br_hb_frequency(h, p);
     return (h->lin.w != w || h->lin.xi1 != h->lin.xi) && br_hbm_lin_eval(&h->s, w, &h->lin, err, errlen) ? -1 : 0;
 }
 

@@ -418,9 +418,9 @@ static void anderson(br_hbm_aft *a, int p, int *k)
 
 /* a period's force harmonics G, the last period's (a->Gp) -> their change: per nonlinear coordinate the largest change
  * of its harmonics over their largest, the largest over the coordinates. Each coordinate on its own scale, not below
- * 1e-4 of the largest coordinate's (the rounding floor of forces resolved onto it, 1e-16 of that, stays 1e6 below the
- * tolerance): a preloaded interface point's 10 N normal force no longer sets the scale its tangential force of 5e-5 N
- * repeats to (a tolerance of 1e-9 N, which left the bristles' slow relaxation 1e-9 N off its periodic state and every
+ * 1e-4 of the largest coordinate's (so that the rounding of the largest forces resolved onto a coordinate, 1e-16 of
+ * them, stays below the tolerance, ptol 1e-4 of them: 100 times at ptol 1e-10): a preloaded interface point's 10 N
+ * normal force no longer sets the scale its tangential force of 5e-3 N repeats to (a tolerance of 1e-9 N, which left the bristles' slow relaxation 1e-9 N off its periodic state and every
  * forward difference of the Jacobian at an amplitude of 5e-9 m dominated by that) */
 static double period_change(const br_hbm_aft *a, const double *G)
 {

@@ -151,6 +151,10 @@ int br_hb_kry_residual(hb *h, const double *y, double *R);
  * frequency, h->lev at its level; 0 or -1 */
 int br_hb_set_param(hb *h, double p, char *err, size_t errlen);
 
+/* the continuation's parameter p -> the frequency [rad/s] it stands for: p itself, or h->wfix in a continuation in
+ * the level */
+static inline double br_hb_frequency(const hb *h, double p) { return h->plevel ? h->wfix : p; }
+
 /* unknowns y (those h->G was evaluated at), harmonic k, nonlinear coordinate j -> the force the linear part's
  * receptance takes there: the contact force's harmonic G_k, plus kb y_0 at an interface coordinate for k = 0 (hbm.h,
  * kb) */

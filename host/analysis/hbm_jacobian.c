@@ -41,8 +41,8 @@ static int thread_afts(hb *h)
 
 /* With deforming interfaces each point's forces depend on its own three coordinates only: one AFT perturbs a
  * column of every point at once (and one of the DOF coordinates), and the change is told apart by where it
- * falls. y, frequency w [rad/s] (G at them in h->G), scale of the differences -> h->D, the contact forces' Jacobian block by block
- * (hb_block), by forward differences over (2H + 1) max(nnl_dof, 3) AFTs, the colors on threads (each its own AFT:
+ * falls. y, frequency w [rad/s] (G at them in h->G), scale of the differences -> h->D, the contact forces'
+ * Jacobian block by block (hb_block), by forward differences over (2H + 1) max(nnl_dof, 3) AFTs, the colors on threads (each its own AFT:
  * every color's result is the same on any count of threads); at harmonic 0 an interface coordinate's entry holds
  * its bond stiffness kb too (br_hb_force) */
 static int jacobian_blocks(hb *h, const double *y, double w, double scale, char *err, size_t errlen)
@@ -154,9 +154,7 @@ static int jacobian(hb *h, const double *y, double w, double *J, double *Jw, cha
     const int nu = h->nu;
     const double scale = fmax(br_hb_norm_inf(y, nu), h->ytol * 1e6);
     if (h->s.nif > 0) {
-        /* the AFT's frequency: w itself, or in a continuation in the level the fixed frequency (w is the level) */
-        const double wf = h->plevel ? h->wfix : w;
-        if (jacobian_blocks(h, y, wf, scale, err, errlen) || (Jw && br_hb_jacobian_w(h, y, w, err, errlen))) return -1;
+        if (jacobian_blocks(h, y, br_hb_frequency(h, w), scale, err, errlen) || (Jw && br_hb_jacobian_w(h, y, w, err, errlen))) return -1;
         if (h->Jq) br_hb_ell_values(h, h->ellv), br_hb_ell_blocks(h);
         if (h->kry ? br_hb_kry_precondition(h, err, errlen) : (jacobian_dense(h, J), 0)) return -1;
         h->jacobians++;
