@@ -35,6 +35,9 @@ typedef struct br_ga_shape {
                                 * (i, j) of the profile is at pcol[j] + i (a batch stores the profiles
                                 * packed, column after column); likewise Keff^-1's; NULL: n x n
                                 * column-major, j n */
+    int sym;                   /* 1: M, C and K are symmetric entry for entry (Keff^-1 always is: it is
+                                * mirrored), and the step's products read each column from its diagonal
+                                * down only, half the matrices' traffic (br_ga_symv_l); 0: whole columns */
 } br_ga_shape;
 
 /* shape, column j -> the storage index of M's, C's and K's entry (0, j); of Keff^-1's */
@@ -60,6 +63,48 @@ typedef struct br_ga_var {
 /* the most lanes a call takes: eight doubles, an AVX-512 register */
 #define BR_GA_LANES 8
 
+/* A (stride sa) from storage index o, x (stride sx), rows lo..hi -> sum of A_(o+i) x_i: eight partial sums over the
+ * whole blocks of eight rows, row lo + 8 b + k into sum k, added pairwise ((s0 + s1) + (s2 + s3)) + ((s4 + s5) +
+ * (s6 + s7)), then the last rows' sum in row order. A fixed order, the same in every layout and on both backends;
+ * eight chains of adds where one chain in row order made a column's sum wait on the add's latency (the Rayleigh
+ * loss's pass over C was 27 % of a 769-DOF superelement's step, four times its memory traffic). Named scalars, no
+ * array: nothing of it on the stack */
+BR_HD double br_ga_dot8(const double *A, long sa, long o, const double *x, long sx, int lo, int hi)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0, t = 0.0;
+    int i = lo;
+    for (; i + 7 <= hi; i += 8) {
+        s0 += BR_GA(A, o + i, sa) * BR_GA(x, i, sx), s1 += BR_GA(A, o + i + 1, sa) * BR_GA(x, i + 1, sx);
+        s2 += BR_GA(A, o + i + 2, sa) * BR_GA(x, i + 2, sx), s3 += BR_GA(A, o + i + 3, sa) * BR_GA(x, i + 3, sx);
+        s4 += BR_GA(A, o + i + 4, sa) * BR_GA(x, i + 4, sx), s5 += BR_GA(A, o + i + 5, sa) * BR_GA(x, i + 5, sx);
+        s6 += BR_GA(A, o + i + 6, sa) * BR_GA(x, i + 6, sx), s7 += BR_GA(A, o + i + 7, sa) * BR_GA(x, i + 7, sx);
+    }
+    for (; i <= hi; i++) t += BR_GA(A, o + i, sa) * BR_GA(x, i, sx);
+    return (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))) + t;
+}
+
+/* the same sum in lanes (lane l of A and x at +l), into out[l]: each lane br_ga_dot8's order */
+BR_HD void br_ga_dot8_l(const double *A, long sa, long o, const double *x, long sx, int lo, int hi, int nl, double *out)
+{
+    for (int l = 0; l < nl; l++) out[l] = 0.0;
+    int i = lo;
+    if (i + 7 <= hi) {
+        double s[8][BR_GA_LANES];
+        for (int k = 0; k < 8; k++)
+            for (int l = 0; l < nl; l++) s[k][l] = 0.0;
+        for (; i + 7 <= hi; i += 8)
+            for (int k = 0; k < 8; k++)
+                for (int l = 0; l < nl; l++) s[k][l] += BR_GL(A, o + i + k, sa, l) * BR_GL(x, i + k, sx, l);
+        for (int l = 0; l < nl; l++)
+            out[l] = ((s[0][l] + s[1][l]) + (s[2][l] + s[3][l])) + ((s[4][l] + s[5][l]) + (s[6][l] + s[7][l]));
+    }
+    double t[BR_GA_LANES];
+    for (int l = 0; l < nl; l++) t[l] = 0.0;
+    for (; i <= hi; i++)
+        for (int l = 0; l < nl; l++) t[l] += BR_GL(A, o + i, sa, l) * BR_GL(x, i, sx, l);
+    for (int l = 0; l < nl; l++) out[l] += t[l];
+}
+
 /* matrix A (n x n, stride sa) with column profile lo..hi, column j's entry (0, j) at col[j] (NULL:
  * j n), x (stride sx), lanes -> y = A x (stride sy). A column whose x_j is zero in every lane is
  * skipped; in a lane where only that lane's x_j is zero, y += A_ij 0 leaves y as it is (A finite,
@@ -84,6 +129,45 @@ BR_HD void br_ga_matvec(int n, const double *A, long sa, const int *lo, const in
                         long sx, double *y, long sy)
 {
     br_ga_matvec_l(n, A, sa, lo, hi, col, x, sx, y, sy, 1);
+}
+
+/* symmetric A (n x n, stride sa) on the column profile lo..hi (col as br_ga_matvec_l's), x (stride sx), lanes ->
+ * y = A x (stride sy) from each column's entries on and below the diagonal, rows max(lo, j) .. hi, half a full
+ * product's reads: column j adds A_ij x_j into the rows below j, then its br_ga_dot8 with x over those rows and
+ * the diagonal into y_j, which no later column touches. Row i's sum is thus the columns j < i in ascending
+ * order, then its own column's dot8 (br_ga_rows_keff's order for a shape with sym). A profile that is not
+ * symmetric is no matter: the entries of row j left of the diagonal are those of the columns before j. */
+BR_HD void br_ga_symv_l(int n, const double *A, long sa, const int *lo, const int *hi, const int *col, const double *x,
+                        long sx, double *y, long sy, int nl)
+{
+    for (int i = 0; i < n; i++)
+        for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) = 0.0;
+    for (int j = 0; j < n; j++) {
+        const int i0 = lo[j] > j ? lo[j] : j;
+        if (i0 > hi[j]) continue;
+        const long o = col ? (long)col[j] : (long)j * n;
+        double d[BR_GA_LANES], xj[BR_GA_LANES];
+        br_ga_dot8_l(A, sa, o, x, sx, i0, hi[j], nl, d);
+        for (int l = 0; l < nl; l++) xj[l] = BR_GL(x, j, sx, l);
+        for (int i = i0 > j ? i0 : j + 1; i <= hi[j]; i++)
+            for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) += BR_GL(A, o + i, sa, l) * xj[l];
+        for (int l = 0; l < nl; l++) BR_GL(y, j, sy, l) += d[l];
+    }
+}
+
+/* the same for one vector, br_ga_dot8's named sums (br_ga_dot8_l's order): the single runs' Keff^-1 product */
+BR_HD void br_ga_symv(int n, const double *A, long sa, const int *lo, const int *hi, const int *col, const double *x,
+                      long sx, double *y, long sy)
+{
+    for (int i = 0; i < n; i++) BR_GA(y, i, sy) = 0.0;
+    for (int j = 0; j < n; j++) {
+        const int i0 = lo[j] > j ? lo[j] : j;
+        if (i0 > hi[j]) continue;
+        const long o = col ? (long)col[j] : (long)j * n;
+        const double d = br_ga_dot8(A, sa, o, x, sx, i0, hi[j]), xj = BR_GA(x, j, sx);
+        for (int i = i0 > j ? i0 : j + 1; i <= hi[j]; i++) BR_GA(y, i, sy) += BR_GA(A, o + i, sa) * xj;
+        BR_GA(y, j, sy) += d;
+    }
 }
 
 /* shape, L (stride sl), x (n, stride sx), lanes -> y = L x (nr, stride sy), over each row's nonzero columns */
@@ -215,6 +299,52 @@ BR_HD void br_ga_rhs_factors(const br_ga_shape *g, const br_ga_var *x, int j, do
     br_ga_rhs_factors_l(g, x, j, 0, mj, wj, uj);
 }
 
+/* shape, variant at t_n, storage index o of column j (br_ga_pcol), row i, lane l -> M_ij m_i + C_ij w_i + K_ij u_i
+ * with row i's factors (br_ga_rhs_factors_l): column j's entry used as row j's, as a symmetric product does */
+BR_HD double br_ga_rhs_term_l(const br_ga_shape *g, const br_ga_var *x, long o, int i, int l)
+{
+    double m, w, u;
+    br_ga_rhs_factors_l(g, x, i, l, &m, &w, &u);
+    return BR_GL(x->M, o + i, x->sM, l) * m + BR_GL(x->C, o + i, x->sC, l) * w + BR_GL(x->K, o + i, x->sK, l) * u;
+}
+
+/* shape, variant at t_n, o (as above), rows lo..hi -> the sum of their br_ga_rhs_term_l, in br_ga_dot8's order */
+BR_HD double br_ga_rhs_dot8(const br_ga_shape *g, const br_ga_var *x, long o, int lo, int hi)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0, t = 0.0;
+    int i = lo;
+    for (; i + 7 <= hi; i += 8) {
+        s0 += br_ga_rhs_term_l(g, x, o, i, 0), s1 += br_ga_rhs_term_l(g, x, o, i + 1, 0);
+        s2 += br_ga_rhs_term_l(g, x, o, i + 2, 0), s3 += br_ga_rhs_term_l(g, x, o, i + 3, 0);
+        s4 += br_ga_rhs_term_l(g, x, o, i + 4, 0), s5 += br_ga_rhs_term_l(g, x, o, i + 5, 0);
+        s6 += br_ga_rhs_term_l(g, x, o, i + 6, 0), s7 += br_ga_rhs_term_l(g, x, o, i + 7, 0);
+    }
+    for (; i <= hi; i++) t += br_ga_rhs_term_l(g, x, o, i, 0);
+    return (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))) + t;
+}
+
+/* the same in lanes, into out[l]: each lane br_ga_rhs_dot8's order */
+BR_HD void br_ga_rhs_dot8_l(const br_ga_shape *g, const br_ga_var *x, long o, int lo, int hi, int nl, double *out)
+{
+    for (int l = 0; l < nl; l++) out[l] = 0.0;
+    int i = lo;
+    if (i + 7 <= hi) {
+        double s[8][BR_GA_LANES];
+        for (int k = 0; k < 8; k++)
+            for (int l = 0; l < nl; l++) s[k][l] = 0.0;
+        for (; i + 7 <= hi; i += 8)
+            for (int k = 0; k < 8; k++)
+                for (int l = 0; l < nl; l++) s[k][l] += br_ga_rhs_term_l(g, x, o, i + k, l);
+        for (int l = 0; l < nl; l++)
+            out[l] = ((s[0][l] + s[1][l]) + (s[2][l] + s[3][l])) + ((s[4][l] + s[5][l]) + (s[6][l] + s[7][l]));
+    }
+    double t[BR_GA_LANES];
+    for (int l = 0; l < nl; l++) t[l] = 0.0;
+    for (; i <= hi; i++)
+        for (int l = 0; l < nl; l++) t[l] += br_ga_rhs_term_l(g, x, o, i, l);
+    for (int l = 0; l < nl; l++) out[l] += t[l];
+}
+
 /* shape, variant, E (stride se), row i and column k of I + E Y (E block diagonal), lanes -> x->Ar's entry */
 BR_HD void br_ga_woodbury_entry_l(const br_ga_shape *g, br_ga_var *x, const double *E, long se, int i, int k, int nl)
 {
@@ -256,13 +386,20 @@ BR_HD void br_ga_solve_begin_rhs_l(const br_ga_shape *g, br_ga_var *x, const dou
     for (int i = 0; i < n; i++)
         for (int l = 0; l < nl; l++) BR_GL(x->r, i, s, l) = BR_GL(f, i, sf, l);
     for (int j = 0; j < n; j++) {
-        double mj[BR_GA_LANES], wj[BR_GA_LANES], uj[BR_GA_LANES];
+        double mj[BR_GA_LANES], wj[BR_GA_LANES], uj[BR_GA_LANES], d[BR_GA_LANES];
         for (int l = 0; l < nl; l++) br_ga_rhs_factors_l(g, x, j, l, &mj[l], &wj[l], &uj[l]);
         const long o = br_ga_pcol(g, j);
-        for (int i = g->plo[j]; i <= g->phi[j]; i++)
+        /* symmetric: the rows from the diagonal down, and those rows' entries as row j's (br_ga_symv_l's order) */
+        const int i0 = g->sym && g->plo[j] < j ? j : g->plo[j], dot = g->sym && i0 <= g->phi[j];
+        for (int l = 0; l < nl; l++) d[l] = 0.0;
+        if (dot && nl == 1) d[0] = br_ga_rhs_dot8(g, x, o, i0, g->phi[j]);
+        else if (dot) br_ga_rhs_dot8_l(g, x, o, i0, g->phi[j], nl, d);
+        for (int i = g->sym && i0 == j ? j + 1 : i0; i <= g->phi[j]; i++)
             for (int l = 0; l < nl; l++)
                 BR_GL(x->r, i, s, l) -= BR_GL(x->M, o + i, x->sM, l) * mj[l] + BR_GL(x->C, o + i, x->sC, l) * wj[l] +
                                         BR_GL(x->K, o + i, x->sK, l) * uj[l];
+        if (dot)
+            for (int l = 0; l < nl; l++) BR_GL(x->r, j, s, l) -= d[l];
     }
     if (nr > 0) { /* + L^T E L a0 */
         br_ga_lmul_l(g, x->L, x->sL, x->a, s, x->ye, s, nl);
@@ -276,7 +413,9 @@ BR_HD void br_ga_solve_begin_rhs_l(const br_ga_shape *g, br_ga_var *x, const dou
                 for (int l = 0; l < nl; l++) BR_GL(x->r, col[q], s, l) += BR_GL(x->L, o + col[q], x->sL, l) * yk[l];
         }
     }
-    br_ga_matvec_l(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s, nl); /* x0 = Keff^-1 rhs */
+    if (g->sym && nl == 1) br_ga_symv(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s); /* x0 = Keff^-1 rhs */
+    else if (g->sym) br_ga_symv_l(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s, nl);
+    else br_ga_matvec_l(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s, nl);
     if (nr > 0) {
         br_ga_lmul_l(g, x->L, x->sL, x->w, s, x->ye, s, nl);
         br_ga_emul_l(nr, E, se, x->ye, s, x->yq, s, nl);
@@ -285,6 +424,14 @@ BR_HD void br_ga_solve_begin_rhs_l(const br_ga_shape *g, br_ga_var *x, const dou
 
 BR_HD void br_ga_solve_begin_rhs(const br_ga_shape *g, br_ga_var *x, const double *f, long sf, const double *E, long se)
 {
+    if (x->s == 1 && x->sM == 1 && x->sC == 1 && x->sK == 1 && x->sLf == 1 && x->sL == 1 && sf == 1 && se == 1) {
+        /* a variant's own arrays (the single runs): the same operations with the strides as constants, so that
+         * the compiler's loops take contiguous vectors (perf, docs/time-stepping.md) */
+        br_ga_var u = *x;
+        u.s = u.sM = u.sC = u.sK = u.sLf = u.sL = 1;
+        br_ga_solve_begin_rhs_l(g, &u, f, 1, E, 1, 1);
+        return;
+    }
     br_ga_solve_begin_rhs_l(g, x, f, sf, E, se, 1);
 }
 
@@ -401,62 +548,42 @@ BR_HD void br_ga_advance(const br_ga_shape *g, br_ga_var *x)
     for (int i = 0; i < g->n; i++) br_ga_advance_row(g, x, i);
 }
 
-/* A (stride sa) from storage index o, x (stride sx), rows lo..hi -> sum of A_(o+i) x_i: eight partial sums over the
- * whole blocks of eight rows, row lo + 8 b + k into sum k, added pairwise ((s0 + s1) + (s2 + s3)) + ((s4 + s5) +
- * (s6 + s7)), then the last rows' sum in row order. A fixed order, the same in every layout and on both backends;
- * eight chains of adds where one chain in row order made a column's sum wait on the add's latency (the Rayleigh
- * loss's pass over C was 27 % of a 769-DOF superelement's step, four times its memory traffic). Named scalars, no
- * array: nothing of it on the stack */
-BR_HD double br_ga_dot8(const double *A, long sa, long o, const double *x, long sx, int lo, int hi)
-{
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0, t = 0.0;
-    int i = lo;
-    for (; i + 7 <= hi; i += 8) {
-        s0 += BR_GA(A, o + i, sa) * BR_GA(x, i, sx), s1 += BR_GA(A, o + i + 1, sa) * BR_GA(x, i + 1, sx);
-        s2 += BR_GA(A, o + i + 2, sa) * BR_GA(x, i + 2, sx), s3 += BR_GA(A, o + i + 3, sa) * BR_GA(x, i + 3, sx);
-        s4 += BR_GA(A, o + i + 4, sa) * BR_GA(x, i + 4, sx), s5 += BR_GA(A, o + i + 5, sa) * BR_GA(x, i + 5, sx);
-        s6 += BR_GA(A, o + i + 6, sa) * BR_GA(x, i + 6, sx), s7 += BR_GA(A, o + i + 7, sa) * BR_GA(x, i + 7, sx);
-    }
-    for (; i <= hi; i++) t += BR_GA(A, o + i, sa) * BR_GA(x, i, sx);
-    return (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))) + t;
-}
-
-/* the same sum in lanes (lane l of A and x at +l), into out[l]: each lane br_ga_dot8's order */
-BR_HD void br_ga_dot8_l(const double *A, long sa, long o, const double *x, long sx, int lo, int hi, int nl, double *out)
-{
-    for (int l = 0; l < nl; l++) out[l] = 0.0;
-    int i = lo;
-    if (i + 7 <= hi) {
-        double s[8][BR_GA_LANES];
-        for (int k = 0; k < 8; k++)
-            for (int l = 0; l < nl; l++) s[k][l] = 0.0;
-        for (; i + 7 <= hi; i += 8)
-            for (int k = 0; k < 8; k++)
-                for (int l = 0; l < nl; l++) s[k][l] += BR_GL(A, o + i + k, sa, l) * BR_GL(x, i + k, sx, l);
-        for (int l = 0; l < nl; l++)
-            out[l] = ((s[0][l] + s[1][l]) + (s[2][l] + s[3][l])) + ((s[4][l] + s[5][l]) + (s[6][l] + s[7][l]));
-    }
-    double t[BR_GA_LANES];
-    for (int l = 0; l < nl; l++) t[l] = 0.0;
-    for (; i <= hi; i++)
-        for (int l = 0; l < nl; l++) t[l] += BR_GL(A, o + i, sa, l) * BR_GL(x, i, sx, l);
-    for (int l = 0; l < nl; l++) out[l] += t[l];
-}
-
-/* shape, A (n x n on the M, C, K profile, stride sa), x, y, column j -> column j's term of
- * x^T A y: (br_ga_dot8 over the profile of column j of A_ij x_i) y_j */
+/* shape, A (n x n on the M, C, K profile, stride sa), x, y, column j -> column j's term of x^T A y:
+ * (br_ga_dot8 over the profile of column j of A_ij x_i) y_j; with sym, from the diagonal down:
+ * (A_jj x_j + dot8 of A_ij x_i below it) y_j + (dot8 of A_ij y_i below it) x_j (the second sum is the
+ * first when x is y) */
 BR_HD double br_ga_quad_col(const br_ga_shape *g, const double *A, long sa, const double *x, long sx, const double *y,
                             long sy, int j)
 {
-    return br_ga_dot8(A, sa, br_ga_pcol(g, j), x, sx, g->plo[j], g->phi[j]) * BR_GA(y, j, sy);
+    const long o = br_ga_pcol(g, j);
+    if (!g->sym) return br_ga_dot8(A, sa, o, x, sx, g->plo[j], g->phi[j]) * BR_GA(y, j, sy);
+    const int i0 = g->plo[j] > j ? g->plo[j] : j, i1 = i0 > j ? i0 : j + 1;
+    const double dx = br_ga_dot8(A, sa, o, x, sx, i1, g->phi[j]);
+    const double dy = x == y && sx == sy ? dx : br_ga_dot8(A, sa, o, y, sy, i1, g->phi[j]);
+    const double diag = i0 == j && j <= g->phi[j] ? BR_GA(A, o + j, sa) * BR_GA(x, j, sx) : 0.0;
+    return (diag + dx) * BR_GA(y, j, sy) + dy * BR_GA(x, j, sx);
 }
 
 /* the same in lanes, into out[l] */
 BR_HD void br_ga_quad_col_l(const br_ga_shape *g, const double *A, long sa, const double *x, long sx, const double *y,
                             long sy, int j, int nl, double *out)
 {
-    br_ga_dot8_l(A, sa, br_ga_pcol(g, j), x, sx, g->plo[j], g->phi[j], nl, out);
-    for (int l = 0; l < nl; l++) out[l] *= BR_GL(y, j, sy, l);
+    const long o = br_ga_pcol(g, j);
+    if (!g->sym) {
+        br_ga_dot8_l(A, sa, o, x, sx, g->plo[j], g->phi[j], nl, out);
+        for (int l = 0; l < nl; l++) out[l] *= BR_GL(y, j, sy, l);
+        return;
+    }
+    const int i0 = g->plo[j] > j ? g->plo[j] : j, i1 = i0 > j ? i0 : j + 1;
+    double dx[BR_GA_LANES], dy[BR_GA_LANES];
+    br_ga_dot8_l(A, sa, o, x, sx, i1, g->phi[j], nl, dx);
+    if (x == y && sx == sy)
+        for (int l = 0; l < nl; l++) dy[l] = dx[l];
+    else br_ga_dot8_l(A, sa, o, y, sy, i1, g->phi[j], nl, dy);
+    for (int l = 0; l < nl; l++) {
+        const double diag = i0 == j && j <= g->phi[j] ? BR_GL(A, o + j, sa, l) * BR_GL(x, j, sx, l) : 0.0;
+        out[l] = (diag + dx[l]) * BR_GL(y, j, sy, l) + dy[l] * BR_GL(x, j, sx, l);
+    }
 }
 
 /* shape, A (n x n on the M, C, K profile, stride sa), x, y -> x^T A y summed column by column */
@@ -468,33 +595,30 @@ BR_HD double br_ga_quad(const br_ga_shape *g, const double *A, long sa, const do
     return sum;
 }
 
-/* shape, variant -> kinetic v^T M v / 2 and elastic u^T K u / 2, column by column (br_ga_dot8) */
+/* shape, variant -> kinetic v^T M v / 2 and elastic u^T K u / 2, column by column (br_ga_quad_col) */
 BR_HD void br_ga_energies(const br_ga_shape *g, const br_ga_var *x, double *kinetic, double *elastic)
 {
     double ek = 0.0, ee = 0.0;
     const long s = x->s;
     for (int j = 0; j < g->n; j++) {
-        const long o = br_ga_pcol(g, j);
-        const double cm = br_ga_dot8(x->M, x->sM, o, x->v, s, g->plo[j], g->phi[j]);
-        const double ck = br_ga_dot8(x->K, x->sK, o, x->u, s, g->plo[j], g->phi[j]);
-        ek += cm * BR_GA(x->v, j, s), ee += ck * BR_GA(x->u, j, s);
+        ek += br_ga_quad_col(g, x->M, x->sM, x->v, s, x->v, s, j);
+        ee += br_ga_quad_col(g, x->K, x->sK, x->u, s, x->u, s, j);
     }
     *kinetic = 0.5 * ek, *elastic = 0.5 * ee;
 }
 
-/* the same in lanes: kinetic[l] and elastic[l] of each lane, each in br_ga_energies's order (br_ga_dot8_l
- * is br_ga_dot8's sum lane by lane) */
+/* the same in lanes: kinetic[l] and elastic[l] of each lane, each in br_ga_energies's order (br_ga_quad_col_l
+ * is br_ga_quad_col's sum lane by lane) */
 BR_HD void br_ga_energies_l(const br_ga_shape *g, const br_ga_var *x, int nl, double *kinetic, double *elastic)
 {
     double ek[BR_GA_LANES], ee[BR_GA_LANES];
     const long s = x->s;
     for (int l = 0; l < nl; l++) ek[l] = ee[l] = 0.0;
     for (int j = 0; j < g->n; j++) {
-        const long o = br_ga_pcol(g, j);
         double cm[BR_GA_LANES], ck[BR_GA_LANES];
-        br_ga_dot8_l(x->M, x->sM, o, x->v, s, g->plo[j], g->phi[j], nl, cm);
-        br_ga_dot8_l(x->K, x->sK, o, x->u, s, g->plo[j], g->phi[j], nl, ck);
-        for (int l = 0; l < nl; l++) ek[l] += cm[l] * BR_GL(x->v, j, s, l), ee[l] += ck[l] * BR_GL(x->u, j, s, l);
+        br_ga_quad_col_l(g, x->M, x->sM, x->v, s, x->v, s, j, nl, cm);
+        br_ga_quad_col_l(g, x->K, x->sK, x->u, s, x->u, s, j, nl, ck);
+        for (int l = 0; l < nl; l++) ek[l] += cm[l], ee[l] += ck[l];
     }
     for (int l = 0; l < nl; l++) kinetic[l] = 0.5 * ek[l], elastic[l] = 0.5 * ee[l];
 }
@@ -514,13 +638,15 @@ BR_HD void br_ga_rows_rhs(const br_ga_shape *g, br_ga_var *x, const double *f, l
 {
     const int n = g->n;
     double r = BR_GA(f, i, sf);
-    for (int j = 0; j < n; j++) {
+    for (int j = 0; j < (g->sym ? i : n); j++) { /* symmetric: the columns left of the diagonal, then column i's */
         if (i < g->plo[j] || i > g->phi[j]) continue;
         double mj, wj, uj;
         br_ga_rhs_factors(g, x, j, &mj, &wj, &uj);
         const long o = br_ga_pcol(g, j) + i;
         r -= BR_GA(x->M, o, x->sM) * mj + BR_GA(x->C, o, x->sC) * wj + BR_GA(x->K, o, x->sK) * uj;
     }
+    const int i0 = g->plo[i] > i ? g->plo[i] : i;
+    if (g->sym && i0 <= g->phi[i]) r -= br_ga_rhs_dot8(g, x, br_ga_pcol(g, i), i0, g->phi[i]);
     BR_GA(x->r, i, x->s) = r;
 }
 
@@ -567,6 +693,14 @@ BR_HD void br_ga_rows_keff(const br_ga_shape *g, br_ga_var *x, int i)
 {
     const long s = x->s;
     double y = 0.0;
+    if (g->sym) { /* br_ga_symv's order: the columns left of the diagonal, then column i's dot8 */
+        for (int j = 0; j < i; j++)
+            if (i >= g->flo[j] && i <= g->fhi[j]) y += BR_GA(x->Lf, br_ga_fcol(g, j) + i, x->sLf) * BR_GA(x->r, j, s);
+        const int i0 = g->flo[i] > i ? g->flo[i] : i;
+        if (i0 <= g->fhi[i]) y += br_ga_dot8(x->Lf, x->sLf, br_ga_fcol(g, i), x->r, s, i0, g->fhi[i]);
+        BR_GA(x->w, i, s) = y;
+        return;
+    }
     for (int j = 0; j < g->n; j++) {
         const double xj = BR_GA(x->r, j, s);
         if (xj == 0.0 || i < g->flo[j] || i > g->fhi[j]) continue;

@@ -5,6 +5,7 @@
  * rounding of it with LAPACK's; the GPU batch bitwise equal to the CPU batch (skipped, with the
  * reason printed, where no GPU is usable). */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -179,8 +180,9 @@ Test(ga_batch, shared_matrices_are_bitwise_each_variants_own_step)
 
 /* The solve by rows (kernels/ga_step.h's br_ga_solve_rows: the phases a GPU runs a thread an
  * entry) against the column loops of br_ga_batch_one, on the CPU: five mistuned variants, 300
- * steps, now and then one without the contact term; every row change and the state bitwise */
-Test(ga_batch, solve_by_rows_is_the_column_solve)
+ * steps, now and then one without the contact term; every row change and the state bitwise; with
+ * the symmetric products (sym 1: the S2 beams' matrices are symmetric) and with whole columns */
+static void rows_against_columns(int sym)
 {
     enum { NV = 5, STEPS = 300 };
     tvar t[2 * NV];
@@ -189,6 +191,8 @@ Test(ga_batch, solve_by_rows_is_the_column_solve)
         tvar_make(&t[v], MIST[v % NV]);
         g[v / NV][v % NV] = t[v].d->ga;
         t[v].d->ga->own_lu = 1;
+        cr_assert_eq(t[v].d->ga->sym, 1);
+        t[v].d->ga->sym = sym;
     }
     char err[512];
     br_ga_batch *B = br_ga_batch_create(g[0], NV, BR_BACKEND_CPU, err, sizeof err);
@@ -230,16 +234,79 @@ Test(ga_batch, solve_by_rows_is_the_column_solve)
     double umax = 0.0;
     for (size_t i = 0; i < (size_t)n * NV; i++) umax = fmax(umax, fabs(A->u[i]));
     cr_assert_gt(umax, 1e-9, "the loads moved the structure");
-    fprintf(stderr, "solve by rows against the column solve, %d variants, %d steps: %ld of %ld row changes and the "
-                    "states bitwise\n", NV, STEPS, same, 3L * nr * NV * STEPS);
+    cr_assert_eq(sh->sym, sym);
+    fprintf(stderr, "solve by rows against the column solve (%s), %d variants, %d steps: %ld of %ld row changes and the "
+                    "states bitwise\n", sym ? "symmetric products" : "whole columns", NV, STEPS, same, 3L * nr * NV * STEPS);
     free(f), free(E);
     for (int k = 0; k < 2; k++) free(du[k]), free(dv[k]), free(dm[k]);
     br_ga_batch_destroy(B), br_ga_batch_destroy(R);
     for (int v = 0; v < 2 * NV; v++) tvar_free(&t[v]);
 }
 
+Test(ga_batch, solve_by_rows_is_the_column_solve) { rows_against_columns(1); }
+
+Test(ga_batch, solve_by_rows_is_the_column_solve_with_whole_columns) { rows_against_columns(0); }
+
 /* LAPACK's dgesv (OpenBLAS, its own order and FMAs) against the header's LU in the same run:
  * rounding only, 300 steps */
+/* The symmetric products (br_ga_shape's sym: M, C, K and Keff^-1 read from their diagonals down, the single
+ * runs' and the batches' default where the matrices are symmetric entry for entry, as the S2 beams' are) against
+ * the whole columns: one mistuned variant stepped both ways, 300 steps with the loads and contact blocks above.
+ * The two do the same products with each entry's sum in another order, so each step's solution differs by
+ * rounding of its terms: at most about n eps (72 eps, 1.6e-14) of the terms' size, and the terms of the
+ * right-hand side (K u, M a) are at most about the stiffest mode's w^2 h^2 / (h^2 w^2 + 1) ~ 1 of the solved
+ * acceleration's scale for this generalized-alpha step, so 1e-14 a step; the scheme is stable (spectral radius at
+ * most 1), so over 300 steps the differences add to at most 300 of those, 5e-12 of the state's size: the bound
+ * below is 1e-11 (measured: printed). The energies v^T M v / 2 and u^T K u / 2 of one state summed both ways:
+ * each sum is a tree of depth at most 2 n (a column's dot8, then the columns), so each is within (2 n + 1) eps of
+ * the sum of its terms' magnitudes (|v|^T |M| |v| / 2, formed here) and the two within twice that. */
+Test(ga_batch, symmetric_products_are_the_whole_columns_to_rounding)
+{
+    tvar t[2];
+    for (int k = 0; k < 2; k++) tvar_make(&t[k], MIST[1]);
+    br_genalpha *gs = t[0].d->ga, *gf = t[1].d->ga;
+    cr_assert_eq(gs->sym, 1, "the S2 beams' M, C and K are symmetric entry for entry");
+    gf->sym = 0;
+    gs->own_lu = gf->own_lu = 1;
+    const int n = gs->n, nr = gs->nr;
+    double *f = malloc((size_t)n * sizeof(double)), *E = malloc((size_t)6 * nr * sizeof(double));
+    for (int k = 0; k < 300; k++) {
+        for (int i = 0; i < n; i++) f[i] = load(k, 1, i);
+        for (int q = 0; q < 6 * nr; q++) E[q] = eblock(k, 1, q);
+        const double *Ek = k % 50 != 7 ? E : NULL;
+        cr_assert_eq(br_genalpha_solve(gs, f, Ek), 0);
+        cr_assert_eq(br_genalpha_solve(gf, f, Ek), 0);
+        br_genalpha_advance(gs), br_genalpha_advance(gf);
+    }
+    double worst = 0.0, same = 0;
+    const double *xs[3] = {gs->u, gs->v, gs->a}, *xf[3] = {gf->u, gf->v, gf->a};
+    for (int q = 0; q < 3; q++) {
+        double big = 0.0, d = 0.0;
+        for (int i = 0; i < n; i++) big = fmax(big, fabs(xf[q][i])), d = fmax(d, fabs(xs[q][i] - xf[q][i]));
+        for (int i = 0; i < n; i++) same += xs[q][i] == xf[q][i];
+        cr_assert_gt(big, 0.0);
+        worst = fmax(worst, d / big);
+    }
+    br_ga_shape sh;
+    br_ga_var x;
+    double ks, es, kf, ef, km = 0.0, em = 0.0;
+    br_genalpha_view(gf, &sh, &x);
+    br_ga_energies(&sh, &x, &kf, &ef);
+    sh.sym = 1;
+    br_ga_energies(&sh, &x, &ks, &es);
+    for (size_t e = 0; e < (size_t)n * n; e++)
+        km += 0.5 * fabs(gf->M[e] * gf->v[e % n] * gf->v[e / n]), em += 0.5 * fabs(gf->K[e] * gf->u[e % n] * gf->u[e / n]);
+    const double tol = 2.0 * (2 * n + 1) * DBL_EPSILON;
+    fprintf(stderr, "symmetric products against whole columns, 300 steps: state within %.3g of its size (%.0f of %d entries "
+                    "bitwise); the energies of one state within %.3g and %.3g of their terms' magnitudes (bound %.3g)\n",
+            worst, same, 3 * n, fabs(ks - kf) / km, fabs(es - ef) / em, tol);
+    cr_assert_gt(worst, 0.0, "the orders differ: some entry is not bitwise the same");
+    cr_assert_leq(worst, 1e-11);
+    cr_assert(kf > 0.0 && ef > 0.0 && fabs(ks - kf) <= tol * km && fabs(es - ef) <= tol * em);
+    free(f), free(E);
+    for (int k = 0; k < 2; k++) tvar_free(&t[k]);
+}
+
 Test(ga_batch, lapack_and_the_header_lu_agree_to_rounding)
 {
     against_own(5, 1, 300, BR_BACKEND_CPU, 0, 1e-12);

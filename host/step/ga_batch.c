@@ -59,6 +59,7 @@ static const char *same_shape(const br_genalpha *g0, const br_genalpha *g)
     const size_t in = (size_t)n * sizeof(int);
     if (memcmp(g->plo, g0->plo, 2 * in) || memcmp(g->flo, g0->flo, 2 * in))
         return "another sparsity of its matrices";
+    if (g->sym != g0->sym) return "another symmetry of its matrices";
     for (int k = 0; k < nr; k++)
         if (g->Lcnt[k] != g0->Lcnt[k] || memcmp(g->Lcol + (size_t)k * n, g0->Lcol + (size_t)k * n, (size_t)g->Lcnt[k] * sizeof(int)) ||
             g->zlo[k] != g0->zlo[k] || g->zhi[k] != g0->zhi[k])
@@ -100,6 +101,7 @@ br_ga_batch *br_ga_batch_create_opt(br_genalpha *const *g, int nv, br_backend_ki
     b->ints = malloc((nint ? nint : 1) * sizeof(int));
     if (!b->ints) return fail(b, err, errlen, "out of memory", -1), NULL;
     b->sh = (br_ga_shape){.n = n, .nr = nr, .am = g0->am, .af = g0->af, .gamma = g0->gamma, .beta = g0->beta, .h = g0->h};
+    b->sh.sym = g0->sym; /* every variant's (same_shape) */
     int *p = b->ints;
     const int *src[] = {g0->plo, g0->phi, g0->flo, g0->fhi, g0->Lcol, g0->Lcnt, g0->zlo, g0->zhi};
     const size_t cnt[] = {(size_t)n, (size_t)n, (size_t)n, (size_t)n, (size_t)nr * n, (size_t)nr, (size_t)nr, (size_t)nr};

@@ -27,7 +27,7 @@ void br_genalpha_view(const br_genalpha *g, br_ga_shape *sh, br_ga_var *x)
 {
     *sh = (br_ga_shape){.n = g->n, .nr = g->nr, .am = g->am, .af = g->af, .gamma = g->gamma, .beta = g->beta,
                         .h = g->h, .plo = g->plo, .phi = g->phi, .flo = g->flo, .fhi = g->fhi, .Lcol = g->Lcol,
-                        .Lcnt = g->Lcnt, .zlo = g->zlo, .zhi = g->zhi};
+                        .Lcnt = g->Lcnt, .zlo = g->zlo, .zhi = g->zhi, .sym = g->sym};
     *x = (br_ga_var){.M = g->M, .C = g->C, .K = g->K, .Lf = g->Lf, .L = g->L, .Z = g->Z, .Y = g->Y,
                      .sM = 1, .sC = 1, .sK = 1, .sLf = 1, .sL = 1, .sZ = 1, .sY = 1,
                      .u = g->u, .v = g->v, .a = g->a, .a1 = g->a1, .r = g->r, .w = g->w,
@@ -63,6 +63,15 @@ static void profile_of(int n, const double *A, const double *B, const double *C,
             }
         }
     }
+}
+
+/* A (n x n column-major) -> 1 when A_ij == A_ji for every i, j (bitwise: what the symmetric products assume) */
+static int exactly_symmetric(int n, const double *A)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++)
+            if (A[(size_t)j * n + i] != A[(size_t)i * n + j]) return 0;
+    return 1;
 }
 
 /* y = A x for M, C, K (their common profile) */
@@ -175,6 +184,7 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
     }
     g->phi = g->plo + n, g->fhi = g->flo + n;
     profile_of(n, M, C, K, g->plo, g->phi);
+    g->sym = exactly_symmetric(n, M) && exactly_symmetric(n, C) && exactly_symmetric(n, K);
     const int info = ga_factor(g, h, g->Lf, g->flo);
     if (info != 0) {
         snprintf(err, errlen, "the effective matrix of the structure is not positive definite (dpotrf info %d)", info);

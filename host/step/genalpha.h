@@ -4,9 +4,11 @@
  * factored (Cholesky, LAPACK dpotrf) and inverted (dpotri) once, so a step is
  * four matrix-vector products and allocates nothing. The products run over each
  * column's nonzero rows only, so structures that share no node (the three blades
- * of S2) cost a block each, not the whole square. For the tens to hundreds of DOF
- * of the blade studies this beats a triangular solve per step; a banded or
- * sparse factor would replace it for large structures.
+ * of S2) cost a block each, not the whole square; where M, C and K are symmetric
+ * entry for entry (the beams, and the superelements, which are checked and
+ * symmetrized when read), each product reads its lower triangle only (sym). For
+ * the tens to hundreds of DOF of the blade studies this beats a triangular solve
+ * per step; a banded or sparse factor would replace it for large structures.
  *
  * Optionally the equation carries a term L^T E L (a1 - a0) of low rank r whose r x r middle E
  * changes every step: the linearized contact forces (host/step/sim.c), whose stiffness and damping
@@ -52,6 +54,8 @@ typedef struct br_genalpha {
     int *ipiv0, have_lu0, no_reuse;
     long nfactor, nreuse;    /* counts: factorizations, solves by refinement */
     int *plo, *phi;          /* per column: first and last row where M, C or K is nonzero */
+    int sym;                 /* 1: M, C and K symmetric entry for entry: the step reads their lower
+                              * triangles and Keff^-1's only (kernels/ga_step.h, br_ga_shape's sym) */
     int *flo, *fhi;          /* ... where Keff^-1 is (blades that share no node give blocks) */
     /* substeps (br_genalpha_level): level k steps h0 / 2^k with its own Keff^-1, Z and Y, made on
      * its first use; Lf, Z, Y, flo, zlo and h above are those of the current level */
