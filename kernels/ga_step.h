@@ -63,28 +63,63 @@ typedef struct br_ga_var {
 /* the most lanes a call takes: eight doubles, an AVX-512 register */
 #define BR_GA_LANES 8
 
-/* A (stride sa) from storage index o, x (stride sx), rows lo..hi -> sum of A_(o+i) x_i: eight partial sums over the
- * whole blocks of eight rows, row lo + 8 b + k into sum k, added pairwise ((s0 + s1) + (s2 + s3)) + ((s4 + s5) +
- * (s6 + s7)), then the last rows' sum in row order. A fixed order, the same in every layout and on both backends;
- * eight chains of adds where one chain in row order made a column's sum wait on the add's latency (the Rayleigh
- * loss's pass over C was 27 % of a 769-DOF superelement's step, four times its memory traffic). Named scalars, no
- * array: nothing of it on the stack */
-BR_HD double br_ga_dot8(const double *A, long sa, long o, const double *x, long sx, int lo, int hi)
+/* shape, variant at t_n, column j -> the factors of M, C and K's column j in the right-hand side:
+ * mj = am a_j, wj = v_j + (1-af) h (1-gamma) a_j, uj = u_j + (1-af)(h v_j + h^2 (1/2-beta) a_j) */
+BR_HD void br_ga_rhs_factors_l(const br_ga_shape *g, const br_ga_var *x, int j, int l, double *mj, double *wj,
+                               double *uj)
+{
+    const long s = x->s;
+    const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
+    const double aj = BR_GL(x->a, j, s, l), vj = BR_GL(x->v, j, s, l), u0 = BR_GL(x->u, j, s, l);
+    *mj = am * aj, *wj = vj + (1 - af) * h * (1 - ga) * aj;
+    *uj = u0 + (1 - af) * (h * vj + h * h * (0.5 - be) * aj);
+}
+
+BR_HD void br_ga_rhs_factors(const br_ga_shape *g, const br_ga_var *x, int j, double *mj, double *wj, double *uj)
+{
+    br_ga_rhs_factors_l(g, x, j, 0, mj, wj, uj);
+}
+
+/* shape, variant at t_n, storage index o of column j (br_ga_pcol), row i, lane l -> M_ij m_i + C_ij w_i + K_ij u_i
+ * with row i's factors (br_ga_rhs_factors_l): column j's entry used as row j's, as a symmetric product does */
+BR_HD double br_ga_rhs_term_l(const br_ga_shape *g, const br_ga_var *x, long o, int i, int l)
+{
+    double m, w, u;
+    br_ga_rhs_factors_l(g, x, i, l, &m, &w, &u);
+    return BR_GL(x->M, o + i, x->sM, l) * m + BR_GL(x->C, o + i, x->sC, l) * w + BR_GL(x->K, o + i, x->sK, l) * u;
+}
+
+/* rhs (a constant at every call: the sums below are two functions after inlining), the term of row i, lane l of
+ * those sums -> A_(o+i) x_i (stride sa, sx; rhs 0), or br_ga_rhs_term_l of g and xv (rhs 1) */
+BR_HD double br_ga_dot_term(int rhs, const br_ga_shape *g, const br_ga_var *xv, const double *A, long sa, long o,
+                            const double *x, long sx, int i, int l)
+{
+    return rhs ? br_ga_rhs_term_l(g, xv, o, i, l) : BR_GL(A, o + i, sa, l) * BR_GL(x, i, sx, l);
+}
+
+/* rhs, rows lo..hi of br_ga_dot_term (lane 0) -> their sum: eight partial sums over the whole blocks of eight rows, row
+ * lo + 8 b + k into sum k, added pairwise ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then the last rows' sum
+ * in row order. A fixed order, the same in every layout and on both backends; eight chains of adds where one chain
+ * in row order made a column's sum wait on the add's latency (the Rayleigh loss's pass over C was 27 % of a 769-DOF
+ * superelement's step, four times its memory traffic). Named scalars, no array: nothing of it on the stack */
+BR_HD double br_ga_dot8_of(int rhs, const br_ga_shape *g, const br_ga_var *xv, const double *A, long sa, long o,
+                           const double *x, long sx, int lo, int hi)
 {
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0, t = 0.0;
     int i = lo;
+#define BR_GA_T(k) br_ga_dot_term(rhs, g, xv, A, sa, o, x, sx, i + (k), 0)
     for (; i + 7 <= hi; i += 8) {
-        s0 += BR_GA(A, o + i, sa) * BR_GA(x, i, sx), s1 += BR_GA(A, o + i + 1, sa) * BR_GA(x, i + 1, sx);
-        s2 += BR_GA(A, o + i + 2, sa) * BR_GA(x, i + 2, sx), s3 += BR_GA(A, o + i + 3, sa) * BR_GA(x, i + 3, sx);
-        s4 += BR_GA(A, o + i + 4, sa) * BR_GA(x, i + 4, sx), s5 += BR_GA(A, o + i + 5, sa) * BR_GA(x, i + 5, sx);
-        s6 += BR_GA(A, o + i + 6, sa) * BR_GA(x, i + 6, sx), s7 += BR_GA(A, o + i + 7, sa) * BR_GA(x, i + 7, sx);
+        s0 += BR_GA_T(0), s1 += BR_GA_T(1), s2 += BR_GA_T(2), s3 += BR_GA_T(3);
+        s4 += BR_GA_T(4), s5 += BR_GA_T(5), s6 += BR_GA_T(6), s7 += BR_GA_T(7);
     }
-    for (; i <= hi; i++) t += BR_GA(A, o + i, sa) * BR_GA(x, i, sx);
+    for (; i <= hi; i++) t += BR_GA_T(0);
+#undef BR_GA_T
     return (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))) + t;
 }
 
-/* the same sum in lanes (lane l of A and x at +l), into out[l]: each lane br_ga_dot8's order */
-BR_HD void br_ga_dot8_l(const double *A, long sa, long o, const double *x, long sx, int lo, int hi, int nl, double *out)
+/* the same sum in lanes (lane l's terms), into out[l]: each lane br_ga_dot8_of's order */
+BR_HD void br_ga_dot8_of_l(int rhs, const br_ga_shape *g, const br_ga_var *xv, const double *A, long sa, long o,
+                           const double *x, long sx, int lo, int hi, int nl, double *out)
 {
     for (int l = 0; l < nl; l++) out[l] = 0.0;
     int i = lo;
@@ -94,15 +129,40 @@ BR_HD void br_ga_dot8_l(const double *A, long sa, long o, const double *x, long 
             for (int l = 0; l < nl; l++) s[k][l] = 0.0;
         for (; i + 7 <= hi; i += 8)
             for (int k = 0; k < 8; k++)
-                for (int l = 0; l < nl; l++) s[k][l] += BR_GL(A, o + i + k, sa, l) * BR_GL(x, i + k, sx, l);
+                for (int l = 0; l < nl; l++) s[k][l] += br_ga_dot_term(rhs, g, xv, A, sa, o, x, sx, i + k, l);
         for (int l = 0; l < nl; l++)
             out[l] = ((s[0][l] + s[1][l]) + (s[2][l] + s[3][l])) + ((s[4][l] + s[5][l]) + (s[6][l] + s[7][l]));
     }
     double t[BR_GA_LANES];
     for (int l = 0; l < nl; l++) t[l] = 0.0;
     for (; i <= hi; i++)
-        for (int l = 0; l < nl; l++) t[l] += BR_GL(A, o + i, sa, l) * BR_GL(x, i, sx, l);
+        for (int l = 0; l < nl; l++) t[l] += br_ga_dot_term(rhs, g, xv, A, sa, o, x, sx, i, l);
     for (int l = 0; l < nl; l++) out[l] += t[l];
+}
+
+/* A (stride sa) from storage index o, x (stride sx), rows lo..hi -> sum of A_(o+i) x_i (br_ga_dot8_of's order) */
+BR_HD double br_ga_dot8(const double *A, long sa, long o, const double *x, long sx, int lo, int hi)
+{
+    return br_ga_dot8_of(0, NULL, NULL, A, sa, o, x, sx, lo, hi);
+}
+
+/* the same in lanes (lane l of A and x at +l), into out[l] */
+BR_HD void br_ga_dot8_l(const double *A, long sa, long o, const double *x, long sx, int lo, int hi, int nl, double *out)
+{
+    br_ga_dot8_of_l(0, NULL, NULL, A, sa, o, x, sx, lo, hi, nl, out);
+}
+
+/* shape, variant at t_n, o (as br_ga_rhs_term_l), rows lo..hi -> the sum of their br_ga_rhs_term_l (br_ga_dot8_of's
+ * order) */
+BR_HD double br_ga_rhs_dot8(const br_ga_shape *g, const br_ga_var *x, long o, int lo, int hi)
+{
+    return br_ga_dot8_of(1, g, x, NULL, 0, o, NULL, 0, lo, hi);
+}
+
+/* the same in lanes, into out[l] */
+BR_HD void br_ga_rhs_dot8_l(const br_ga_shape *g, const br_ga_var *x, long o, int lo, int hi, int nl, double *out)
+{
+    br_ga_dot8_of_l(1, g, x, NULL, 0, o, NULL, 0, lo, hi, nl, out);
 }
 
 /* matrix A (n x n, stride sa) with column profile lo..hi, column j's entry (0, j) at col[j] (NULL:
@@ -282,69 +342,6 @@ BR_HD void br_ga_predict(const br_ga_shape *g, const br_ga_var *x, double *up, d
     }
 }
 
-/* shape, variant at t_n, column j -> the factors of M, C and K's column j in the right-hand side:
- * mj = am a_j, wj = v_j + (1-af) h (1-gamma) a_j, uj = u_j + (1-af)(h v_j + h^2 (1/2-beta) a_j) */
-BR_HD void br_ga_rhs_factors_l(const br_ga_shape *g, const br_ga_var *x, int j, int l, double *mj, double *wj,
-                               double *uj)
-{
-    const long s = x->s;
-    const double h = g->h, am = g->am, af = g->af, ga = g->gamma, be = g->beta;
-    const double aj = BR_GL(x->a, j, s, l), vj = BR_GL(x->v, j, s, l), u0 = BR_GL(x->u, j, s, l);
-    *mj = am * aj, *wj = vj + (1 - af) * h * (1 - ga) * aj;
-    *uj = u0 + (1 - af) * (h * vj + h * h * (0.5 - be) * aj);
-}
-
-BR_HD void br_ga_rhs_factors(const br_ga_shape *g, const br_ga_var *x, int j, double *mj, double *wj, double *uj)
-{
-    br_ga_rhs_factors_l(g, x, j, 0, mj, wj, uj);
-}
-
-/* shape, variant at t_n, storage index o of column j (br_ga_pcol), row i, lane l -> M_ij m_i + C_ij w_i + K_ij u_i
- * with row i's factors (br_ga_rhs_factors_l): column j's entry used as row j's, as a symmetric product does */
-BR_HD double br_ga_rhs_term_l(const br_ga_shape *g, const br_ga_var *x, long o, int i, int l)
-{
-    double m, w, u;
-    br_ga_rhs_factors_l(g, x, i, l, &m, &w, &u);
-    return BR_GL(x->M, o + i, x->sM, l) * m + BR_GL(x->C, o + i, x->sC, l) * w + BR_GL(x->K, o + i, x->sK, l) * u;
-}
-
-/* shape, variant at t_n, o (as above), rows lo..hi -> the sum of their br_ga_rhs_term_l, in br_ga_dot8's order */
-BR_HD double br_ga_rhs_dot8(const br_ga_shape *g, const br_ga_var *x, long o, int lo, int hi)
-{
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0, t = 0.0;
-    int i = lo;
-    for (; i + 7 <= hi; i += 8) {
-        s0 += br_ga_rhs_term_l(g, x, o, i, 0), s1 += br_ga_rhs_term_l(g, x, o, i + 1, 0);
-        s2 += br_ga_rhs_term_l(g, x, o, i + 2, 0), s3 += br_ga_rhs_term_l(g, x, o, i + 3, 0);
-        s4 += br_ga_rhs_term_l(g, x, o, i + 4, 0), s5 += br_ga_rhs_term_l(g, x, o, i + 5, 0);
-        s6 += br_ga_rhs_term_l(g, x, o, i + 6, 0), s7 += br_ga_rhs_term_l(g, x, o, i + 7, 0);
-    }
-    for (; i <= hi; i++) t += br_ga_rhs_term_l(g, x, o, i, 0);
-    return (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))) + t;
-}
-
-/* the same in lanes, into out[l]: each lane br_ga_rhs_dot8's order */
-BR_HD void br_ga_rhs_dot8_l(const br_ga_shape *g, const br_ga_var *x, long o, int lo, int hi, int nl, double *out)
-{
-    for (int l = 0; l < nl; l++) out[l] = 0.0;
-    int i = lo;
-    if (i + 7 <= hi) {
-        double s[8][BR_GA_LANES];
-        for (int k = 0; k < 8; k++)
-            for (int l = 0; l < nl; l++) s[k][l] = 0.0;
-        for (; i + 7 <= hi; i += 8)
-            for (int k = 0; k < 8; k++)
-                for (int l = 0; l < nl; l++) s[k][l] += br_ga_rhs_term_l(g, x, o, i + k, l);
-        for (int l = 0; l < nl; l++)
-            out[l] = ((s[0][l] + s[1][l]) + (s[2][l] + s[3][l])) + ((s[4][l] + s[5][l]) + (s[6][l] + s[7][l]));
-    }
-    double t[BR_GA_LANES];
-    for (int l = 0; l < nl; l++) t[l] = 0.0;
-    for (; i <= hi; i++)
-        for (int l = 0; l < nl; l++) t[l] += br_ga_rhs_term_l(g, x, o, i, l);
-    for (int l = 0; l < nl; l++) out[l] += t[l];
-}
-
 /* shape, variant, E (stride se), row i and column k of I + E Y (E block diagonal), lanes -> x->Ar's entry */
 BR_HD void br_ga_woodbury_entry_l(const br_ga_shape *g, br_ga_var *x, const double *E, long se, int i, int k, int nl)
 {
@@ -413,7 +410,8 @@ BR_HD void br_ga_solve_begin_rhs_l(const br_ga_shape *g, br_ga_var *x, const dou
                 for (int l = 0; l < nl; l++) BR_GL(x->r, col[q], s, l) += BR_GL(x->L, o + col[q], x->sL, l) * yk[l];
         }
     }
-    if (g->sym && nl == 1) br_ga_symv(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s); /* x0 = Keff^-1 rhs */
+    /* x0 = Keff^-1 rhs */
+    if (g->sym && nl == 1) br_ga_symv(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s);
     else if (g->sym) br_ga_symv_l(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s, nl);
     else br_ga_matvec_l(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s, nl);
     if (nr > 0) {

@@ -240,6 +240,53 @@ Test(field, field_equals_sum_of_single_points, .timeout = 120)
     }
 }
 
+/* Sets too few to fill a vector (host/field/field_cpu_law.c, cpu_lanes_small: a set alone, three alike) are stepped
+ * lane by lane with their points vectorized, in blocks of 32, and must give the bits of the lane loop over a vector of
+ * sets (nine alike, one block of nine lanes): every law that runs in lanes (all but gms), with and without the wrench
+ * tangent, 100 points a set (three whole blocks and a part), 40 steps over one speed period of the patch's motion (from
+ * rest, through stick and slip; jenkins with steps of 2.5 ms, so that it slips too), every step's result of every set
+ * bitwise that of the nine-set field's first set. */
+Test(field, small_groups_are_bitwise_the_lane_loop, .timeout = 120)
+{
+    for (int law = 0; law < BR_LAW_COUNT; law++) {
+        if (law == BR_LAW_GMS) continue;
+        for (int tan = 0; tan < 2; tan++) {
+            br_patch pa;
+            cr_assert_eq(br_patch_make(&pa, 100, law, 7), 0);
+            pa.desc.tangent = tan;
+            br_contact_set_desc d[9];
+            for (int k = 0; k < 9; k++) d[k] = pa.desc;
+            char err[256];
+            br_field *f[3];
+            const int ns[3] = {1, 3, 9};
+            for (int k = 0; k < 3; k++) {
+                f[k] = br_field_create(d, ns[k], BR_BACKEND_CPU, err, sizeof err);
+                cr_assert_not_null(f[k], "%s", err);
+            }
+            long same = 0, stuck = 0, slip = 0;
+            for (int s = 0; s < 40; s++) {
+                br_frame_state fr[2];
+                br_patch_frames(s * 2.5e-3, fr);
+                br_set_result r[3][9];
+                const double h = law == BR_LAW_JENKINS ? 2.5e-3 : 1e-4; /* jenkins: a slip distance that passes mu N / kt */
+                for (int k = 0; k < 3; k++) cr_assert_eq(br_field_step(f[k], fr, NULL, h, r[k], err, sizeof err), 0, "%s", err);
+                for (int k = 0; k < 2; k++)
+                    for (int q = 0; q < ns[k]; q++) {
+                        cr_assert(!memcmp(&r[k][q], &r[2][0], sizeof r[2][0]), "law %s, tangent %d, step %d: set %d of %d "
+                                  "differs from the nine-set field's (N %.17g against %.17g)", br_law_name(law), tan, s, q,
+                                  ns[k], r[k][q].N, r[2][0].N);
+                        same++;
+                    }
+                stuck += r[2][0].nstick, slip += r[2][0].ncontact - r[2][0].nstick;
+            }
+            cr_assert(stuck > 0 && slip > 0, "law %s: stick and slip both stepped (%ld, %ld)", br_law_name(law), stuck, slip);
+            cr_log_info("law %s, tangent %d: %ld set-steps bitwise the lane loop's", br_law_name(law), tan, same);
+            for (int k = 0; k < 3; k++) br_field_destroy(f[k]);
+            br_patch_free(&pa);
+        }
+    }
+}
+
 /* frames and step s of the bristle_implicit stick-pass test: 60 steps of 2.5 us from rest (every
  * point sticks), 40 of 10 us from t = 0.02 s (sliding), 40 of 2.5 us from rest again (the
  * deflected bristles stick) */
