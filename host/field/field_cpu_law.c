@@ -427,10 +427,13 @@ static void cpu_tan_lanes_add(const cpu_tan_block *b, long m, double T[BR_TANGEN
  * chunk loop also takes the usual exponents as constants and reduces in vector lanes). */
 #define BR_LANES_VEC 8
 #define BR_SMALL_PB 32
-/* ... and only with a half vector's points at least: sets of one to three points run the lane loop, whose
- * scalar pass costs them less than the blocks' bookkeeping (chain_jenkins, two sets of one point: 300,000
- * steps in 2.14 s of CPU through the lane loop, 2.33 s lane by lane) */
-#define BR_SMALL_MIN_POINTS 4
+/* ... and only with a vector's points at least: smaller sets keep the lane loop (the blocks' bookkeeping and the
+ * tangent's per-point terms left no gain: chain_jenkins, two sets of one point, 300,000 steps in 2.14 s of CPU by
+ * the lane loop, 2.33 s lane by lane; S2's sweep, two sets of four points, about even, perf) */
+#define BR_SMALL_MIN_POINTS 8
+/* Compiled for the plane (the meshes' and patches' counter surface) on steps that record no point outputs only:
+ * in each of the twelve lane loops of a law it doubled the law's compile (lugre3d's object 16.9 -> 31.4 s, the
+ * build's longest files); a sphere, a cylinder or a recording step takes the lane loop, the same bits. */
 #define BR_SMALL_NQ (BR_SUMS_NADD + 2 + 27) /* a point's sums, then gn, gj, Jc, rw, kn, cn, Nd */
 
 /* law, surface, tangent, rec (constants after inlining), group, view, lane's frame, h, lane, its stride L (1
@@ -512,7 +515,7 @@ BR_HD void cpu_lanes_small(int law, int surf, int tan, int rec, const cpu_group 
 BR_HD void cpu_lanes(int law, int surf, int tan, int rec, const cpu_group *gp, double h, long j0, long m,
                      br_set_sums *out, br_tangent_sums *tout)
 {
-    if (m < BR_LANES_VEC && gp->n >= BR_SMALL_MIN_POINTS) {
+    if (surf == BR_SURF_PLANE && !rec && m < BR_LANES_VEC && gp->n >= BR_SMALL_MIN_POINTS) {
         cpu_lanes_small(law, surf, tan, rec, gp, h, j0, m, out, tout);
         return;
     }

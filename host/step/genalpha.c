@@ -184,7 +184,9 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
     }
     g->phi = g->plo + n, g->fhi = g->flo + n;
     profile_of(n, M, C, K, g->plo, g->phi);
-    g->sym = exactly_symmetric(n, M) && exactly_symmetric(n, C) && exactly_symmetric(n, K);
+    long entries = 0; /* on M, C and K's profile */
+    for (int j = 0; j < n; j++) entries += g->phi[j] >= g->plo[j] ? g->phi[j] - g->plo[j] + 1 : 0;
+    g->sym = entries >= BR_GA_SYM_MIN && exactly_symmetric(n, M) && exactly_symmetric(n, C) && exactly_symmetric(n, K);
     const int info = ga_factor(g, h, g->Lf, g->flo);
     if (info != 0) {
         snprintf(err, errlen, "the effective matrix of the structure is not positive definite (dpotrf info %d)", info);

@@ -27,6 +27,12 @@
  * each step's system afresh as before) */
 #define BR_GA_REUSE_MIN 48
 
+/* the symmetric products (sym) from this many entries on M, C and K's profile (64 Ki, 512 kB a matrix), where
+ * the step streams its matrices from memory; below, where they sit in cache, whole columns are faster (S2's 72
+ * DOF, 1728 entries: its step 1.6 times slower with them, perf, the columns' two short loops and the right-hand
+ * side's factors per entry costing more than the reads they save) */
+#define BR_GA_SYM_MIN 65536
+
 /* levels of substeps h0 / 2^k, k < BR_GA_LEVELS (host/step/sim.c's controller) */
 #define BR_GA_LEVELS 16
 
@@ -54,8 +60,9 @@ typedef struct br_genalpha {
     int *ipiv0, have_lu0, no_reuse;
     long nfactor, nreuse;    /* counts: factorizations, solves by refinement */
     int *plo, *phi;          /* per column: first and last row where M, C or K is nonzero */
-    int sym;                 /* 1: M, C and K symmetric entry for entry: the step reads their lower
-                              * triangles and Keff^-1's only (kernels/ga_step.h, br_ga_shape's sym) */
+    int sym;                 /* 1: M, C and K symmetric entry for entry and at least BR_GA_SYM_MIN entries:
+                              * the step reads their lower triangles and Keff^-1's only (kernels/ga_step.h,
+                              * br_ga_shape's sym) */
     int *flo, *fhi;          /* ... where Keff^-1 is (blades that share no node give blocks) */
     /* substeps (br_genalpha_level): level k steps h0 / 2^k with its own Keff^-1, Z and Y, made on
      * its first use; Lf, Z, Y, flo, zlo and h above are those of the current level */
