@@ -6,7 +6,8 @@
  * column's nonzero rows only, so structures that share no node (the three blades
  * of S2) cost a block each, not the whole square; where M, C and K are symmetric
  * entry for entry (the beams, and the superelements, which are checked and
- * symmetrized when read), each product reads its lower triangle only (sym). For
+ * symmetrized when read) and large (BR_GA_SYM_MIN), each product reads its lower
+ * triangle only (sym). For
  * the tens to hundreds of DOF of the blade studies this beats a triangular solve
  * per step; a banded or sparse factor would replace it for large structures.
  *
