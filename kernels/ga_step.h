@@ -207,26 +207,12 @@ BR_HD void br_ga_symv_l(int n, const double *A, long sa, const int *lo, const in
         if (i0 > hi[j]) continue;
         const long o = col ? (long)col[j] : (long)j * n;
         double d[BR_GA_LANES], xj[BR_GA_LANES];
-        br_ga_dot8_l(A, sa, o, x, sx, i0, hi[j], nl, d);
+        if (nl == 1) d[0] = br_ga_dot8(A, sa, o, x, sx, i0, hi[j]); /* named sums: one vector's loop */
+        else br_ga_dot8_l(A, sa, o, x, sx, i0, hi[j], nl, d);
         for (int l = 0; l < nl; l++) xj[l] = BR_GL(x, j, sx, l);
         for (int i = i0 > j ? i0 : j + 1; i <= hi[j]; i++)
             for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) += BR_GL(A, o + i, sa, l) * xj[l];
         for (int l = 0; l < nl; l++) BR_GL(y, j, sy, l) += d[l];
-    }
-}
-
-/* the same for one vector, br_ga_dot8's named sums (br_ga_dot8_l's order): the single runs' Keff^-1 product */
-BR_HD void br_ga_symv(int n, const double *A, long sa, const int *lo, const int *hi, const int *col, const double *x,
-                      long sx, double *y, long sy)
-{
-    for (int i = 0; i < n; i++) BR_GA(y, i, sy) = 0.0;
-    for (int j = 0; j < n; j++) {
-        const int i0 = lo[j] > j ? lo[j] : j;
-        if (i0 > hi[j]) continue;
-        const long o = col ? (long)col[j] : (long)j * n;
-        const double d = br_ga_dot8(A, sa, o, x, sx, i0, hi[j]), xj = BR_GA(x, j, sx);
-        for (int i = i0 > j ? i0 : j + 1; i <= hi[j]; i++) BR_GA(y, i, sy) += BR_GA(A, o + i, sa) * xj;
-        BR_GA(y, j, sy) += d;
     }
 }
 
@@ -411,8 +397,7 @@ BR_HD void br_ga_solve_begin_rhs_l(const br_ga_shape *g, br_ga_var *x, const dou
         }
     }
     /* x0 = Keff^-1 rhs */
-    if (g->sym && nl == 1) br_ga_symv(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s);
-    else if (g->sym) br_ga_symv_l(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s, nl);
+    if (g->sym) br_ga_symv_l(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s, nl);
     else br_ga_matvec_l(n, x->Lf, x->sLf, g->flo, g->fhi, g->fcol, x->r, s, x->w, s, nl);
     if (nr > 0) {
         br_ga_lmul_l(g, x->L, x->sL, x->w, s, x->ye, s, nl);
@@ -691,7 +676,7 @@ BR_HD void br_ga_rows_keff(const br_ga_shape *g, br_ga_var *x, int i)
 {
     const long s = x->s;
     double y = 0.0;
-    if (g->sym) { /* br_ga_symv's order: the columns left of the diagonal, then column i's dot8 */
+    if (g->sym) { /* br_ga_symv_l's order: the columns left of the diagonal, then column i's dot8 */
         for (int j = 0; j < i; j++)
             if (i >= g->flo[j] && i <= g->fhi[j]) y += BR_GA(x->Lf, br_ga_fcol(g, j) + i, x->sLf) * BR_GA(x->r, j, s);
         const int i0 = g->flo[i] > i ? g->flo[i] : i;

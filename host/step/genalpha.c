@@ -74,6 +74,11 @@ static int exactly_symmetric(int n, const double *A)
     return 1;
 }
 
+int br_genalpha_symmetric(const br_genalpha *g)
+{
+    return exactly_symmetric(g->n, g->M) && exactly_symmetric(g->n, g->C) && exactly_symmetric(g->n, g->K);
+}
+
 /* y = A x for M, C, K (their common profile) */
 static void matvec(const br_genalpha *g, const double *A, const double *x, double *y)
 {
@@ -186,7 +191,7 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
     profile_of(n, M, C, K, g->plo, g->phi);
     long entries = 0; /* on M, C and K's profile */
     for (int j = 0; j < n; j++) entries += g->phi[j] >= g->plo[j] ? g->phi[j] - g->plo[j] + 1 : 0;
-    g->sym = entries >= BR_GA_SYM_MIN && exactly_symmetric(n, M) && exactly_symmetric(n, C) && exactly_symmetric(n, K);
+    g->sym = entries >= BR_GA_SYM_MIN && br_genalpha_symmetric(g);
     const int info = ga_factor(g, h, g->Lf, g->flo);
     if (info != 0) {
         snprintf(err, errlen, "the effective matrix of the structure is not positive definite (dpotrf info %d)", info);

@@ -79,6 +79,9 @@ typedef struct br_genalpha {
 br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const double *K, double rho_inf,
                                 double h, char *err, size_t errlen);
 
+/* integrator -> 1 when its M, C and K are symmetric entry for entry (what sym needs besides their size) */
+int br_genalpha_symmetric(const br_genalpha *g);
+
 /* f at t = 0 -> a_0 = M^-1 (f - C v - K u); 0, -1 (M not positive definite) or -2 (out of memory) */
 int br_genalpha_start(br_genalpha *g, const double *f);
 
