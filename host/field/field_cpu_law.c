@@ -48,6 +48,25 @@
 #define BR_PART_LANES 1
 #endif
 
+/* The type of the chunk loops' contact counts, which sets how many points gcc takes per vector
+ * iteration: one vector of counts holds them, so 32-bit counts give 16 points on AVX-512 (two
+ * independent chains of 8 doubles), 16-bit counts 32 (four chains; a chunk's counts stay below
+ * BR_CPU_CHUNK = 2048). The loops are bound by the latency of one point's chain inside the core's
+ * out-of-order window, not by their instructions (llvm-mca on the compiled loops, icelake-server:
+ * lugre3d 29.1 simulated against 13.1 port-bound cycles a point; benchmarks/loop-ceiling.py), and
+ * more chains in flight hide more of it where the law's chain is long: 16-bit for lugre3d, its
+ * classic form, gkf, static_reg and bristle_implicit (bench field at 1e6 points, 2 threads, Xeon
+ * AVX-512: lugre3d 2.6e8 -> 3.2e8 updates/s, bristle_implicit sliding 5.7e7 -> 7.3e7). dahl3d,
+ * bristle2, gms (a 2 to 6 % gain simulated) and jenkins (3 to 6 % slower) keep 32-bit counts, and
+ * with them half the compile time (lugre3d's object: 11.8 s -> 16.8 s). The counts are exact
+ * either way; the sums' order within a chunk follows the vector width. */
+#if BR_CPU_PART == 0 || BR_CPU_PART == 1 || BR_CPU_PART == 3 || BR_CPU_PART == 4 || BR_CPU_PART == 6
+typedef short br_chunk_count;
+#else
+typedef int br_chunk_count;
+#endif
+_Static_assert(BR_CPU_CHUNK < 32768, "a chunk's contact counts must fit a 16-bit br_chunk_count");
+
 /* The chunk loops' sums: named scalars, because an OpenMP simd reduction takes variables, not
  * struct members. BR_CHUNK_SUMS declares them (with local copies of the view and frame: state
  * stores cannot alias them, so a loop is not versioned), BR_CHUNK_REDUCTION names them for
@@ -61,7 +80,7 @@
     double F0 = 0, F1 = 0, F2 = 0, C0 = 0, C1 = 0, C2 = 0, M0 = 0, M1 = 0, M2 = 0;                  \
     double m0 = 0, m1 = 0, m2 = 0, N = 0, P = 0, Eel = 0, Pnd = 0, Eb = 0;                          \
     double pen = 0, vt = 0;                                                                         \
-    int nc = 0, ns = 0 /* at most BR_CPU_CHUNK */
+    br_chunk_count nc = 0, ns = 0 /* at most BR_CPU_CHUNK */
 #define BR_CHUNK_REDUCTION                                                                          \
     reduction(+ : F0, F1, F2, C0, C1, C2, M0, M1, M2, m0, m1, m2, N, P, Eel, Pnd, Eb, nc, ns)       \
         reduction(max : pen, vt)
@@ -78,7 +97,7 @@
         M0 += (q).Mc[0], M1 += (q).Mc[1], M2 += (q).Mc[2];                                          \
         m0 += (q).Mf[0], m1 += (q).Mf[1], m2 += (q).Mf[2];                                          \
         N += (q).N, P += (q).P, Eel += (q).E_el, Pnd += (q).P_nd, Eb += (q).E_b;                    \
-        nc += (int)(q).ncontact, ns += (int)(q).nstick;                                             \
+        nc += (br_chunk_count)(q).ncontact, ns += (br_chunk_count)(q).nstick;                       \
         pen = (q).pen_max > pen ? (q).pen_max : pen;                                                \
         vt = (q).vt_max > vt ? (q).vt_max : vt;                                                     \
     } while (0)
