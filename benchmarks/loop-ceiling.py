@@ -13,7 +13,9 @@ moves; loads and stores; scalar bookkeeping) and runs llvm-mca on it for a CPU m
                core (dependencies, latencies, reorder buffer and scheduler sizes)
 
 simulated / port-bound above 1 says how far the loop is held by the latency of a point's chain
-rather than by its instructions. With a `bristle bench field --law all` output (--bench) and the
+rather than by its instructions. llvm-mca runs a loop body as one straight sequence: a body with
+branches inside (gms's, around masked stores of its states) is marked, its figures are those of
+every path taken at once. With a `bristle bench field --law all` output (--bench) and the
 core clock (--ghz, or --ghz auto: from the run's peak adds + multiplies, taken as two vector ports
 a core, the figure of Intel's AVX-512 server cores), the measured rate becomes cycles a point, set
 against both. Deterministic for a given build: no timing is involved but the bench's own.
@@ -169,7 +171,9 @@ def main():
             vf = points_per_iteration(body)
             c = classify(body)
             cyc, rt = mca(body, a.mcpu)
-            row = (f"| {law if k == 0 else ''} | {regime} | {fn.replace('br_cpu_', '')} | {vf} | "
+            nj = sum(op.startswith("j") for op, _ in body[:-1])
+            name = fn.replace("br_cpu_", "") + (f" ({nj} branches inside)" if nj else "")
+            row = (f"| {law if k == 0 else ''} | {regime} | {name} | {vf} | "
                    f"{c['vector'] / vf:.1f}, {c['load/store'] / vf:.1f}, {c['scalar'] / vf:.1f} | "
                    f"{rt / vf:.1f} | {cyc / vf:.1f} | {cyc / rt:.2f} |")
             if ghz and law in rates:
