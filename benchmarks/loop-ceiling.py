@@ -13,9 +13,9 @@ moves; loads and stores; scalar bookkeeping) and runs llvm-mca on it for a CPU m
                core (dependencies, latencies, reorder buffer and scheduler sizes)
 
 simulated / port-bound above 1 says how far the loop is held by the latency of a point's chain
-rather than by its instructions. llvm-mca runs a loop body as one straight sequence: a body with
-branches inside (gms's, around masked stores of its states) is marked, its figures are those of
-every path taken at once. With a `bristle bench field --law all` output (--bench) and the
+rather than by its instructions. llvm-mca runs a loop body as one straight sequence: a loop that
+the compiler laid out in pieces, with branches leaving the range between its head and its back
+jump (gms's, around masked stores of its states), is marked and not analysed. With a `bristle bench field --law all` output (--bench) and the
 core clock (--ghz, or --ghz auto: from the run's peak adds + multiplies, taken as two vector ports
 a core, the figure of Intel's AVX-512 server cores), the measured rate becomes cycles a point, set
 against both. Deterministic for a given build: no timing is involved but the bench's own.
@@ -65,10 +65,15 @@ def need_llvm_mca():
 
 
 def hot_loop(obj, fn):
-    """object, function -> the instructions (mnemonic, operands) of its innermost loop with the
-    most vector-register instructions: the vectorized point loop"""
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj, "--disassemble=" + fn],
-                         capture_output=True, text=True, check=True).stdout
+    """object, function -> the instructions (mnemonic, operands) of the back-jump range with the most
+    vector-register instructions: the vectorized point loop; and whether that range is the whole
+    loop (no jump in it leaves it, no return inside): a loop that gcc laid out in pieces (gms's)
+    is not one range, and its figures would be those of another sequence"""
+    try:
+        out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj, "--disassemble=" + fn],
+                             capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise SystemExit(f"loop-ceiling: {obj}: objdump failed ({e}); build first (cmake --build build)")
     ins = []
     for line in out.splitlines():
         m = re.match(r"\s+([0-9a-f]+):\s+(\S+)\s*(.*)", line)
@@ -87,7 +92,14 @@ def hot_loop(obj, fn):
                 best = (nv, body)
     if best is None:
         raise SystemExit(f"loop-ceiling: {fn}: no loop found")
-    return [(op, arg) for _, op, arg in best[1]]
+    body = best[1]
+    lo, hi = body[0][0], body[-1][0]
+    whole = True
+    for _, op, arg in body[:-1]:
+        m = re.match(r"([0-9a-f]+) <", arg) if op.startswith("j") else None
+        if op.startswith("ret") or (m and not lo <= int(m.group(1), 16) <= hi):
+            whole = False
+    return [(op, arg) for _, op, arg in body], whole
 
 
 def points_per_iteration(body):
@@ -129,14 +141,19 @@ def mca(body, mcpu, iters=200):
 
 
 def bench_rates(path):
-    """a `bench field --law all` output -> {law: (stick ups, slip ups)}, the peak adds+muls/s"""
-    rates, peak = {}, None
+    """a `bench field --law all` output -> {law: (stick ups, slip ups)}, the peak adds+muls/s (G, or
+    None), the doubles a vector and the threads of the run (from its peak-rates line, or None)"""
+    rates, peak, lanes, threads = {}, None, None, None
     for line in open(path):
+        m = re.search(r"\(CPU, [^,]*, (\d+) doubles, (\d+) threads?\)", line)
+        if m:
+            lanes, threads = int(m.group(1)), int(m.group(2))
         if line.startswith("RESULT"):
             kv = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
             rates[kv["law"]] = (float(kv["stick_updates_per_s"]), float(kv["updates_per_s"]))
-            peak = float(kv["peak_addmul_G"])
-    return rates, peak
+            threads = int(kv.get("threads", threads or 0)) or threads
+            peak = float(kv["peak_addmul_G"]) if "peak_addmul_G" in kv else peak
+    return rates, peak, lanes, threads
 
 
 def main():
@@ -147,18 +164,25 @@ def main():
     ap.add_argument("--ghz", help="core clock in GHz, or auto (from the bench's peak adds + multiplies)")
     ap.add_argument("--threads", type=int, default=2, help="threads of the bench run")
     a = ap.parse_args()
-    rates, ghz = {}, None
+    rates, ghz, threads = {}, None, a.threads
+    if a.ghz and not a.bench:
+        raise SystemExit("loop-ceiling: --ghz needs --bench (the measured rates to convert)")
     if a.bench:
-        rates, peak = bench_rates(a.bench)
+        rates, peak, lanes, bthreads = bench_rates(a.bench)
+        threads = bthreads or a.threads
         if a.ghz == "auto":
-            ghz = peak / (8 * 2 * a.threads)  # G scalar adds+muls/s -> 8 doubles, 2 ports, per core
+            if peak is None or lanes is None:
+                raise SystemExit(f"loop-ceiling: {a.bench}: no peak rates in it; give --ghz")
+            ghz = peak / (lanes * 2 * threads)  # G scalar adds+muls/s -> vectors, 2 ports, per core
         elif a.ghz:
             ghz = float(a.ghz)
+    how = ("estimated from the run's peak adds + multiplies, two vector ports a core as on Intel's "
+           "AVX-512 server cores: give --ghz elsewhere" if a.ghz == "auto" else "--ghz")
     print(f"llvm-mca -mcpu={a.mcpu}; cycles a point on one core" +
-          (f"; measured at {ghz:.2f} GHz ({'from the bench run' + chr(39) + 's peak adds + multiplies' if a.ghz == 'auto' else '--ghz'}),"
-           f" {a.threads} threads" if ghz else ""))
+          (f"; measured at {ghz:.2f} GHz ({how}), {threads} threads" if ghz else ""))
     print()
-    head = "| law | regime | loop | points/iteration | vector, load/store, scalar instructions a point | port-bound | simulated | simulated / port-bound |"
+    head = ("| law | regime | loop | points/iteration | vector, load/store, scalar instructions a point | "
+            "port-bound | simulated | simulated / port-bound |")
     if ghz:
         head += " measured | of port-bound ceiling |"
     print(head)
@@ -167,18 +191,22 @@ def main():
         obj = os.path.join(a.build, "CMakeFiles", f"bristle_field_cpu_{part}.dir", "host", "field",
                            "field_cpu_law.c.o")
         for k, (regime, fn) in enumerate((("stick", fstick), ("slip", fslip))):
-            body = hot_loop(obj, fn)
+            body, whole = hot_loop(obj, fn)
+            first = f"| {law if k == 0 else ''} | {regime} | {fn.replace('br_cpu_', '')}"
+            if not whole:
+                print(first + " (laid out in pieces: not analysed) |" + " |" * (head.count("|") - 4))
+                continue
             vf = points_per_iteration(body)
             c = classify(body)
             cyc, rt = mca(body, a.mcpu)
-            nj = sum(op.startswith("j") for op, _ in body[:-1])
-            name = fn.replace("br_cpu_", "") + (f" ({nj} branches inside)" if nj else "")
-            row = (f"| {law if k == 0 else ''} | {regime} | {name} | {vf} | "
-                   f"{c['vector'] / vf:.1f}, {c['load/store'] / vf:.1f}, {c['scalar'] / vf:.1f} | "
+            row = (f"{first} | {vf} | {c['vector'] / vf:.1f}, {c['load/store'] / vf:.1f}, {c['scalar'] / vf:.1f} | "
                    f"{rt / vf:.1f} | {cyc / vf:.1f} | {cyc / rt:.2f} |")
-            if ghz and law in rates:
-                meas = ghz * 1e9 * a.threads / rates[law][k]
-                row += f" {meas:.1f} | {100 * rt / vf / meas:.0f} % |"
+            if ghz:
+                if law in rates:
+                    meas = ghz * 1e9 * threads / rates[law][k]
+                    row += f" {meas:.1f} | {100 * rt / vf / meas:.0f} % |"
+                else:
+                    row += " | |"
             print(row)
 
 

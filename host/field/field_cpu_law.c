@@ -50,16 +50,17 @@
 
 /* The type of the chunk loops' contact counts, which sets how many points gcc takes per vector
  * iteration: one vector of counts holds them, so 32-bit counts give 16 points on AVX-512 (two
- * independent chains of 8 doubles), 16-bit counts 32 (four chains; a chunk's counts stay below
- * BR_CPU_CHUNK = 2048). The loops are bound by the latency of one point's chain inside the core's
- * out-of-order window, not by their instructions (llvm-mca on the compiled loops, icelake-server:
- * lugre3d 29.1 simulated against 13.1 port-bound cycles a point; benchmarks/loop-ceiling.py), and
- * more chains in flight hide more of it where the law's chain is long: 16-bit for lugre3d, its
- * classic form, gkf, static_reg and bristle_implicit (bench field at 1e6 points, 2 threads, Xeon
- * AVX-512: lugre3d 2.6e8 -> 3.2e8 updates/s, bristle_implicit sliding 5.7e7 -> 7.3e7). dahl3d,
- * bristle2, gms (a 2 to 6 % gain simulated) and jenkins (3 to 6 % slower) keep 32-bit counts, and
- * with them half the compile time (lugre3d's object: 11.8 s -> 16.8 s). The counts are exact
- * either way; the sums' order within a chunk follows the vector width. */
+ * independent chains of 8 doubles; on AVX2 8 points, two chains of 4), 16-bit counts 32 (four
+ * chains; a chunk's counts are at most BR_CPU_CHUNK = 2048). The loops are bound by the latency of
+ * one point's chain inside the core's out-of-order window, not by their instructions (llvm-mca on
+ * the compiled loops, icelake-server: lugre3d 29.1 simulated against 13.1 port-bound cycles a
+ * point; benchmarks/loop-ceiling.py), and more chains in flight hide more of it where the law's
+ * chain is long: 16-bit for lugre3d, its classic form, gkf, static_reg and bristle_implicit (bench
+ * field at 1e6 points, 2 threads, Xeon AVX-512: lugre3d 2.5-2.6e8 -> 2.8-3.2e8 updates/s,
+ * bristle_implicit sliding 5.7e7 -> 6.0-6.1e7; docs/performance.md). dahl3d, bristle2, gms (0 to 6 %
+ * gained) and jenkins (3 to 6 % slower) keep 32-bit counts, and with them a shorter compile (the
+ * wider loops take 1.4 to 1.7 times as long: lugre3d's object 11.8 s -> 16.8 s). The counts are
+ * exact either way; the sums' order within a chunk follows the vector width. */
 #if BR_CPU_PART == 0 || BR_CPU_PART == 1 || BR_CPU_PART == 3 || BR_CPU_PART == 4 || BR_CPU_PART == 6
 typedef short br_chunk_count;
 #else
@@ -68,11 +69,11 @@ typedef int br_chunk_count;
 _Static_assert(BR_CPU_CHUNK < 32768, "a chunk's contact counts must fit a 16-bit br_chunk_count");
 
 /* The chunk loops' sums: named scalars, because an OpenMP simd reduction takes variables, not
- * struct members. BR_CHUNK_SUMS declares them (with local copies of the view and frame: state
- * stores cannot alias them, so a loop is not versioned), BR_CHUNK_REDUCTION names them for
- * `omp simd`, BR_CHUNK_ADD(q, i) records point i's force when rec and adds its one-point sums q,
- * BR_CHUNK_PACK packs them into a br_set_sums. */
-#define BR_CHUNK_SUMS                                                                               \
+ * struct members. BR_CHUNK_SUMS(COUNT) declares them, the counts of type COUNT (with local copies
+ * of the view and frame: state stores cannot alias them, so a loop is not versioned),
+ * BR_CHUNK_REDUCTION names them for `omp simd`, BR_CHUNK_ADD(q, i) records point i's force when
+ * rec and adds its one-point sums q, BR_CHUNK_PACK packs them into a br_set_sums. */
+#define BR_CHUNK_SUMS(COUNT)                                                                        \
     const br_set_view vl = *vp;                                                                     \
     const br_set_frame fl = *frp;                                                                   \
     const br_set_view *v = &vl;                                                                     \
@@ -80,7 +81,7 @@ _Static_assert(BR_CPU_CHUNK < 32768, "a chunk's contact counts must fit a 16-bit
     double F0 = 0, F1 = 0, F2 = 0, C0 = 0, C1 = 0, C2 = 0, M0 = 0, M1 = 0, M2 = 0;                  \
     double m0 = 0, m1 = 0, m2 = 0, N = 0, P = 0, Eel = 0, Pnd = 0, Eb = 0;                          \
     double pen = 0, vt = 0;                                                                         \
-    br_chunk_count nc = 0, ns = 0 /* at most BR_CPU_CHUNK */
+    COUNT nc = 0, ns = 0 /* at most BR_CPU_CHUNK */
 #define BR_CHUNK_REDUCTION                                                                          \
     reduction(+ : F0, F1, F2, C0, C1, C2, M0, M1, M2, m0, m1, m2, N, P, Eel, Pnd, Eb, nc, ns)       \
         reduction(max : pen, vt)
@@ -97,7 +98,7 @@ _Static_assert(BR_CPU_CHUNK < 32768, "a chunk's contact counts must fit a 16-bit
         M0 += (q).Mc[0], M1 += (q).Mc[1], M2 += (q).Mc[2];                                          \
         m0 += (q).Mf[0], m1 += (q).Mf[1], m2 += (q).Mf[2];                                          \
         N += (q).N, P += (q).P, Eel += (q).E_el, Pnd += (q).P_nd, Eb += (q).E_b;                    \
-        nc += (br_chunk_count)(q).ncontact, ns += (br_chunk_count)(q).nstick;                       \
+        nc += (__typeof__(nc))(q).ncontact, ns += (__typeof__(ns))(q).nstick;                       \
         pen = (q).pen_max > pen ? (q).pen_max : pen;                                                \
         vt = (q).vt_max > vt ? (q).vt_max : vt;                                                     \
     } while (0)
@@ -114,16 +115,16 @@ _Static_assert(BR_CPU_CHUNK < 32768, "a chunk's contact counts must fit a 16-bit
  * - branch-free per-point code (no && or invariant selects, see br_hd.h) and
  *   -fno-trapping-math for this file (CMakeLists.txt), so gcc may evaluate
  *   both sides of each select and if-convert the loop;
- * - the contact counts are int sums (exact, as the 0/1 double sums were): the
- *   32-bit lanes make gcc vectorize with 8 points per iteration, two
- *   independent 4-wide chains, which hides part of the long exp -> divide ->
- *   expm1 latency chain of one point (about 1.4x over 4 points).
+ * - the contact counts are integer sums (exact, as the 0/1 double sums were),
+ *   br_chunk_count above: their lanes set the points per iteration, two or
+ *   four independent chains, which hides part of the long exp -> divide ->
+ *   expm1 latency chain of one point (two chains of 4: about 1.4x over one).
  * The chunk sums are OpenMP simd reductions whose order is fixed by the
  * compiled code (the same binary gives the same bits). */
 BR_HD void cpu_chunk(int law, int surf, int rec, const br_set_view *vp, const br_set_frame *frp,
                      double h, long i0, long i1, br_set_sums *out)
 {
-    BR_CHUNK_SUMS;
+    BR_CHUNK_SUMS(br_chunk_count);
 #pragma omp simd BR_CHUNK_REDUCTION
     for (long i = i0; i < i1; i++) {
         const br_set_sums q = br_point_sums(law, surf, v, fr, h, i);
@@ -335,7 +336,7 @@ static void cpu_tan_block_add(const cpu_tan_block *b, long m, br_tangent_sums *T
 BR_HD void cpu_chunk_tangent(int law, int surf, int rec, const br_set_view *vp, const br_set_frame *frp,
                              double h, long i0, long i1, br_set_sums *out, br_tangent_sums *tout)
 {
-    BR_CHUNK_SUMS;
+    BR_CHUNK_SUMS(int); /* 32-bit counts: with 16-bit ones lugre3d's tangent loop ran 8-13 % slower */
     br_tangent_sums T;
     br_tangent_zero(&T);
     _Alignas(64) cpu_tan_block blk;
