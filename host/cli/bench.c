@@ -464,7 +464,8 @@ static int bench_field(int argc, char **argv)
         printf("\nCeilings per law: memory = copy bandwidth / bytes per update; compute = the formula's operations\n"
                "at the peak rates above, a fused multiply-add one instruction and two flops (docs/performance.md); of\n"
                "ceiling: against the lower of the two (issue 54). Target: the issue-20 fraction of the copy bandwidth,\n"
-               "or 50 %% of the compute ceiling where that lies lower.\n\n");
+               "or 50 %% of the compute ceiling where that lies lower. The ceiling counting every instruction of the\n"
+               "compiled loops, compares, selects, moves, loads and stores included: benchmarks/loop-ceiling.py.\n\n");
         printf("| law | B/update | copy GB/s | regime | stuck | updates/s | GB/s | of copy | flops/update (div, sqrt) "
                "| compute ceiling | memory ceiling | of ceiling | target | of target | plain loop | field / plain |\n");
         printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
