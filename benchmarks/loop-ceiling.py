@@ -15,16 +15,17 @@ moves; loads and stores; scalar bookkeeping) and runs llvm-mca on it for a CPU m
 simulated / port-bound above 1 says how far the loop is held by the latency of a point's chain
 rather than by its instructions. llvm-mca runs a loop body as one straight sequence: a loop that
 the compiler laid out in pieces, with branches leaving the range between its head and its back
-jump (gms's, around masked stores of its states), is marked and not analysed. With a `bristle bench field --law all` output (--bench) and the
-core clock (--ghz, or --ghz auto: from the run's peak adds + multiplies, taken as two vector ports
-a core, the figure of Intel's AVX-512 server cores), the measured rate becomes cycles a point, set
-against both. Deterministic for a given build: no timing is involved but the bench's own.
+jump (gms's, around masked stores of its states), is marked and not analysed. With a `bristle
+bench field --law all` output (--bench) and the core clock (--ghz, or --ghz auto: from the run's
+peak adds + multiplies, taken as two vector ports a core, the figure of Intel's AVX-512 server
+cores), the measured rate becomes cycles a point, set against both. Deterministic for a given
+build: no timing is involved but the bench's own.
 
 Needs objdump (binutils) and llvm-mca (Debian's llvm package; installed here when missing, as
 benchmarks/peers/run.sh installs NumPy).
 
 usage: python3 benchmarks/loop-ceiling.py [--build build] [--mcpu icelake-server]
-                                          [--bench FILE] [--ghz G|auto] [--threads 2]
+                                          [--bench FILE] [--ghz G|auto]
 """
 import argparse
 import collections
@@ -37,19 +38,20 @@ import sys
 # law -> (BR_CPU_PART, the loop the bench's stick regime runs, its slip regime's); the dispatch of
 # host/field/field_cpu.c for a plane without outputs, the usual exponents and the bench's patch
 # (host/field/patch.c: gms with 4 elements)
+def _fn(kind, law=""):
+    return f"br_cpu_{kind}{'_BR_LAW_' + law if law else ''}_BR_SURF_PLANE_0"
+
+
 LOOPS = {
-    "lugre3d": (0, "br_cpu_chunkx_BR_LAW_LUGRE3D_BR_SURF_PLANE_0", "br_cpu_chunkx_BR_LAW_LUGRE3D_BR_SURF_PLANE_0"),
-    "lugre3d_classic": (1, "br_cpu_chunkx_BR_LAW_LUGRE3D_CLASSIC_BR_SURF_PLANE_0",
-                        "br_cpu_chunkx_BR_LAW_LUGRE3D_CLASSIC_BR_SURF_PLANE_0"),
-    "dahl3d": (2, "br_cpu_chunkx_BR_LAW_DAHL3D_BR_SURF_PLANE_0", "br_cpu_chunkx_BR_LAW_DAHL3D_BR_SURF_PLANE_0"),
-    "gkf": (3, "br_cpu_chunkxs_BR_LAW_GKF_BR_SURF_PLANE_0", "br_cpu_chunkx_BR_LAW_GKF_BR_SURF_PLANE_0"),
-    "static_reg": (4, "br_cpu_chunkxs_BR_LAW_STATIC_REG_BR_SURF_PLANE_0",
-                   "br_cpu_chunkx_BR_LAW_STATIC_REG_BR_SURF_PLANE_0"),
-    "bristle2": (5, "br_cpu_chunkx_BR_LAW_BRISTLE2_BR_SURF_PLANE_0", "br_cpu_chunkx_BR_LAW_BRISTLE2_BR_SURF_PLANE_0"),
-    "bristle_implicit": (6, "br_cpu_chunk_bistick_BR_SURF_PLANE_0",
-                         "br_cpu_chunk_BR_LAW_BRISTLE_IMPLICIT_BR_SURF_PLANE_0"),
-    "gms": (7, "br_cpu_chunk_gms4_BR_SURF_PLANE_0", "br_cpu_chunk_gms4_BR_SURF_PLANE_0"),
-    "jenkins": (8, "br_cpu_chunkx_BR_LAW_JENKINS_BR_SURF_PLANE_0", "br_cpu_chunkx_BR_LAW_JENKINS_BR_SURF_PLANE_0"),
+    "lugre3d": (0, _fn("chunkx", "LUGRE3D"), _fn("chunkx", "LUGRE3D")),
+    "lugre3d_classic": (1, _fn("chunkx", "LUGRE3D_CLASSIC"), _fn("chunkx", "LUGRE3D_CLASSIC")),
+    "dahl3d": (2, _fn("chunkx", "DAHL3D"), _fn("chunkx", "DAHL3D")),
+    "gkf": (3, _fn("chunkxs", "GKF"), _fn("chunkx", "GKF")),
+    "static_reg": (4, _fn("chunkxs", "STATIC_REG"), _fn("chunkx", "STATIC_REG")),
+    "bristle2": (5, _fn("chunkx", "BRISTLE2"), _fn("chunkx", "BRISTLE2")),
+    "bristle_implicit": (6, _fn("chunk_bistick"), _fn("chunk", "BRISTLE_IMPLICIT")),
+    "gms": (7, _fn("chunk_gms4"), _fn("chunk_gms4")),
+    "jenkins": (8, _fn("chunkx", "JENKINS"), _fn("chunkx", "JENKINS")),
 }
 VREG = re.compile(r"%[xyz]mm|%k[0-7]")
 
@@ -62,6 +64,12 @@ def need_llvm_mca():
     subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "llvm"], check=True,
                    stdout=sys.stderr)
     return "llvm-mca"
+
+
+def jump_target(op, arg):
+    """an instruction -> the address its direct jump goes to, or None"""
+    m = re.match(r"([0-9a-f]+) <", arg) if op.startswith("j") else None
+    return int(m.group(1), 16) if m else None
 
 
 def hot_loop(obj, fn):
@@ -84,9 +92,9 @@ def hot_loop(obj, fn):
     at = {a: i for i, (a, _, _) in enumerate(ins)}
     best = None
     for i, (a, op, arg) in enumerate(ins):
-        m = re.match(r"([0-9a-f]+) <", arg) if op.startswith("j") else None
-        if m and int(m.group(1), 16) <= a and int(m.group(1), 16) in at:
-            body = ins[at[int(m.group(1), 16)]:i + 1]
+        t = jump_target(op, arg)
+        if t is not None and t <= a and t in at:
+            body = ins[at[t]:i + 1]
             nv = sum(bool(VREG.search(x[2])) for x in body)
             if best is None or nv > best[0]:
                 best = (nv, body)
@@ -94,11 +102,9 @@ def hot_loop(obj, fn):
         raise SystemExit(f"loop-ceiling: {fn}: no loop found")
     body = best[1]
     lo, hi = body[0][0], body[-1][0]
-    whole = True
-    for _, op, arg in body[:-1]:
-        m = re.match(r"([0-9a-f]+) <", arg) if op.startswith("j") else None
-        if op.startswith("ret") or (m and not lo <= int(m.group(1), 16) <= hi):
-            whole = False
+    targets = [jump_target(op, arg) for _, op, arg in body[:-1]]
+    whole = not any(op.startswith("ret") for _, op, _ in body) and all(
+        t is None or lo <= t <= hi for t in targets)
     return [(op, arg) for _, op, arg in body], whole
 
 
@@ -141,19 +147,21 @@ def mca(body, mcpu, iters=200):
 
 
 def bench_rates(path):
-    """a `bench field --law all` output -> {law: (stick ups, slip ups)}, the peak adds+muls/s (G, or
-    None), the doubles a vector and the threads of the run (from its peak-rates line, or None)"""
-    rates, peak, lanes, threads = {}, None, None, None
+    """a `bench field --law all` output -> {law: (stick ups, slip ups)}, its threads, the peak
+    adds+muls/s (G) and the doubles a vector of its peak-rates line (None where it has none)"""
+    rates, threads, peak, lanes = {}, None, None, None
     for line in open(path):
-        m = re.search(r"\(CPU, [^,]*, (\d+) doubles, (\d+) threads?\)", line)
+        m = re.search(r"\(CPU, [^,]*, (\d+) doubles, \d+ threads?\)", line)
         if m:
-            lanes, threads = int(m.group(1)), int(m.group(2))
+            lanes = int(m.group(1))
         if line.startswith("RESULT"):
             kv = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
             rates[kv["law"]] = (float(kv["stick_updates_per_s"]), float(kv["updates_per_s"]))
-            threads = int(kv.get("threads", threads or 0)) or threads
+            threads = int(kv["threads"])
             peak = float(kv["peak_addmul_G"]) if "peak_addmul_G" in kv else peak
-    return rates, peak, lanes, threads
+    if not rates:
+        raise SystemExit(f"loop-ceiling: {path}: no RESULT lines (an output of bench field --law all?)")
+    return rates, threads, peak, lanes
 
 
 def main():
@@ -162,14 +170,12 @@ def main():
     ap.add_argument("--mcpu", default="icelake-server", help="llvm-mca's CPU model (znver3 for AMD)")
     ap.add_argument("--bench", help="output of `bristle bench field --law all`")
     ap.add_argument("--ghz", help="core clock in GHz, or auto (from the bench's peak adds + multiplies)")
-    ap.add_argument("--threads", type=int, default=2, help="threads of the bench run")
     a = ap.parse_args()
-    rates, ghz, threads = {}, None, a.threads
+    rates, ghz, threads = {}, None, None
     if a.ghz and not a.bench:
         raise SystemExit("loop-ceiling: --ghz needs --bench (the measured rates to convert)")
     if a.bench:
-        rates, peak, lanes, bthreads = bench_rates(a.bench)
-        threads = bthreads or a.threads
+        rates, threads, peak, lanes = bench_rates(a.bench)
         if a.ghz == "auto":
             if peak is None or lanes is None:
                 raise SystemExit(f"loop-ceiling: {a.bench}: no peak rates in it; give --ghz")
@@ -199,8 +205,8 @@ def main():
             vf = points_per_iteration(body)
             c = classify(body)
             cyc, rt = mca(body, a.mcpu)
-            row = (f"{first} | {vf} | {c['vector'] / vf:.1f}, {c['load/store'] / vf:.1f}, {c['scalar'] / vf:.1f} | "
-                   f"{rt / vf:.1f} | {cyc / vf:.1f} | {cyc / rt:.2f} |")
+            per = ", ".join(f"{c[k] / vf:.1f}" for k in ("vector", "load/store", "scalar"))
+            row = f"{first} | {vf} | {per} | {rt / vf:.1f} | {cyc / vf:.1f} | {cyc / rt:.2f} |"
             if ghz:
                 if law in rates:
                     meas = ghz * 1e9 * threads / rates[law][k]
