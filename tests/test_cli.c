@@ -477,8 +477,8 @@ Test(cli, study_is_bitwise_the_same_for_any_thread_count)
 /* The study's beam batch (every stage of a step batched over the variants: a CPU study's default,
  * eight variants at a time in vector lanes, and the path --backend cuda takes on a GPU) gives
  * study.csv and every frf.csv bitwise as the usual path (BRISTLE_STUDY_BEAMS=host: each variant's
- * step on its own), both solving the Woodbury systems with LAPACK's dgesv as a run does, or both
- * with the portable LU (BRISTLE_PORTABLE_LU); with its lean samples (only the columns' parts of
+ * step on its own), both solving the Woodbury systems with the header's LU (the default), or both
+ * with LAPACK's dgesv (BRISTLE_LAPACK_LU); with its lean samples (only the columns' parts of
  * each variant's record: their bytes in summary.json less than whole samples') and with whole ones
  * (BRISTLE_STUDY_SAMPLE=full): name, study text, variants */
 static void beams_as_usual(const char *name, const char *text, int nvar)
@@ -488,7 +488,7 @@ static void beams_as_usual(const char *name, const char *text, int nvar)
     snprintf(file, sizeof file, "%s.yaml", name);
     const char *path = write_file(file, text);
     const char *env[NRUN] = {"BRISTLE_STUDY_BEAMS=host", "BRISTLE_STUDY_BEAMS=", "BRISTLE_STUDY_SAMPLE=full",
-                             "BRISTLE_PORTABLE_LU=1 BRISTLE_STUDY_BEAMS=host", "BRISTLE_PORTABLE_LU=1"};
+                             "BRISTLE_LAPACK_LU=1 BRISTLE_STUDY_BEAMS=host", "BRISTLE_LAPACK_LU=1"};
     for (int k = 0; k < NRUN; k++) {
         /* the batch on two threads: a batch a block of eight variants (the last with the tail), the
          * threads taking them, no barrier between their steps; the usual path on one */

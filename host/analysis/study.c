@@ -273,10 +273,10 @@ static int study_main(int argc, char **argv, const br_ranks *RK)
     const int gpu = stepped && (beams_gpu || fb == BR_BACKEND_AUTO) && !beams_cpu && !beams_host &&
                     br_cuda_available(nogpu, sizeof nogpu) > 0;
     /* the CPU's batch by default: the field on the CPU, variants in it whose Woodbury systems a run
-     * factors each step (fewer than BR_GA_REUSE_MIN rows, or the portable LU) */
+     * factors each step (fewer than BR_GA_REUSE_MIN rows) */
     int cpu_default = stepped && !beams_host && !beams_cpu && (fb == BR_BACKEND_CPU || (fb == BR_BACKEND_AUTO && !gpu));
     for (long v = 0; v < nl && cpu_default; v++)
-        cpu_default = L[v].d && L[v].d->ga && (L[v].d->ga->nr < BR_GA_REUSE_MIN || L[v].d->ga->own_lu);
+        cpu_default = L[v].d && L[v].d->ga && L[v].d->ga->nr < BR_GA_REUSE_MIN;
     if (stepped && (beams_cpu || cpu_default || (beams_gpu && gpu))) {
         char why[600];
         const int on_cpu = beams_cpu || cpu_default;

@@ -246,9 +246,9 @@ br_data *br_data_alloc(const br_model *m, br_backend_kind backend, int own_field
         d->st = br_struct_build(m, err, errlen);
         const int n = d->st ? d->st->ndof : 0;
         if (d->st) d->ga = br_genalpha_create(n, d->st->M, d->st->C, d->st->K, m->rho_inf, m->dt, err, errlen);
-        /* BRISTLE_PORTABLE_LU: the Woodbury system by kernels/ga_step.h's LU, as the beam batches solve
-         * it (on every machine the same bits; LAPACK's dgesv picks its kernels by CPU) */
-        if (d->ga && getenv("BRISTLE_PORTABLE_LU")) d->ga->own_lu = 1;
+        /* BRISTLE_LAPACK_LU: the Woodbury systems by LAPACK's dgesv (the runs before issue 54's
+         * change; its bits follow OpenBLAS's kernel for the CPU) instead of kernels/ga_step.h's LU */
+        if (d->ga && getenv("BRISTLE_LAPACK_LU")) d->ga->own_lu = 0;
         /* BRISTLE_NO_LU_REUSE: every step's Woodbury system factored afresh (the reference of the reuse's test) */
         if (d->ga && getenv("BRISTLE_NO_LU_REUSE")) d->ga->no_reuse = 1;
         d->g = calloc((size_t)n + 1, sizeof(double));

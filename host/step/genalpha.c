@@ -168,6 +168,7 @@ br_genalpha *br_genalpha_create(int n, const double *M, const double *C, const d
     }
     const size_t nn = (size_t)n * (size_t)n;
     g->n = n, g->M = M, g->C = C, g->K = K, g->h = g->h0 = h;
+    g->own_lu = 1; /* the header's LU: the same bits on every machine (genalpha.h) */
     g->am = (2 * rho_inf - 1) / (rho_inf + 1);
     g->af = rho_inf / (rho_inf + 1);
     g->gamma = 0.5 - g->am + g->af;
@@ -316,14 +317,14 @@ int br_genalpha_solve(br_genalpha *g, const double *f, const double *E)
     br_ga_var x;
     ga_view(g, &sh, &x);
     const int lr = E && g->nr > 0;
-    const int reuse = lr && !g->own_lu && g->nr >= BR_GA_REUSE_MIN && !g->no_reuse;
+    const int reuse = lr && g->nr >= BR_GA_REUSE_MIN && !g->no_reuse;
     if (reuse) br_ga_solve_begin_rhs(&sh, &x, f, 1, E, 1);
     else br_ga_solve_begin(&sh, &x, f, 1, lr ? E : NULL, 1);
     int rc = 0;
-    if (lr && g->own_lu) {
-        rc = br_ga_lu_solve(g->nr, g->Ar, 1, g->yq, 1) ? -1 : 0;
-    } else if (reuse) {
+    if (reuse) {
         rc = reuse_solve(g, &sh, &x, E);
+    } else if (lr && g->own_lu) {
+        rc = br_ga_lu_solve(g->nr, g->Ar, 1, g->yq, 1) ? -1 : 0;
     } else if (lr) { /* the Fortran interface: LAPACKE's NaN scan of the inputs costs as much as this solve */
         lapack_int nn = g->nr, one = 1, info = 0;
         LAPACK_dgesv(&nn, &one, g->Ar, &nn, g->ipiv, g->yq, &nn, &info);

@@ -52,8 +52,11 @@ typedef struct br_genalpha {
     double *Z, *Y;           /* Keff^-1 L^T (n x nr, column-major) and L Z (nr x nr, column-major) */
     double *ye, *yq, *Ar;    /* scratch: nr, nr, nr x nr */
     int *ipiv;               /* scratch: nr (LAPACK's pivots) */
-    int own_lu;              /* 1: the Woodbury system by kernels/ga_step.h's LU, as a batch of variants
-                              * solves it (tests); 0: LAPACK dgesv (OpenBLAS: its own rounding) */
+    int own_lu;              /* a Woodbury system factored afresh each step (fewer than BR_GA_REUSE_MIN rows,
+                              * or no_reuse) solved by 1 (the default): kernels/ga_step.h's LU, as a batch
+                              * of variants solves it, the same bits on every machine and 1.2 times the
+                              * S2 run's speed; 0 (BRISTLE_LAPACK_LU, tests): LAPACK's dgesv, whose
+                              * rounding follows the OpenBLAS kernel chosen at run time for the CPU */
     /* a large contact term (nr >= BR_GA_REUSE_MIN rows: a deforming interface's points) keeps the LU of
      * I + E Y from the step that made it and solves the next steps' systems by iterative refinement
      * with it, refactoring only where that does not converge (docs/structures.md) */
