@@ -139,6 +139,17 @@ BR_HD void br_beam_store_frames(const br_step_model *m, const br_ga_shape *sh, c
     }
 }
 
+/* model, shape, structure arrays, store, variants v0 to v0 + nl - 1 (nl <= BR_GA_LANES) -> their
+ * frames as br_beam_store_frames gives each (no set frames): the structure bodies' in vector lanes */
+BR_HD void br_beam_store_frames_lanes(const br_step_model *m, const br_ga_shape *sh, const br_ga_arrays *A,
+                                      const br_beam_store *D, long v0, int nl)
+{
+    br_step_var x[BR_GA_LANES], *xs[BR_GA_LANES];
+    for (int l = 0; l < nl; l++) br_beam_store_var(D, A, v0 + l, &x[l]), xs[l] = &x[l];
+    br_step_frames_l(m, sh, xs, nl);
+    for (int l = 0; l < nl; l++) br_step_contacts_prepare(m, &x[l]);
+}
+
 /* A step's forces stage in three parts: br_beam_store_forces_pre (loads, E blocks), the solve
  * (on the CPU br_beam_store_solve_begin and _end below, in lanes; on a device kernels/ga_step.h's
  * row phases over every variant, f: the store's g, E: the records' imp_E, kernels/beam_cuda.cu),

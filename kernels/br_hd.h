@@ -18,6 +18,17 @@
 #define BR_HD static inline
 #endif
 
+/* before a loop over a batch's vector lanes whose iterations each touch only their own lane's
+ * entries (kernels/ga_step.h's _l functions): the compiler takes it as one vector operation a
+ * statement without testing at run time whether its arrays overlap, a test it otherwise makes
+ * before every short loop of the lanes (S5b's Keff^-1 product: 24 rows a column). Each lane's
+ * arithmetic is the same; off where OpenMP is (a CUDA file: its threads are its lanes) */
+#if defined(_OPENMP) && !defined(__CUDACC__)
+#define BR_LANEWISE _Pragma("omp simd")
+#else
+#define BR_LANEWISE
+#endif
+
 /* a, b, c -> a b + c rounded once (a fused multiply-add), the same IEEE operation on both backends:
  * the GPU's fma, the CPU's vfmadd where the build targets a core that has one (-march=native on any
  * x86 core since Haswell and Zen; gcc then inlines fma() and vectorizes it). A build for a core

@@ -129,14 +129,14 @@ BR_HD void br_ga_dot8_of_l(int rhs, const br_ga_shape *g, const br_ga_var *xv, c
             for (int l = 0; l < nl; l++) s[k][l] = 0.0;
         for (; i + 7 <= hi; i += 8)
             for (int k = 0; k < 8; k++)
-                for (int l = 0; l < nl; l++) s[k][l] += br_ga_dot_term(rhs, g, xv, A, sa, o, x, sx, i + k, l);
+                BR_LANEWISE for (int l = 0; l < nl; l++) s[k][l] += br_ga_dot_term(rhs, g, xv, A, sa, o, x, sx, i + k, l);
         for (int l = 0; l < nl; l++)
             out[l] = ((s[0][l] + s[1][l]) + (s[2][l] + s[3][l])) + ((s[4][l] + s[5][l]) + (s[6][l] + s[7][l]));
     }
     double t[BR_GA_LANES];
     for (int l = 0; l < nl; l++) t[l] = 0.0;
     for (; i <= hi; i++)
-        for (int l = 0; l < nl; l++) t[l] += br_ga_dot_term(rhs, g, xv, A, sa, o, x, sx, i, l);
+        BR_LANEWISE for (int l = 0; l < nl; l++) t[l] += br_ga_dot_term(rhs, g, xv, A, sa, o, x, sx, i, l);
     for (int l = 0; l < nl; l++) out[l] += t[l];
 }
 
@@ -173,7 +173,7 @@ BR_HD void br_ga_matvec_l(int n, const double *A, long sa, const int *lo, const 
                           const double *x, long sx, double *y, long sy, int nl)
 {
     for (int i = 0; i < n; i++)
-        for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) = 0.0;
+        BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) = 0.0;
     for (int j = 0; j < n; j++) {
         double xj[BR_GA_LANES];
         int any = 0;
@@ -181,7 +181,7 @@ BR_HD void br_ga_matvec_l(int n, const double *A, long sa, const int *lo, const 
         if (!any) continue;
         const long o = col ? (long)col[j] : (long)j * n;
         for (int i = lo[j]; i <= hi[j]; i++)
-            for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) += BR_GL(A, o + i, sa, l) * xj[l];
+            BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) += BR_GL(A, o + i, sa, l) * xj[l];
     }
 }
 
@@ -201,7 +201,7 @@ BR_HD void br_ga_symv_l(int n, const double *A, long sa, const int *lo, const in
                         long sx, double *y, long sy, int nl)
 {
     for (int i = 0; i < n; i++)
-        for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) = 0.0;
+        BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) = 0.0;
     for (int j = 0; j < n; j++) {
         const int i0 = lo[j] > j ? lo[j] : j;
         if (i0 > hi[j]) continue;
@@ -211,7 +211,7 @@ BR_HD void br_ga_symv_l(int n, const double *A, long sa, const int *lo, const in
         else br_ga_dot8_l(A, sa, o, x, sx, i0, hi[j], nl, d);
         for (int l = 0; l < nl; l++) xj[l] = BR_GL(x, j, sx, l);
         for (int i = i0 > j ? i0 : j + 1; i <= hi[j]; i++)
-            for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) += BR_GL(A, o + i, sa, l) * xj[l];
+            BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) += BR_GL(A, o + i, sa, l) * xj[l];
         for (int l = 0; l < nl; l++) BR_GL(y, j, sy, l) += d[l];
     }
 }
@@ -226,7 +226,7 @@ BR_HD void br_ga_lmul_l(const br_ga_shape *g, const double *L, long sl, const do
         double s[BR_GA_LANES];
         for (int l = 0; l < nl; l++) s[l] = 0.0;
         for (int q = 0; q < g->Lcnt[i]; q++)
-            for (int l = 0; l < nl; l++) s[l] += BR_GL(L, o + col[q], sl, l) * BR_GL(x, col[q], sx, l);
+            BR_LANEWISE for (int l = 0; l < nl; l++) s[l] += BR_GL(L, o + col[q], sl, l) * BR_GL(x, col[q], sx, l);
         for (int l = 0; l < nl; l++) BR_GL(y, i, sy, l) = s[l];
     }
 }
@@ -244,7 +244,8 @@ BR_HD void br_ga_emul_l(int nr, const double *E, long se, const double *x, long 
             double s[BR_GA_LANES];
             for (int l = 0; l < nl; l++) s[l] = 0.0;
             for (int k = 0; k < 6; k++)
-                for (int l = 0; l < nl; l++) s[l] += BR_GL(E, 6 * b + 6 * k + i, se, l) * BR_GL(x, b + k, sx, l);
+                BR_LANEWISE for (int l = 0; l < nl; l++)
+                    s[l] += BR_GL(E, 6 * b + 6 * k + i, se, l) * BR_GL(x, b + k, sx, l);
             for (int l = 0; l < nl; l++) BR_GL(y, b + i, sy, l) = s[l];
         }
 }
@@ -289,22 +290,25 @@ BR_HD int br_ga_lu_solve_l(int m, double *A, long sa, double *b, long sb, int nl
             piv[l] = rc[l] ? 1.0 : BR_GL(A, (long)k * m + k, sa, l);
         }
         for (int i = k + 1; i < m; i++)
-            for (int l = 0; l < nl; l++) BR_GL(A, (long)k * m + i, sa, l) /= piv[l];
+            BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(A, (long)k * m + i, sa, l) /= piv[l];
         for (int j = k + 1; j < m; j++) {
             double akj[BR_GA_LANES];
             for (int l = 0; l < nl; l++) akj[l] = BR_GL(A, (long)j * m + k, sa, l);
             for (int i = k + 1; i < m; i++)
-                for (int l = 0; l < nl; l++) BR_GL(A, (long)j * m + i, sa, l) -= BR_GL(A, (long)k * m + i, sa, l) * akj[l];
+                BR_LANEWISE for (int l = 0; l < nl; l++)
+                    BR_GL(A, (long)j * m + i, sa, l) -= BR_GL(A, (long)k * m + i, sa, l) * akj[l];
         }
     }
     if (!live) return rc[0];
     for (int k = 0; k < m; k++) /* unit lower triangle */
         for (int i = k + 1; i < m; i++)
-            for (int l = 0; l < nl; l++) BR_GL(b, i, sb, l) -= BR_GL(A, (long)k * m + i, sa, l) * BR_GL(b, k, sb, l);
+            BR_LANEWISE for (int l = 0; l < nl; l++)
+                BR_GL(b, i, sb, l) -= BR_GL(A, (long)k * m + i, sa, l) * BR_GL(b, k, sb, l);
     for (int k = m - 1; k >= 0; k--) { /* upper triangle (a lane without a pivot divides by what it has) */
         for (int l = 0; l < nl; l++) BR_GL(b, k, sb, l) /= BR_GL(A, (long)k * m + k, sa, l);
         for (int i = 0; i < k; i++)
-            for (int l = 0; l < nl; l++) BR_GL(b, i, sb, l) -= BR_GL(A, (long)k * m + i, sa, l) * BR_GL(b, k, sb, l);
+            BR_LANEWISE for (int l = 0; l < nl; l++)
+                BR_GL(b, i, sb, l) -= BR_GL(A, (long)k * m + i, sa, l) * BR_GL(b, k, sb, l);
     }
     return rc[0];
 }
@@ -318,14 +322,21 @@ BR_HD int br_ga_lu_solve(int m, double *A, long sa, double *b, long sb)
 
 /* shape, variant at t_n -> the state predicted at the equation time t_n + (1 - af) h:
  * up = u + (1-af)(h v + h^2/2 a), vp = v + (1-af) h a (stride sp) */
-BR_HD void br_ga_predict(const br_ga_shape *g, const br_ga_var *x, double *up, double *vp, long sp)
+/* (lanes: lane l of x's state and of up, vp at +l) */
+BR_HD void br_ga_predict_l(const br_ga_shape *g, const br_ga_var *x, double *up, double *vp, long sp, int nl)
 {
     const double c = 1 - g->af, h = g->h;
-    for (int i = 0; i < g->n; i++) {
-        const double u = BR_GA(x->u, i, x->s), v = BR_GA(x->v, i, x->s), a = BR_GA(x->a, i, x->s);
-        BR_GA(up, i, sp) = u + c * (h * v + 0.5 * h * h * a);
-        BR_GA(vp, i, sp) = v + c * h * a;
-    }
+    for (int i = 0; i < g->n; i++)
+        BR_LANEWISE for (int l = 0; l < nl; l++) {
+            const double u = BR_GL(x->u, i, x->s, l), v = BR_GL(x->v, i, x->s, l), a = BR_GL(x->a, i, x->s, l);
+            BR_GL(up, i, sp, l) = u + c * (h * v + 0.5 * h * h * a);
+            BR_GL(vp, i, sp, l) = v + c * h * a;
+        }
+}
+
+BR_HD void br_ga_predict(const br_ga_shape *g, const br_ga_var *x, double *up, double *vp, long sp)
+{
+    br_ga_predict_l(g, x, up, vp, sp, 1);
 }
 
 /* shape, variant, E (stride se), row i and column k of I + E Y (E block diagonal), lanes -> x->Ar's entry */
@@ -335,7 +346,7 @@ BR_HD void br_ga_woodbury_entry_l(const br_ga_shape *g, br_ga_var *x, const doub
     double sum[BR_GA_LANES];
     for (int l = 0; l < nl; l++) sum[l] = i == k ? 1.0 : 0.0;
     for (int j = b; j < b + 6; j++)
-        for (int l = 0; l < nl; l++)
+        BR_LANEWISE for (int l = 0; l < nl; l++)
             sum[l] += BR_GL(E, 6 * b + 6 * (j - b) + (i - b), se, l) * BR_GL(x->Y, (long)k * nr + j, x->sY, l);
     for (int l = 0; l < nl; l++) BR_GL(x->Ar, (long)k * nr + i, x->s, l) = sum[l];
 }
@@ -367,7 +378,7 @@ BR_HD void br_ga_solve_begin_rhs_l(const br_ga_shape *g, br_ga_var *x, const dou
     const long s = x->s;
     /* M, C and K in one pass over their common profile */
     for (int i = 0; i < n; i++)
-        for (int l = 0; l < nl; l++) BR_GL(x->r, i, s, l) = BR_GL(f, i, sf, l);
+        BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(x->r, i, s, l) = BR_GL(f, i, sf, l);
     for (int j = 0; j < n; j++) {
         double mj[BR_GA_LANES], wj[BR_GA_LANES], uj[BR_GA_LANES], d[BR_GA_LANES];
         for (int l = 0; l < nl; l++) br_ga_rhs_factors_l(g, x, j, l, &mj[l], &wj[l], &uj[l]);
@@ -378,7 +389,7 @@ BR_HD void br_ga_solve_begin_rhs_l(const br_ga_shape *g, br_ga_var *x, const dou
         if (dot && nl == 1) d[0] = br_ga_rhs_dot8(g, x, o, i0, g->phi[j]);
         else if (dot) br_ga_rhs_dot8_l(g, x, o, i0, g->phi[j], nl, d);
         for (int i = g->sym && i0 == j ? j + 1 : i0; i <= g->phi[j]; i++)
-            for (int l = 0; l < nl; l++)
+            BR_LANEWISE for (int l = 0; l < nl; l++)
                 BR_GL(x->r, i, s, l) -= BR_GL(x->M, o + i, x->sM, l) * mj[l] + BR_GL(x->C, o + i, x->sC, l) * wj[l] +
                                         BR_GL(x->K, o + i, x->sK, l) * uj[l];
         if (dot)
@@ -393,7 +404,8 @@ BR_HD void br_ga_solve_begin_rhs_l(const br_ga_shape *g, br_ga_var *x, const dou
             double yk[BR_GA_LANES];
             for (int l = 0; l < nl; l++) yk[l] = BR_GL(x->yq, k, s, l);
             for (int q = 0; q < g->Lcnt[k]; q++)
-                for (int l = 0; l < nl; l++) BR_GL(x->r, col[q], s, l) += BR_GL(x->L, o + col[q], x->sL, l) * yk[l];
+                BR_LANEWISE for (int l = 0; l < nl; l++)
+                    BR_GL(x->r, col[q], s, l) += BR_GL(x->L, o + col[q], x->sL, l) * yk[l];
         }
     }
     /* x0 = Keff^-1 rhs */
@@ -440,10 +452,10 @@ BR_HD void br_ga_solve_end_l(const br_ga_shape *g, br_ga_var *x, const int *with
         for (int l = 0; l < nl; l++) q[l] = with_q[l] ? BR_GL(x->yq, k, s, l) : 0.0;
         const long o = (long)k * n;
         for (int j = g->zlo[k]; j <= g->zhi[k]; j++)
-            for (int l = 0; l < nl; l++) BR_GL(x->w, j, s, l) -= BR_GL(x->Z, o + j, x->sZ, l) * q[l];
+            BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(x->w, j, s, l) -= BR_GL(x->Z, o + j, x->sZ, l) * q[l];
     }
     for (int i = 0; i < n; i++)
-        for (int l = 0; l < nl; l++) BR_GL(x->a1, i, s, l) = BR_GL(x->w, i, s, l);
+        BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(x->a1, i, s, l) = BR_GL(x->w, i, s, l);
 }
 
 BR_HD void br_ga_solve_end(const br_ga_shape *g, br_ga_var *x, int with_q)
@@ -497,12 +509,12 @@ BR_HD void br_ga_row_changes_l(const br_ga_shape *g, br_ga_var *x, double *du, d
     const double h = g->h, be = g->beta, af = g->af;
     const double ck = (1 - af) * be * h * h, cc = (1 - af) * g->gamma * h;
     for (int j = 0; j < n; j++)
-        for (int l = 0; l < nl; l++) BR_GL(x->w, j, s, l) = BR_GL(x->a1, j, s, l) - BR_GL(x->a, j, s, l);
+        BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(x->w, j, s, l) = BR_GL(x->a1, j, s, l) - BR_GL(x->a, j, s, l);
     br_ga_lmul_l(g, x->L, x->sL, x->w, s, dv, sd, nl);
     for (int k = 0; k < g->nr; k++)
-        for (int l = 0; l < nl; l++) BR_GL(du, k, sd, l) = ck * BR_GL(dv, k, sd, l), BR_GL(dv, k, sd, l) *= cc;
+        BR_LANEWISE for (int l = 0; l < nl; l++) BR_GL(du, k, sd, l) = ck * BR_GL(dv, k, sd, l), BR_GL(dv, k, sd, l) *= cc;
     for (int j = 0; j < n; j++)
-        for (int l = 0; l < nl; l++)
+        BR_LANEWISE for (int l = 0; l < nl; l++)
             BR_GL(x->w, j, s, l) = h * ((0.5 - be - (1 - af)) * BR_GL(x->a, j, s, l) + be * BR_GL(x->a1, j, s, l));
     br_ga_lmul_l(g, x->L, x->sL, x->w, s, dm, sd, nl);
 }

@@ -369,14 +369,23 @@ static void woodbury_solve(br_beam_batch *B, const br_ga_arrays *A, int v0, int 
     }
 }
 
-/* variants [v0, v1), failed[v] -> the frames of those running (kernels/beam_store.h) */
+/* variants [v0, v1), failed[v] -> the frames of those running (kernels/beam_store.h): in lanes
+ * where a whole block of BR_GA_LANES runs (as solve_stage), the rest one by one */
 static void frames_stage(br_beam_batch *B, int v0, int v1, void *arg)
 {
     const int *failed = arg;
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
     const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
-    for (int v = v0; v < v1; v++)
-        if (!failed[v]) br_beam_store_frames(&B->model, sh, A, &B->D, v, NULL);
+    const int nl = B->lanes ? BR_GA_LANES : 1;
+    for (int w = v0, cnt; w < v1; w += cnt) {
+        cnt = w + nl <= v1 ? nl : 1;
+        int all = cnt > 1;
+        for (int v = w; v < w + cnt && all; v++) all = !failed[v];
+        if (all) br_beam_store_frames_lanes(&B->model, sh, A, &B->D, w, BR_GA_LANES);
+        else
+            for (int v = w; v < w + cnt; v++)
+                if (!failed[v]) br_beam_store_frames(&B->model, sh, A, &B->D, v, NULL);
+    }
 }
 
 typedef struct solve_arg {
