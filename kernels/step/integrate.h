@@ -60,11 +60,11 @@ BR_HD void br_step_integrate_lanes(const br_ga_shape *sh, br_step_var *x, int nl
     const long s = x->s;
     for (int l = 0; l < nl; l++) wl[l] = 0.0, ql[l] = 0.0;
     for (int i = 0; i < sh->n; i++)
-        for (int l = 0; l < nl; l++) wl[l] += br_step_integrate_row_l(sh, x, i, l, wc[l]);
+        BR_LANEWISE for (int l = 0; l < nl; l++) wl[l] += br_step_integrate_row_l(sh, x, i, l, wc[l]);
     for (int j = 0; j < sh->n; j++) {
         double q[BR_GA_LANES];
         br_ga_quad_col_l(sh, x->ga.C, x->ga.sC, x->vprev, s, x->vprev, s, j, nl, q);
-        for (int l = 0; l < nl; l++) ql[l] += q[l];
+        BR_LANEWISE for (int l = 0; l < nl; l++) ql[l] += q[l];
     }
 }
 
