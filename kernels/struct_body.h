@@ -39,8 +39,8 @@ BR_HD void br_sb_quat_R(const double q[4], double R[9])
 #define BR_SB_SERIES_ANG 0.125
 
 /* half angles x >= 0, h, |w| (x = |w| h / 2), lanes -> c = cos x and s = sin(x) / |w|. For x <= 1/8
- * (every beam node's rotation in a step, and a structure body's frame from its node's small rotation)
- * by their Taylor series in z = x^2 through z^4, evaluated by Horner: the terms left out are below
+ * (a structure body's frame from its node's small rotation, a free body's turn in one step) by their
+ * Taylor series in z = x^2 (sin x / x through z^4, cos x through z^5), by Horner: the terms left out are below
  * x^10 / 4e7 of sin x / x and x^12 / 4.8e8 of cos x (2.3e-17 and 3e-20 at x = 1/8, under half an
  * ulp), and the evaluation rounds within about an ulp (test_rigid). The same + - * on either
  * backend, no division, one vector for all lanes: a frame's bits follow neither the C library's sin

@@ -54,7 +54,7 @@ typedef struct br_genalpha {
     int *ipiv;               /* scratch: nr (LAPACK's pivots) */
     int own_lu;              /* a Woodbury system factored afresh each step (fewer than BR_GA_REUSE_MIN rows,
                               * or no_reuse) solved by 1 (the default): kernels/ga_step.h's LU, as a batch
-                              * of variants solves it, the same bits on every machine and 1.2 times the
+                              * of variants solves it, the same bits on every machine and 1.14 times the
                               * S2 run's speed; 0 (BRISTLE_LAPACK_LU, tests): LAPACK's dgesv, whose
                               * rounding follows the OpenBLAS kernel chosen at run time for the CPU */
     /* a large contact term (nr >= BR_GA_REUSE_MIN rows: a deforming interface's points) keeps the LU of
