@@ -105,11 +105,6 @@ BR_HD void br_sb_node_vec_l(const int *dof, int node, const double *u, long su, 
     }
 }
 
-BR_HD void br_sb_node_vec(const int *dof, int node, const double *u, long su, double out[6])
-{
-    br_sb_node_vec_l(dof, node, u, su, out, 1);
-}
-
 /* DOF map, undeformed node positions X, the body's node, initial attitude q0 and offset (centre
  * of mass minus node, world axes at t = 0), u and v (strides, lane l at +l), lanes -> each lane's
  * body frame into *out[l]: the node rotation theta (small, applied exactly) after q0, the offset

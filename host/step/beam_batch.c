@@ -369,6 +369,17 @@ static void woodbury_solve(br_beam_batch *B, const br_ga_arrays *A, int v0, int 
     }
 }
 
+/* variants [w, v1), skip[v] -> the size of the block that starts at w: BR_GA_LANES where the batch
+ * steps in lanes and that many remain, else 1; *all: 1 where it is a whole block of lanes none of
+ * which is skipped (the block then steps in lanes, else its variants one by one) */
+static int lane_block(const br_beam_batch *B, int w, int v1, const int *skip, int *all)
+{
+    const int nl = B->lanes ? BR_GA_LANES : 1, cnt = w + nl <= v1 ? nl : 1;
+    *all = cnt > 1;
+    for (int v = w; v < w + cnt && *all; v++) *all = !skip[v];
+    return cnt;
+}
+
 /* variants [v0, v1), failed[v] -> the frames of those running (kernels/beam_store.h): in lanes
  * where a whole block of BR_GA_LANES runs (as solve_stage), the rest one by one */
 static void frames_stage(br_beam_batch *B, int v0, int v1, void *arg)
@@ -376,11 +387,8 @@ static void frames_stage(br_beam_batch *B, int v0, int v1, void *arg)
     const int *failed = arg;
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
     const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
-    const int nl = B->lanes ? BR_GA_LANES : 1;
-    for (int w = v0, cnt; w < v1; w += cnt) {
-        cnt = w + nl <= v1 ? nl : 1;
-        int all = cnt > 1;
-        for (int v = w; v < w + cnt && all; v++) all = !failed[v];
+    for (int w = v0, cnt, all; w < v1; w += cnt) {
+        cnt = lane_block(B, w, v1, failed, &all);
         if (all) br_beam_store_frames_lanes(&B->model, sh, A, &B->D, w, BR_GA_LANES);
         else
             for (int v = w; v < w + cnt; v++)
@@ -404,11 +412,9 @@ static void solve_stage(br_beam_batch *B, int v0, int v1, void *arg)
     br_beam_store *D = &B->D;
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
     const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
-    const int nl = B->lanes ? BR_GA_LANES : 1;
-    for (int w = v0, cnt; w < v1; w += cnt) {
-        cnt = w + nl <= v1 ? nl : 1;
-        int all = cnt > 1, rc[BR_GA_LANES];
-        for (int v = w; v < w + cnt && all; v++) all = !failed[v];
+    for (int w = v0, cnt, all; w < v1; w += cnt) {
+        int rc[BR_GA_LANES];
+        cnt = lane_block(B, w, v1, failed, &all);
         if (all) { /* (the lane count a constant: the lanes' loops compiled for it) */
             br_beam_store_solve_begin(&B->model, sh, A, D, w, BR_GA_LANES);
             woodbury_solve(B, A, w, BR_GA_LANES, rc);
@@ -435,11 +441,8 @@ static void integrate_stage(br_beam_batch *B, int v0, int v1, void *arg)
     const int *skip = arg;
     const br_ga_shape *sh = br_ga_batch_shape(B->ga);
     const br_ga_arrays *A = br_ga_batch_arrays(B->ga);
-    const int nl = B->lanes ? BR_GA_LANES : 1;
-    for (int w = v0, cnt; w < v1; w += cnt) {
-        cnt = w + nl <= v1 ? nl : 1;
-        int all = cnt > 1;
-        for (int v = w; v < w + cnt && all; v++) all = !skip[v];
+    for (int w = v0, cnt, all; w < v1; w += cnt) {
+        cnt = lane_block(B, w, v1, skip, &all);
         if (all) br_beam_store_integrate_lanes(&B->model, sh, A, &B->D, w);
         else
             for (int v = w; v < w + cnt; v++)
